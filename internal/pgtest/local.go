@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/azuld/azuld/internal/pgcluster"
 )
@@ -19,7 +22,9 @@ func startLocal(ctx context.Context, opts Options, logger *slog.Logger) (*Harnes
 	// The temp dir is the data dir itself: pgcluster gives an empty data
 	// dir to the server's OS user, whereas a folder inside a 0700 temp dir
 	// would be out of that user's reach.
-	dir, err := os.MkdirTemp(clusterParentDir(), "azul-pgtest-")
+	parent := clusterParentDir()
+	sweepStaleClusters(parent, staleAfter, logger)
+	dir, err := os.MkdirTemp(parent, clusterDirPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("temp dir for the cluster: %w", err)
 	}
@@ -64,4 +69,42 @@ func clusterParentDir() string {
 		}
 	}
 	return os.TempDir()
+}
+
+// clusterDirPrefix names the temp dirs of throw-away clusters.
+const clusterDirPrefix = "azul-pgtest-"
+
+// staleAfter is how long a throw-away cluster's dir must have been left
+// without a running server before a later test binary deletes it.
+const staleAfter = 30 * time.Minute
+
+// sweepStaleClusters deletes the dirs that killed test binaries left behind
+// (Close never ran). On a RAM disk each holds tens of MB of memory until the
+// next reboot. A dir counts as left behind when no server runs in it (no
+// postmaster.pid: the server removes it when it stops, including the fast
+// shutdown it is sent when its test binary dies) and nothing has changed in
+// it for a while; a cluster being created or running never matches.
+func sweepStaleClusters(parent string, olderThan time.Duration, logger *slog.Logger) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), clusterDirPrefix) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < olderThan {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			logger.Warn("pgtest: could not delete a stale test cluster", "dir", dir, "err", err)
+			continue
+		}
+		logger.Info("pgtest: deleted a test cluster left behind by an earlier run", "dir", dir)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -367,5 +368,41 @@ func TestDBURL(t *testing.T) {
 func BenchmarkNewDatabase(b *testing.B) {
 	for b.Loop() {
 		_ = pg.NewDatabase(b)
+	}
+}
+
+func TestSweepStaleClusters(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	old := time.Now().Add(-2 * staleAfter)
+	mk := func(name string, withPid bool, mtime time.Time) string {
+		dir := filepath.Join(parent, name)
+		if err := os.MkdirAll(filepath.Join(dir, "base"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if withPid {
+			if err := os.WriteFile(filepath.Join(dir, "postmaster.pid"), []byte("1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(dir, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	stale := mk(clusterDirPrefix+"stale", false, old)
+	running := mk(clusterDirPrefix+"running", true, old)
+	fresh := mk(clusterDirPrefix+"fresh", false, time.Now())
+	other := mk("someone-elses-dir", false, old)
+
+	sweepStaleClusters(parent, staleAfter, slog.New(slog.DiscardHandler))
+
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a stopped, long-untouched cluster dir was kept: %v", err)
+	}
+	for _, kept := range []string{running, fresh, other} {
+		if _, err := os.Stat(kept); err != nil {
+			t.Errorf("%s was deleted: %v", filepath.Base(kept), err)
+		}
 	}
 }
