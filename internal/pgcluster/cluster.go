@@ -146,7 +146,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !initialized {
+	if initialized {
+		if err := c.checkVersion(ctx); err != nil {
+			return nil, err
+		}
+	} else {
 		if err := c.initdb(ctx, opts.Ephemeral); err != nil {
 			return nil, err
 		}
@@ -349,6 +353,50 @@ func (c *Cluster) initdb(ctx context.Context, ephemeral bool) error {
 		return fmt.Errorf("store the cluster password: %w", err)
 	}
 	return c.run.own(path)
+}
+
+// checkVersion compares the major version that created the data dir with
+// the binaries': a mismatch (say, a new PostgreSQL installed next to the
+// old one and found first) would otherwise surface as a server that exits
+// at start with "database files are incompatible with server".
+func (c *Cluster) checkVersion(ctx context.Context) error {
+	b, err := os.ReadFile(filepath.Join(c.dataDir, "PG_VERSION"))
+	if err != nil {
+		return fmt.Errorf("read the data dir's version: %w", err)
+	}
+	dataVersion := strings.TrimSpace(string(b))
+	out, err := exec.CommandContext(ctx, filepath.Join(c.binDir, "postgres"), "--version").Output()
+	if err != nil {
+		return fmt.Errorf("postgres --version in %s: %w", c.binDir, err)
+	}
+	binVersion, ok := majorVersion(string(out))
+	if !ok || binVersion == dataVersion {
+		return nil // an unexpected banner is left for the server itself to judge
+	}
+	hint := "point AZUL_PG_BIN at PostgreSQL " + dataVersion + "'s bin dir"
+	if dir := filepath.Join("/usr/lib/postgresql", dataVersion, "bin"); len(missingBinaries(dir)) == 0 {
+		hint = "set AZUL_PG_BIN=" + dir
+	}
+	return fmt.Errorf("data dir %s was created by PostgreSQL %s but the binaries in %s are PostgreSQL %s: "+
+		"%s, or upgrade the data with pg_upgrade", c.dataDir, dataVersion, c.binDir, binVersion, hint)
+}
+
+// majorVersion reads the major version from "postgres (PostgreSQL) 15.18 (Debian ...)"
+// ("15"), or from a pre-10 banner like "... 9.6.24" ("9.6"), as PG_VERSION writes it.
+func majorVersion(banner string) (string, bool) {
+	_, rest, ok := strings.Cut(banner, "(PostgreSQL) ")
+	if !ok {
+		return "", false
+	}
+	version, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	parts := strings.Split(version, ".")
+	if _, err := strconv.Atoi(parts[0]); err != nil {
+		return "", false
+	}
+	if n, _ := strconv.Atoi(parts[0]); n < 10 && len(parts) > 1 {
+		return parts[0] + "." + parts[1], true
+	}
+	return parts[0], true
 }
 
 // newPassword is 32 random hex digits: URL-safe, and plenty against guessing.

@@ -360,3 +360,38 @@ func isAuthError(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "28P01"
 }
+
+func TestMajorVersion(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n": "15",
+		"postgres (PostgreSQL) 16.4\n":                           "16",
+		"postgres (PostgreSQL) 17beta1\n":                        "",
+		"postgres (PostgreSQL) 9.6.24\n":                         "9.6",
+		"something else":                                         "",
+	}
+	for banner, want := range cases {
+		got, ok := majorVersion(banner)
+		if got != want || ok != (want != "") {
+			t.Errorf("majorVersion(%q) = %q, %v; want %q", banner, got, ok, want)
+		}
+	}
+}
+
+func TestStartRefusesDataDirOfAnotherMajorVersion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dataDir := clusterDir(t)
+	c := startTest(t, Options{DataDir: dataDir, Ephemeral: true})
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Pretend another major version created the data dir.
+	if err := os.WriteFile(filepath.Join(dataDir, "PG_VERSION"), []byte("4\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(ctx, Options{DataDir: dataDir, Ephemeral: true})
+	if err == nil || !strings.Contains(err.Error(), "created by PostgreSQL 4") || !strings.Contains(err.Error(), "pg_upgrade") {
+		t.Fatalf("start on a data dir of another version: %v", err)
+	}
+}
