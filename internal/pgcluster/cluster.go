@@ -486,9 +486,15 @@ func (c *Cluster) prepareRunDirs() error {
 
 // startServer launches postgres and waits until it is ready. With port 0
 // a free port is picked; another process may take it before the server
-// binds it, so that case is retried with a new port.
+// binds it, so that case is retried with a new port. After a crash, the dead
+// server's backends may hold its shared memory for a moment and the new
+// server refuses to start; that case is retried after a short wait.
 func (c *Cluster) startServer(ctx context.Context, port int, ephemeral bool) error {
-	const attempts = 5
+	const (
+		portAttempts = 5
+		shmemWait    = 200 * time.Millisecond
+		shmemTries   = 50 // 10 s: backends leave as soon as they notice their server died
+	)
 	for attempt := 1; ; attempt++ {
 		p := port
 		if p == 0 {
@@ -498,19 +504,30 @@ func (c *Cluster) startServer(ctx context.Context, port int, ephemeral bool) err
 			}
 		}
 		err := c.startOnce(ctx, p, ephemeral)
-		if err == nil {
+		switch {
+		case err == nil:
 			return nil
-		}
-		if port != 0 || attempt == attempts || !errors.Is(err, errPortTaken) {
+		case errors.Is(err, errPortTaken) && port == 0 && attempt < portAttempts:
+			c.log.Debug("postgres port taken, retrying", "port", p)
+		case errors.Is(err, errOldServerAlive) && attempt < shmemTries:
+			c.log.Debug("postgres: the crashed server's processes are still leaving, retrying")
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(shmemWait):
+			}
+		default:
 			return err
 		}
-		c.log.Debug("postgres port taken, retrying", "port", p)
 		c.exited = make(chan struct{})
 	}
 }
 
-// errPortTaken marks a start that failed because the port was in use.
-var errPortTaken = errors.New("port in use")
+// Reasons for a failed start that are worth another try.
+var (
+	errPortTaken      = errors.New("port in use")
+	errOldServerAlive = errors.New("processes of a crashed server still hold its shared memory")
+)
 
 func (c *Cluster) startOnce(ctx context.Context, port int, ephemeral bool) error {
 	logf, err := os.OpenFile(c.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -596,8 +613,11 @@ func (c *Cluster) waitReady(ctx context.Context, pid int, logStart int64) error 
 		select {
 		case <-c.exited:
 			tail := c.logTail(logStart)
-			if strings.Contains(tail, "could not bind") || strings.Contains(tail, "could not create any TCP/IP sockets") {
+			switch {
+			case strings.Contains(tail, "could not bind") || strings.Contains(tail, "could not create any TCP/IP sockets"):
 				return fmt.Errorf("start postgres on port %d: %w: %s", c.port, errPortTaken, tail)
+			case strings.Contains(tail, "pre-existing shared memory block"):
+				return fmt.Errorf("start postgres in %s: %w: %s", c.dataDir, errOldServerAlive, tail)
 			}
 			return fmt.Errorf("postgres in %s exited during start-up (%v); its log: %s", c.dataDir, c.waitErr, tail)
 		case <-ctx.Done():

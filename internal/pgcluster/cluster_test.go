@@ -173,7 +173,20 @@ func TestStartAfterCrashAndWhileRunning(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+
+	// After a crash of the server, its other processes leave only when they
+	// notice; until then the shared memory is in use and a new server
+	// refuses to start. Holding one of them stopped makes that window last
+	// for as long as the test wants.
+	var lingering int
+	if err := conn.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'").Scan(&lingering); err != nil {
+		t.Fatal(err)
+	}
 	_ = conn.Close(ctx)
+	if err := syscall.Kill(lingering, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(lingering, syscall.SIGCONT) })
 
 	// A crash leaves postmaster.pid behind, naming a dead process.
 	if err := c.proc.Signal(syscall.SIGKILL); err != nil {
@@ -183,15 +196,29 @@ func TestStartAfterCrashAndWhileRunning(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); err != nil {
 		t.Fatalf("expected a stale postmaster.pid after the crash: %v", err)
 	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(time.Second)
+		_ = syscall.Kill(lingering, syscall.SIGCONT)
+	}()
 
 	c2 := startTest(t, Options{DataDir: dataDir, Database: "azul", Ephemeral: true})
+	<-released
+	serverLog, err := os.ReadFile(c2.LogFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(serverLog), "pre-existing shared memory block") {
+		t.Error("the first start attempt did not meet the crashed server's shared memory; the retry went untested")
+	}
 	var v int
 	if err := connect(t, c2.URL("azul")).QueryRow(ctx, "SELECT v FROM t").Scan(&v); err != nil || v != 7 {
 		t.Fatalf("row after crash and restart: %d, %v", v, err)
 	}
 
 	// While c2 runs, the data dir is refused to a second server.
-	_, err := Start(ctx, Options{DataDir: dataDir, Ephemeral: true, busyPatience: 100 * time.Millisecond})
+	_, err = Start(ctx, Options{DataDir: dataDir, Ephemeral: true, busyPatience: 100 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "in use by a running PostgreSQL server") {
 		t.Fatalf("second start on a running data dir: %v; want an in-use error", err)
 	}
