@@ -344,7 +344,10 @@ func (c *Cluster) initdb(ctx context.Context, ephemeral bool) error {
 	}
 	c.log.Info("postgres initdb", "data_dir", c.dataDir, "bin_dir", c.binDir)
 	cmd := c.run.command(ctx, filepath.Join(c.binDir, "initdb"), args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	// When ctx ends just as initdb finishes, Wait reports ctx's error for
+	// a run that succeeded; the cluster is complete then and needs its password.
+	if err != nil && (cmd.ProcessState == nil || !cmd.ProcessState.Success()) {
 		return fmt.Errorf("initdb %s: %w: %s", c.dataDir, err, lastLines(string(out), 20))
 	}
 

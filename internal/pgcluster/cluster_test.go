@@ -422,3 +422,31 @@ func TestStartRefusesDataDirOfAnotherMajorVersion(t *testing.T) {
 		t.Fatalf("start on a data dir of another version: %v", err)
 	}
 }
+
+func TestInitdbCutShortLeavesNoHalfCluster(t *testing.T) {
+	t.Parallel()
+	dataDir := clusterDir(t)
+	// Long enough for initdb to start writing, far too short for it to finish.
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	c, startErr := Start(ctx, Options{DataDir: dataDir})
+	if startErr == nil {
+		_ = c.Stop(context.Background())
+		t.Fatal("Start finished within 150ms; the test needs initdb to be cut short")
+	}
+	// Either initdb was interrupted and cleaned up after itself, or it had
+	// finished (the deadline then struck a later step): never a half-made
+	// data dir, which the next start would take for a cluster.
+	_, versionErr := os.Stat(filepath.Join(dataDir, "PG_VERSION"))
+	_, passwordErr := os.Stat(filepath.Join(dataDir, PasswordFile))
+	if versionErr == nil && passwordErr != nil {
+		entries, _ := os.ReadDir(dataDir)
+		t.Fatalf("PG_VERSION without %s after an interrupted start (%v): a half-made cluster holding %v", PasswordFile, startErr, entries)
+	}
+	// And the next start makes a working cluster there.
+	c = startTest(t, Options{DataDir: dataDir, Database: "azul", Ephemeral: true})
+	var one int
+	if err := connect(t, c.URL("azul")).QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("cluster after the interrupted initdb: %d, %v", one, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // DefaultOSUser is the account the server programs run as when the calling
@@ -57,9 +58,14 @@ func newRunner(osUser string) (runner, error) {
 	return runner{cred: cred, name: osUser, uid: uid, gid: gid}, nil
 }
 
-// command prepares a program run that ends with ctx.
+// command prepares a program run that ends with ctx. The program is
+// interrupted rather than killed, so that an initdb cut short removes what
+// it wrote (a half-made data dir would pass for a cluster at the next
+// start); it is killed if it has not exited 10 seconds later.
 func (r runner) command(ctx context.Context, path string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	r.prepare(cmd)
 	return cmd
 }
