@@ -1,0 +1,211 @@
+package azul
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/azuld/azuld/engine"
+)
+
+// BoardView is an Azul board in the state JSON (DESIGN.md §5).
+type BoardView struct {
+	// Lines: index 0 is line 1; Color is null when the line is empty.
+	Lines []LineView `json:"lines"`
+	// Wall is row-major; null marks an empty space.
+	Wall [5][5]*string `json:"wall"`
+	// Floor lists the floor items from the left: colours and "marker".
+	Floor []string `json:"floor"`
+	// PendingLine is the pattern line whose grey-wall space the player
+	// must choose now (omitted when there is none).
+	PendingLine int `json:"pending_line,omitempty"`
+}
+
+// LineView is one pattern line.
+type LineView struct {
+	Color *string `json:"color"`
+	Count int     `json:"count"`
+}
+
+func colorCountMap(counts [NumColors]uint8) map[string]int {
+	m := make(map[string]int)
+	for c, n := range counts {
+		if n > 0 {
+			m[Color(c).String()] = int(n)
+		}
+	}
+	return m
+}
+
+func colorName(c Color) *string {
+	name := c.String()
+	return &name
+}
+
+// View is the state JSON of DESIGN.md §5 without the server's fields.
+func (s *State) View() engine.View {
+	v := engine.View{
+		Ruleset: Ruleset, Options: options(s.grey), Round: int(s.round), Phase: s.phase.String(),
+		ToAct: s.ToAct(), Factories: []map[string]int{},
+		Center:  engine.CenterView{Tiles: colorCountMap(s.center), Marker: s.CenterMarker()},
+		Bag:     sum5(s.bag),
+		Discard: sum5(s.lid),
+		Players: []engine.PlayerView{},
+		Final:   s.Final(),
+	}
+	for f := range s.NumFactories() {
+		v.Factories = append(v.Factories, colorCountMap(s.factories[f]))
+	}
+	for seat := range int(s.players) {
+		b := &s.boards[seat]
+		bv := BoardView{Lines: make([]LineView, 5), Floor: []string{}, PendingLine: s.PendingLine(seat)}
+		for r := range 5 {
+			if b.LineCount[r] > 0 {
+				bv.Lines[r] = LineView{Color: colorName(b.LineColor[r]), Count: int(b.LineCount[r])}
+			}
+			for col := range 5 {
+				if c := b.Wall[r][col]; c.IsTile() {
+					bv.Wall[r][col] = colorName(c)
+				}
+			}
+		}
+		for _, c := range b.Floor[:b.FloorLen] {
+			bv.Floor = append(bv.Floor, c.String())
+		}
+		v.Players = append(v.Players, engine.PlayerView{
+			Seat: seat, Score: int(b.Score), Board: bv, Marker: int(s.markerHolder) == seat,
+		})
+	}
+	return v
+}
+
+// countsText is "2 blue, 1 red" ("-" when empty).
+func countsText(counts [NumColors]uint8) string {
+	var parts []string
+	for c, n := range counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, Color(c)))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Text renders the table for a monospace font, at most 72 columns: the
+// offer (F1.., C), bag and lid, then every board with pattern lines 1..5
+// filled from the right, the wall (capitals are tiles; on the coloured
+// wall small letters show the empty spaces' colours) and the floor.
+func (s *State) Text() string {
+	if s.phase == phaseNone {
+		return "Azul Mini: the game has not started.\n"
+	}
+	var t strings.Builder
+	wall := "coloured wall"
+	if s.grey {
+		wall = "grey wall"
+	}
+	fmt.Fprintf(&t, "Azul Mini, %d players, %s, round %d: %s\n", s.players, wall, s.round, s.phase)
+	switch {
+	case s.phase == PhaseOffer:
+		fmt.Fprintf(&t, "Seat %d to take tiles.\n", s.turn)
+	case s.phase == PhaseTiling && s.ToActMask() != 0:
+		var who []string
+		for _, seat := range s.ToAct() {
+			who = append(who, fmt.Sprintf("seat %d (line %d)", seat, s.PendingLine(seat)))
+		}
+		fmt.Fprintf(&t, "To choose a wall space: %s.\n", strings.Join(who, ", "))
+	case s.phase == PhaseOver:
+		fmt.Fprintf(&t, "Game over (%s).\n", strings.ReplaceAll(s.endReason.String(), "_", " "))
+	}
+	t.WriteString("\n")
+	for f := range s.NumFactories() {
+		fmt.Fprintf(&t, "F%-2d %s\n", f+1, countsText(s.factories[f]))
+	}
+	center := countsText(s.center)
+	if s.CenterMarker() {
+		if center == "-" {
+			center = "start marker"
+		} else {
+			center = "start marker, " + center
+		}
+	}
+	fmt.Fprintf(&t, "C   %s\n", center)
+	fmt.Fprintf(&t, "Bag %d tiles, lid %d tiles.\n", sum5(s.bag), sum5(s.lid))
+	for seat := range int(s.players) {
+		t.WriteString("\n")
+		s.boardText(&t, seat)
+	}
+	if f := s.Final(); f != nil {
+		t.WriteString("\nFinal result:\n")
+		for _, p := range f.Players {
+			fmt.Fprintf(&t, "  %d. seat %d: %d points", p.Rank, p.Seat, p.Score)
+			for _, item := range p.Breakdown {
+				if item.Item != "play" {
+					fmt.Fprintf(&t, ", %s %d (+%d)", item.Item, item.Count, item.Points)
+				}
+			}
+			if p.Resigned {
+				t.WriteString(", resigned")
+			}
+			t.WriteString("\n")
+		}
+	}
+	t.WriteString("\nB blue, Y yellow, R red, K black, W white, M start marker.\n")
+	if s.grey {
+		t.WriteString("Wall: capitals are tiles, dots empty spaces.\n")
+	} else {
+		t.WriteString("Wall: capitals are tiles, small letters empty spaces.\n")
+	}
+	return t.String()
+}
+
+func (s *State) boardText(t *strings.Builder, seat int) {
+	b := &s.boards[seat]
+	fmt.Fprintf(t, "Seat %d: %d points", seat, b.Score)
+	if int(s.markerHolder) == seat {
+		t.WriteString(", holds the start marker")
+	}
+	if line := s.PendingLine(seat); line > 0 {
+		fmt.Fprintf(t, ", chooses the wall space of line %d", line)
+	}
+	t.WriteString("\n  line      wall 1 2 3 4 5\n")
+	for r := range 5 {
+		var row [9]byte
+		for i := range row {
+			row[i] = ' '
+		}
+		// Line r+1 has r+1 spaces ending at the right; tiles fill from the right.
+		for k := range r + 1 {
+			pos := 8 - 2*k
+			row[pos] = '.'
+			if k < int(b.LineCount[r]) {
+				row[pos] = b.LineColor[r].Letter()
+			}
+		}
+		fmt.Fprintf(t, "  %d  %s |", r+1, row[:])
+		for col := range 5 {
+			cell := byte('.')
+			switch c := b.Wall[r][col]; {
+			case c.IsTile():
+				cell = c.Letter()
+			case !s.grey:
+				cell = WallColor(r, col).Letter() + ('a' - 'A')
+			}
+			fmt.Fprintf(t, " %c", cell)
+		}
+		t.WriteString("\n")
+	}
+	t.WriteString("  floor")
+	for i := range FloorSize {
+		if i < int(b.FloorLen) {
+			fmt.Fprintf(t, " %c", b.Floor[i].Letter())
+		} else {
+			t.WriteString(" .")
+		}
+	}
+	if b.FloorLen > 0 {
+		fmt.Fprintf(t, "  (-%d)", FloorPenalty(int(b.FloorLen)))
+	}
+	t.WriteString("\n")
+}
