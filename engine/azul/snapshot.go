@@ -28,10 +28,10 @@ type stateJSON struct {
 }
 
 type boardJSON struct {
-	Lines [5]lineState    `json:"lines"`
+	Lines [5]lineState     `json:"lines"`
 	Wall  [5][5]*colorJSON `json:"wall"`
-	Floor []colorJSON     `json:"floor"`
-	Score int             `json:"score"`
+	Floor []colorJSON      `json:"floor"`
+	Score int              `json:"score"`
 }
 
 type lineState struct {
