@@ -2,6 +2,7 @@ package azul
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/azuld/azuld/engine"
@@ -138,8 +139,10 @@ func (s *State) Text() string {
 	}
 	if f := s.Final(); f != nil {
 		t.WriteString("\nFinal result:\n")
-		for _, p := range f.Players {
-			fmt.Fprintf(&t, "  %d. seat %d: %d points", p.Rank, p.Seat, p.Score)
+		players := slices.Clone(f.Players)
+		slices.SortStableFunc(players, func(a, b engine.FinalPlayer) int { return a.Rank - b.Rank })
+		for _, p := range players {
+			fmt.Fprintf(&t, "  %d. seat %d: %s", p.Rank, p.Seat, points(p.Score))
 			for _, item := range p.Breakdown {
 				if item.Item != "play" {
 					fmt.Fprintf(&t, ", %s %d (+%d)", item.Item, item.Count, item.Points)
@@ -162,7 +165,7 @@ func (s *State) Text() string {
 
 func (s *State) boardText(t *strings.Builder, seat int) {
 	b := &s.boards[seat]
-	fmt.Fprintf(t, "Seat %d: %d points", seat, b.Score)
+	fmt.Fprintf(t, "Seat %d: %s", seat, points(int(b.Score)))
 	if int(s.markerHolder) == seat {
 		t.WriteString(", holds the start marker")
 	}
@@ -208,4 +211,11 @@ func (s *State) boardText(t *strings.Builder, seat int) {
 		fmt.Fprintf(t, "  (-%d)", FloorPenalty(int(b.FloorLen)))
 	}
 	t.WriteString("\n")
+}
+
+func points(n int) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return fmt.Sprintf("%d points", n)
 }
