@@ -496,7 +496,9 @@ func TestEvolveRejectsForgedEvents(t *testing.T) {
 	forge("line 0", func(e *Event) { e.Line = 0 })
 	forge("kind 0", func(e *Event) { e.Kind = 0 })
 	forge("kind 99", func(e *Event) { e.Kind = 99 })
-	forge("a wall tile now", func(e *Event) { *e = Event{Kind: EvWallTiled, Line: 1, Column: 1, Points: 1, HRun: 1, VRun: 1, Score: 1} })
+	forge("a wall tile now", func(e *Event) {
+		*e = Event{Kind: EvWallTiled, Line: 1, Column: 1, Points: 1, HRun: 1, VRun: 1, Score: 1}
+	})
 	forge("a floor now", func(e *Event) { *e = Event{Kind: EvFloorScored} })
 	forge("a deal now", func(e *Event) { *e = log[1]; e.Round = 2 })
 	forge("an end now", func(e *Event) { *e = Event{Kind: EvGameEnded, Reason: EndRowCompleted, Resigned: -1, Count: 3} })
