@@ -3,6 +3,7 @@ package pavilion
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/azuld/azuld/engine"
 )
@@ -92,7 +93,7 @@ func Decide(s *State, seat int, cmd Cmd, seed engine.Seed, buf []Event) ([]Event
 		return buf, engine.ErrGameOver
 	}
 	if seat < 0 || seat >= int(s.players) {
-		return buf, fmt.Errorf("%w: seat %d is not in this %d-player game", engine.ErrNotYourTurn, seat, s.players)
+		return buf, &turnError{seat: int8(seat), why: turnNoSuchSeat}
 	}
 	start := len(buf)
 	sc := *s
@@ -116,13 +117,13 @@ func (sc *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 		return sc.emit(buf, Event{Kind: EvResigned, Seat: int8(seat)})
 	}
 	if actor := sc.actor(); actor != seat {
-		if actor < 0 {
-			return buf, fmt.Errorf("%w: nobody can act now", engine.ErrNotYourTurn)
+		switch {
+		case actor < 0:
+			return buf, &turnError{seat: int8(seat), why: turnNobody}
+		case sc.phase == PhaseBonus:
+			return buf, &turnError{seat: int8(actor), why: turnBonus}
 		}
-		if sc.phase == PhaseBonus {
-			return buf, fmt.Errorf("%w: seat %d must choose bonus tiles first", engine.ErrNotYourTurn, actor)
-		}
-		return buf, fmt.Errorf("%w: it is seat %d's turn", engine.ErrNotYourTurn, actor)
+		return buf, &turnError{seat: int8(actor), why: turnOther}
 	}
 	switch sc.phase {
 	case PhaseAcquire:
@@ -150,8 +151,38 @@ func (sc *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 		}
 		return sc.emit(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: sc.bonusDue})
 	}
-	return buf, fmt.Errorf("%w: nobody can act now", engine.ErrNotYourTurn)
+	return buf, &turnError{seat: int8(seat), why: turnNobody}
 }
+
+// Reasons of a turnError.
+const (
+	turnOther = iota
+	turnBonus
+	turnNobody
+	turnNoSuchSeat
+)
+
+// turnError is engine.ErrNotYourTurn with the reason. Its message is built
+// only when asked for: bots and tests try many moves out of turn.
+type turnError struct {
+	seat int8
+	why  uint8
+}
+
+func (e *turnError) Error() string {
+	prefix := engine.ErrNotYourTurn.Error() + ": "
+	switch e.why {
+	case turnBonus:
+		return prefix + "seat " + strconv.Itoa(int(e.seat)) + " must choose bonus tiles first"
+	case turnNobody:
+		return prefix + "nobody can act now"
+	case turnNoSuchSeat:
+		return prefix + "there is no seat " + strconv.Itoa(int(e.seat)) + " in this game"
+	}
+	return prefix + "it is seat " + strconv.Itoa(int(e.seat)) + "'s turn"
+}
+
+func (e *turnError) Unwrap() error { return engine.ErrNotYourTurn }
 
 func (sc *State) decideTake(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	r, rerr := sc.take(seat, cmd.Source, cmd.Colour)
@@ -205,11 +236,12 @@ func (sc *State) decidePass(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 
 // emit applies ev to sc and appends it.
 func (sc *State) emit(buf []Event, ev Event) ([]Event, error) {
-	if err := sc.Apply(&ev); err != nil {
+	buf = append(buf, ev)
+	if err := sc.Apply(&buf[len(buf)-1]); err != nil {
 		// Decide only emits events it has checked: this is a bug.
-		return buf, fmt.Errorf("internal: %w", err)
+		return buf[:len(buf)-1], fmt.Errorf("internal: %w", err)
 	}
-	return append(buf, ev), nil
+	return buf, nil
 }
 
 // settle appends the automatic events that follow until a seat must act or

@@ -1,6 +1,7 @@
 package pavilion
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -62,14 +63,11 @@ func (r *jreader) fail(format string, args ...any) {
 }
 
 func (r *jreader) ws() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+	i, b := r.i, r.b
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
+	r.i = i
 }
 
 // peek is the next non-space byte, 0 at the end or after an error.
@@ -90,47 +88,44 @@ func (r *jreader) expect(c byte) bool {
 	return true
 }
 
-// str reads a string without escapes and returns its bytes.
+// str reads a string without escapes and returns its bytes (the caller
+// compares them with known names, so no other check is needed).
 func (r *jreader) str() []byte {
 	if !r.expect('"') {
 		return nil
 	}
-	start := r.i
-	for r.i < len(r.b) {
-		switch c := r.b[r.i]; {
-		case c == '"':
-			s := r.b[start:r.i]
-			r.i++
-			return s
-		case c == '\\' || c < 0x20:
-			r.fail("escaped or control characters in a string")
-			return nil
-		}
-		r.i++
+	rest := r.b[r.i:]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		r.fail("unterminated string")
+		return nil
 	}
-	r.fail("unterminated string")
-	return nil
+	s := rest[:q]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		r.fail("escaped characters in a string")
+		return nil
+	}
+	r.i += q + 1
+	return s
 }
 
 // integer reads an integer in [lo, hi].
 func (r *jreader) integer(lo, hi int) int {
 	r.ws()
+	i, b := r.i, r.b
 	neg := false
-	if r.i < len(r.b) && r.b[r.i] == '-' {
+	if i < len(b) && b[i] == '-' {
 		neg = true
-		r.i++
+		i++
 	}
-	start, n := r.i, 0
-	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
-		if n > 1<<20 {
-			r.fail("number too large")
-			return lo
-		}
-		n = n*10 + int(r.b[r.i]-'0')
-		r.i++
+	start, n := i, 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && n <= 1<<20 {
+		n = n*10 + int(b[i]-'0')
+		i++
 	}
-	if r.i == start {
-		r.fail("expected an integer")
+	r.i = i
+	if i == start || n > 1<<20 {
+		r.fail("expected an integer in range")
 		return lo
 	}
 	if neg {
@@ -195,10 +190,19 @@ func (r *jreader) elem(first *bool) bool {
 
 func (r *jreader) colour() Colour {
 	s := r.str()
-	for c, name := range colourNames {
-		if string(s) == name {
-			return Colour(c)
-		}
+	switch string(s) {
+	case "purple":
+		return Purple
+	case "green":
+		return Green
+	case "orange":
+		return Orange
+	case "yellow":
+		return Yellow
+	case "blue":
+		return Blue
+	case "red":
+		return Red
 	}
 	r.fail("unknown colour %q", s)
 	return 0
@@ -319,18 +323,70 @@ const (
 	numFields
 )
 
-var fieldNames = [numFields]string{
-	"ruleset", "players", "options", "first_seat", "round", "wild", "start_seat", "kept_to_hand",
-	"supply", "factories", "bag_refilled", "seat", "factory", "color", "count", "to_center", "token",
-	"points_lost", "score", "star", "space", "cost", "wilds", "points", "features", "bonus_earned",
-	"tiles", "earned", "auto", "kept", "discarded",
-}
-
 func fieldIndex(k []byte) int {
-	for i, name := range fieldNames {
-		if string(k) == name {
-			return i
-		}
+	switch string(k) {
+	case "ruleset":
+		return fRuleset
+	case "players":
+		return fPlayers
+	case "options":
+		return fOptions
+	case "first_seat":
+		return fFirstSeat
+	case "round":
+		return fRound
+	case "wild":
+		return fWild
+	case "start_seat":
+		return fStartSeat
+	case "kept_to_hand":
+		return fKeptToHand
+	case "supply":
+		return fSupply
+	case "factories":
+		return fFactories
+	case "bag_refilled":
+		return fBagRefilled
+	case "seat":
+		return fSeat
+	case "factory":
+		return fFactory
+	case "color":
+		return fColor
+	case "count":
+		return fCount
+	case "to_center":
+		return fToCenter
+	case "token":
+		return fToken
+	case "points_lost":
+		return fPointsLost
+	case "score":
+		return fScore
+	case "star":
+		return fStar
+	case "space":
+		return fSpace
+	case "cost":
+		return fCost
+	case "wilds":
+		return fWilds
+	case "points":
+		return fPoints
+	case "features":
+		return fFeatures
+	case "bonus_earned":
+		return fBonusEarned
+	case "tiles":
+		return fTiles
+	case "earned":
+		return fEarned
+	case "auto":
+		return fAuto
+	case "kept":
+		return fKept
+	case "discarded":
+		return fDiscarded
 	}
 	return -1
 }

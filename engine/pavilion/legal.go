@@ -50,7 +50,7 @@ func (s *State) appendPlaces(dst []Cmd, seat int) []Cmd {
 	mono := s.Monochrome()
 	for star := range NumStars {
 		for c := range Colour(NumColours) {
-			if p.Hand[c] == 0 || s.colourFits(p, star, c) != nil {
+			if p.Hand[c] == 0 || s.colourFits(p, star, c) != fits {
 				continue
 			}
 			for space := 1; space <= 6; space++ {

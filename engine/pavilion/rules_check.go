@@ -2,6 +2,7 @@ package pavilion
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/azuld/azuld/engine"
 )
@@ -15,7 +16,49 @@ const (
 )
 
 func ruleError(rule, ref, format string, args ...any) *engine.RuleError {
-	return &engine.RuleError{Rule: "pavilion." + rule, Ref: ref, Detail: fmt.Sprintf(format, args...)}
+	return &engine.RuleError{Rule: "pavilion." + rule, Ref: ref, Detail: formatDetail(format, args)}
+}
+
+// formatDetail is a small Sprintf for rule error details (%d, %s, %v of
+// the few types they use): refusing a move must stay cheap, as bots and
+// move checks refuse many.
+func formatDetail(format string, args []any) string {
+	b := make([]byte, 0, len(format)+32)
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' || i+1 == len(format) {
+			b = append(b, c)
+			continue
+		}
+		i++
+		if format[i] == '%' {
+			b = append(b, '%')
+			continue
+		}
+		if len(args) == 0 {
+			b = append(b, "%!"...)
+			b = append(b, format[i])
+			continue
+		}
+		switch v := args[0].(type) {
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case uint8:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int8:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case string:
+			b = append(b, v...)
+		case Colour:
+			b = append(b, v.String()...)
+		case Tiles:
+			b = append(b, v.String()...)
+		default:
+			b = fmt.Append(b, v)
+		}
+		args = args[1:]
+	}
+	return string(b)
 }
 
 // takeResult is what taking colour from a source does.
@@ -73,7 +116,7 @@ func sourceName(source int8) string {
 	if source == Center {
 		return "the centre"
 	}
-	return fmt.Sprintf("factory F%d", int(source)+1)
+	return "factory F" + strconv.Itoa(int(source)+1)
 }
 
 // penalty is how many of n penalty points seat really loses: the score
@@ -97,8 +140,8 @@ func (s *State) place(seat, star, space int, c Colour, wilds int) (placeResult, 
 	if !p.Board[star][space-1].Empty() {
 		return r, ruleError("space-occupied", refPlay, "space %d of star %d is already covered", space, star)
 	}
-	if err := s.colourFits(p, star, c); err != nil {
-		return r, err
+	if why := s.colourFits(p, star, c); why != fits {
+		return r, s.colourError(p, star, c, why)
 	}
 	cost := spaceCost(s.Monochrome(), star, space)
 	wild := s.Wild()
@@ -129,34 +172,60 @@ func (s *State) place(seat, star, space int, c Colour, wilds int) (placeResult, 
 	return r, nil
 }
 
-// colourFits checks that colour c may go on a star of seat's board.
-func (s *State) colourFits(p *Player, star int, c Colour) *engine.RuleError {
+// Reasons a colour does not fit a star (see colourFits).
+const (
+	fits = iota
+	notStarColour
+	onCentreStar
+	singleColoured
+	onMultiStar
+)
+
+// colourFits says whether colour c may go on a star of a board, and if not
+// why. It is cheap: legal move listing calls it for every star and colour.
+func (s *State) colourFits(p *Player, star int, c Colour) int {
 	on := p.starColours(star)
 	if !s.Monochrome() {
 		if star == CentreStar {
 			if on[c] > 0 {
-				return ruleError("colour-already-on-centre-star", refPlay, "the centre star already holds a %s tile: its six tiles are all different", c)
+				return onCentreStar
 			}
-			return nil
+			return fits
 		}
-		if sc := outerStarColour[star]; c != sc {
-			return ruleError("colour-not-of-star", refPlay, "star %d is the %s star: only %s tiles go there", star, sc, sc)
+		if c != outerStarColour[star] {
+			return notStarColour
 		}
-		return nil
+		return fits
 	}
 	if on.Total() < 2 {
-		return nil
+		return fits
 	}
 	if on.colours() == 1 {
 		if on[c] == 0 {
-			return ruleError("star-single-coloured", refMono, "star %d is single-coloured (%s): only %s tiles go there", star, p.Board[star][firstCovered(p, star)].Colour(), p.Board[star][firstCovered(p, star)].Colour())
+			return singleColoured
 		}
-		return nil
+		return fits
 	}
 	if on[c] > 0 {
+		return onMultiStar
+	}
+	return fits
+}
+
+// colourError explains why colour c does not fit a star.
+func (s *State) colourError(p *Player, star int, c Colour, why int) *engine.RuleError {
+	switch why {
+	case onCentreStar:
+		return ruleError("colour-already-on-centre-star", refPlay, "the centre star already holds a %s tile: its six tiles are all different", c)
+	case notStarColour:
+		sc := outerStarColour[star]
+		return ruleError("colour-not-of-star", refPlay, "star %d is the %s star: only %s tiles go there", star, sc, sc)
+	case singleColoured:
+		on := p.Board[star][firstCovered(p, star)].Colour()
+		return ruleError("star-single-coloured", refMono, "star %d is single-coloured (%s): only %s tiles go there", star, on, on)
+	default:
 		return ruleError("colour-already-on-star", refMono, "star %d is multicoloured and already holds a %s tile", star, c)
 	}
-	return nil
 }
 
 func firstCovered(p *Player, star int) int {

@@ -47,9 +47,9 @@ func (p Phase) String() string {
 
 // Board option values kept as given in the configuration.
 const (
-	boardDefault uint8 = iota // ""
-	boardColoured             // "coloured"
-	boardMono                 // "monochrome"
+	boardDefault  uint8 = iota // ""
+	boardColoured              // "coloured"
+	boardMono                  // "monochrome"
 )
 
 // Final reasons.
