@@ -1,6 +1,8 @@
 package azul
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -19,14 +21,17 @@ type jsonReader struct {
 var errJSONSyntax = errors.New("malformed JSON")
 
 func (r *jsonReader) skipSpace() {
-	for r.pos < len(r.data) {
-		switch r.data[r.pos] {
+	data, pos := r.data, r.pos
+	for pos < len(data) {
+		switch data[pos] {
 		case ' ', '\t', '\n', '\r':
-			r.pos++
+			pos++
 		default:
+			r.pos = pos
 			return
 		}
 	}
+	r.pos = pos
 }
 
 // peek returns the next non-space byte (0 at the end).
@@ -117,28 +122,38 @@ func (r *jsonReader) str() ([]byte, error) {
 	if err := r.expect('"'); err != nil {
 		return nil, err
 	}
-	start := r.pos
-	escaped := false
-	for r.pos < len(r.data) {
-		switch c := r.data[r.pos]; {
-		case c == '"':
-			s := r.data[start:r.pos]
-			r.pos++
-			if escaped {
-				u, err := strconv.Unquote(`"` + string(s) + `"`)
-				if err != nil {
-					return nil, fmt.Errorf("%w: bad string escape", errJSONSyntax)
-				}
-				return []byte(u), nil
-			}
-			return s, nil
-		case c == '\\':
-			escaped = true
-			r.pos += 2
-		case c < 0x20:
+	data, start := r.data, r.pos
+	end := bytes.IndexByte(data[start:], '"')
+	if end < 0 {
+		return nil, fmt.Errorf("%w: unterminated string", errJSONSyntax)
+	}
+	s := data[start : start+end]
+	for _, c := range s {
+		if c < 0x20 {
 			return nil, fmt.Errorf("%w: control character in a string", errJSONSyntax)
-		default:
-			r.pos++
+		}
+		if c == '\\' {
+			return r.escapedStr(start)
+		}
+	}
+	r.pos = start + end + 1
+	return s, nil
+}
+
+// escapedStr reads a string holding escapes, from its first character.
+func (r *jsonReader) escapedStr(start int) ([]byte, error) {
+	data := r.data
+	for i := start; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			var u string
+			if err := json.Unmarshal(data[start-1:i+1], &u); err != nil {
+				return nil, fmt.Errorf("%w: bad string", errJSONSyntax)
+			}
+			r.pos = i + 1
+			return []byte(u), nil
 		}
 	}
 	return nil, fmt.Errorf("%w: unterminated string", errJSONSyntax)

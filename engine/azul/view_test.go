@@ -160,3 +160,18 @@ func TestLegalMoves(t *testing.T) {
 	}
 	var _ engine.State = s
 }
+
+// TestSummary: every event reads as one line of English.
+func TestSummary(t *testing.T) {
+	s := newTable(t, 2, false).floor(1, Red, Red, Red, Red, Red, Red).factory(1, Red, Red, Red, Blue).factory(0, Black).state()
+	s.turn = 1
+	e := play(t, s, 1, Take(1, Red, 2))[0]
+	if got, want := e.Summary(), "seat 1 took 3 red from F2: 2 to line 2, 1 to the floor; 1 blue to the centre"; got != want {
+		t.Fatalf("summary %q, want %q", got, want)
+	}
+	for _, e := range recordGame(t, 3, true, 60) {
+		if sum := e.Summary(); strings.Contains(sum, "unknown") || strings.Contains(sum, "%!") || strings.Contains(sum, "\n") {
+			t.Fatalf("%s: %q", e.Kind, sum)
+		}
+	}
+}
