@@ -1,7 +1,6 @@
 package azul
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -185,13 +184,8 @@ type cmdJSON struct {
 // fields, fields of another move type and trailing data are errors.
 func ParseCommand(data []byte) (Cmd, error) {
 	var j cmdJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	if err := decodeStrict(data, &j); err != nil {
 		return Cmd{}, fmt.Errorf("%w: move JSON: %v", engine.ErrBadCommand, err)
-	}
-	if dec.More() {
-		return Cmd{}, fmt.Errorf("%w: move JSON: data after the move object", engine.ErrBadCommand)
 	}
 	if j.Type == nil {
 		return Cmd{}, fmt.Errorf(`%w: move JSON: "type" is missing (take, tile or resign)`, engine.ErrBadCommand)

@@ -58,6 +58,8 @@ func TestCommandJSON(t *testing.T) {
 		`{"type":"take","factory":2,"color":"red","line":3,"column":1}`,
 		`{"type":"take","factory":2,"color":"red","line":3,"extra":1}`,
 		`{"type":"take","factory":2,"color":"red","line":3}{}`,
+		`{"type":"resign"}}`,
+		`{"type":"resign"}]`,
 		`{"type":"tile","line":2}`,
 		`{"type":"tile","line":"floor","column":2}`,
 		`{"type":"tile","line":2,"column":6}`,

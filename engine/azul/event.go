@@ -184,14 +184,16 @@ func DecodeEvent(eventType string, schemaVersion int, data []byte) (Event, error
 	return e, nil
 }
 
+// decodeStrict decodes one JSON value into v, rejecting unknown fields and
+// trailing data.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return errors.New("data after the event object")
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+		return errors.New("data after the JSON value")
 	}
 	return nil
 }
@@ -366,28 +368,6 @@ func (c *colorJSON) UnmarshalJSON(data []byte) error {
 	}
 	*c = colorJSON(color)
 	return nil
-}
-
-// sourceJSON is a factory index or "center".
-type sourceJSON int8
-
-func (s sourceJSON) MarshalJSON() ([]byte, error) { return appendSource(nil, int8(s)), nil }
-
-func (s *sourceJSON) UnmarshalJSON(data []byte) error {
-	v, err := jsonSource(data)
-	*s = sourceJSON(v)
-	return err
-}
-
-// lineJSON is a pattern line 1..5 or "floor".
-type lineJSON int8
-
-func (l lineJSON) MarshalJSON() ([]byte, error) { return appendLine(nil, int8(l)), nil }
-
-func (l *lineJSON) UnmarshalJSON(data []byte) error {
-	v, err := jsonLine(data, true)
-	*l = lineJSON(v)
-	return err
 }
 
 // colorCounts is a colour→count object written in wall colour order,
