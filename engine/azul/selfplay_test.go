@@ -93,7 +93,7 @@ func (g *gameChecker) play(gameNo uint64, grey bool) {
 	if rng.IntN(100) == 0 {
 		resignAt = rng.IntN(200)
 	}
-	snapshotAt := rng.IntN(150)
+	snapshotAt := rng.IntN(60)
 	for move := 0; !s.Over(); move++ {
 		if move > maxMoves {
 			t.Fatalf("game %d did not end after %d moves", gameNo, move)
