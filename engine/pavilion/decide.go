@@ -96,25 +96,33 @@ func Decide(s *State, seat int, cmd Cmd, seed engine.Seed, buf []Event) ([]Event
 		return buf, &turnError{seat: int8(seat), why: turnNoSuchSeat}
 	}
 	start := len(buf)
-	sc := *s
-	var err error
-	buf, err = sc.decide(seat, cmd, buf)
-	if err == nil {
-		buf, err = sc.settle(seed, buf)
-	}
+	// The command is checked against s itself (refusing copies nothing);
+	// its events are then applied to a copy, which settles the automatic
+	// consequences.
+	buf, err := s.decide(seat, cmd, buf)
 	if err != nil {
+		return buf[:start], err
+	}
+	sc := *s
+	for i := start; i < len(buf); i++ {
+		if err := sc.Apply(&buf[i]); err != nil {
+			// Decide only emits events it has checked: this is a bug.
+			return buf[:start], fmt.Errorf("internal: %w", err)
+		}
+	}
+	if buf, err = sc.settle(seed, buf); err != nil {
 		return buf[:start], err
 	}
 	return buf, nil
 }
 
-// decide appends the event a command causes directly and applies it to sc.
+// decide appends the events a command causes directly; sc is not changed.
 func (sc *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	if cmd.Kind == CmdResign {
 		if sc.resigned >= 0 {
 			return buf, engine.ErrGameOver
 		}
-		return sc.emit(buf, Event{Kind: EvResigned, Seat: int8(seat)})
+		return append(buf, Event{Kind: EvResigned, Seat: int8(seat)}), nil
 	}
 	if actor := sc.actor(); actor != seat {
 		switch {
@@ -149,7 +157,7 @@ func (sc *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 		if rerr := sc.bonusChoice(int(sc.bonusDue), cmd.Tiles); rerr != nil {
 			return buf, rerr
 		}
-		return sc.emit(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: sc.bonusDue})
+		return append(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: sc.bonusDue}), nil
 	}
 	return buf, &turnError{seat: int8(seat), why: turnNobody}
 }
@@ -189,11 +197,11 @@ func (sc *State) decideTake(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	if rerr != nil {
 		return buf, rerr
 	}
-	return sc.emit(buf, Event{
+	return append(buf, Event{
 		Kind: EvTilesTaken, Seat: int8(seat), Source: cmd.Source, Colour: cmd.Colour,
 		Count: r.count, WildTaken: r.wildTaken, Tiles: r.toCentre, Token: r.token, Lost: r.lost,
 		Score: sc.seats[seat].Score - int16(r.lost),
-	})
+	}), nil
 }
 
 func (sc *State) decidePlace(seat int, cmd Cmd, buf []Event) ([]Event, error) {
@@ -211,15 +219,15 @@ func (sc *State) decidePlace(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 			return buf, rerr
 		}
 	}
-	buf, err := sc.emit(buf, Event{
+	buf = append(buf, Event{
 		Kind: EvTilePlaced, Seat: int8(seat), Star: cmd.Star, Space: cmd.Space, Colour: cmd.Colour,
 		Cost: r.cost, Wilds: cmd.Wilds, Points: r.points, Score: sc.seats[seat].Score + int16(r.points),
 		Features: r.features, Earned: r.earned,
 	})
-	if err != nil || !cmd.HasBonus {
-		return buf, err
+	if !cmd.HasBonus {
+		return buf, nil
 	}
-	return sc.emit(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: r.earned})
+	return append(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: r.earned}), nil
 }
 
 func (sc *State) decidePass(seat int, cmd Cmd, buf []Event) ([]Event, error) {
@@ -228,10 +236,10 @@ func (sc *State) decidePass(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	}
 	discarded := sc.seats[seat].Hand.Minus(cmd.Tiles)
 	lost := sc.penalty(seat, discarded.Total())
-	return sc.emit(buf, Event{
+	return append(buf, Event{
 		Kind: EvPassed, Seat: int8(seat), Tiles: cmd.Tiles, Discarded: discarded,
 		Lost: uint8(lost), Score: sc.seats[seat].Score - int16(lost),
-	})
+	}), nil
 }
 
 // emit applies ev to sc and appends it.
@@ -370,7 +378,6 @@ func Legal(s *State, seat int, cmd Cmd) bool {
 		return false
 	}
 	var arr [2]Event
-	sc := *s
-	_, err := sc.decide(seat, cmd, arr[:0])
+	_, err := s.decide(seat, cmd, arr[:0])
 	return err == nil
 }

@@ -91,7 +91,7 @@ func TestDecisionS3EmptyHandPassesAutomatically(t *testing.T) {
 
 // Decision S4: the floor (1 in the full game, 0 in the Mini) applies to the
 // token, to discards when passing and to kept tiles at the end.
-func TestDecisionS4FloorAppliesToEveryPenalty(t *testing.T) {
+func TestDecisionS4ScoreFloorsOneAndZero(t *testing.T) {
 	for _, tc := range []struct {
 		ruleset string
 		floor   int

@@ -180,7 +180,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 		if e.Poured > 0 {
-			b = append(b, `,"bag_refilled":`...)
+			b = append(b, `,"tower_to_bag":`...)
 			b = appendInt(b, int(e.Poured))
 		}
 		b = append(b, '}')
@@ -263,7 +263,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = append(b, `{"tiles":`...)
 		b = appendDraws(b, e.Draws[:min(int(e.SupplyN), MaxDraws)])
 		if e.Poured > 0 {
-			b = append(b, `,"bag_refilled":`...)
+			b = append(b, `,"tower_to_bag":`...)
 			b = appendInt(b, int(e.Poured))
 		}
 		b = append(b, '}')

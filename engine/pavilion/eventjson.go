@@ -299,7 +299,7 @@ const (
 	fKeptToHand
 	fSupply
 	fFactories
-	fBagRefilled
+	fTowerToBag
 	fSeat
 	fFactory
 	fColor
@@ -345,8 +345,8 @@ func fieldIndex(k []byte) int {
 		return fSupply
 	case "factories":
 		return fFactories
-	case "bag_refilled":
-		return fBagRefilled
+	case "tower_to_bag":
+		return fTowerToBag
 	case "seat":
 		return fSeat
 	case "factory":
@@ -405,7 +405,7 @@ func eventFields(k EventKind) (want, optional uint32) {
 	case EvGameStarted:
 		return bits(fRuleset, fPlayers, fOptions, fFirstSeat), 0
 	case EvRoundStarted:
-		return bits(fRound, fWild, fStartSeat, fKeptToHand, fFactories), bits(fSupply, fBagRefilled)
+		return bits(fRound, fWild, fStartSeat, fKeptToHand, fFactories), bits(fSupply, fTowerToBag)
 	case EvTilesTaken:
 		return bits(fSeat, fFactory, fColor, fCount, fWild, fToken, fPointsLost, fScore), bits(fToCenter)
 	case EvAcquisitionEnded:
@@ -415,7 +415,7 @@ func eventFields(k EventKind) (want, optional uint32) {
 	case EvBonusTaken:
 		return bits(fSeat, fTiles, fEarned), bits(fAuto)
 	case EvSupplyRefilled:
-		return bits(fTiles), bits(fBagRefilled)
+		return bits(fTiles), bits(fTowerToBag)
 	case EvPassed:
 		return bits(fSeat, fKept, fDiscarded, fPointsLost, fScore), bits(fAuto)
 	case EvResigned:
@@ -487,7 +487,7 @@ func (r *jreader) field(e *Event, f int, at *int) {
 			n++
 		}
 		e.NumFactories = uint8(n)
-	case fBagRefilled:
+	case fTowerToBag:
 		e.Poured = uint8(r.integer(0, NumColours*TilesPerColour))
 	case fFactory:
 		if r.peek() == '"' {

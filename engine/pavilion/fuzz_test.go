@@ -115,12 +115,12 @@ func FuzzDecodeEvent(f *testing.F) {
 	_ = s
 	for _, seed := range []struct{ typ, data string }{
 		{"tiles_taken", `{"seat":0,"factory":1,"color":"red","count":2,"wild":0,"to_center":["yellow","yellow"],"token":false,"points_lost":0,"score":5}`},
-		{"round_started", `{"round":2,"wild":"green","start_seat":1,"kept_to_hand":[[],["red"]],"factories":[["red","red","blue","blue"]],"bag_refilled":3}`},
+		{"round_started", `{"round":2,"wild":"green","start_seat":1,"kept_to_hand":[[],["red"]],"factories":[["red","red","blue","blue"]],"tower_to_bag":3}`},
 		{"tile_placed", `{"seat":1,"star":4,"space":6,"color":"blue","cost":6,"wilds":3,"points":3,"score":8,"features":[{"kind":"window","star":4}],"bonus_earned":3}`},
 		{"passed", `{"seat":0,"kept":["green"],"discarded":[],"points_lost":0,"score":5,"auto":true}`},
 		{"game_started", `{"ruleset":"summer-pavilion","players":2,"options":{"board":"monochrome","wild_order":["red","blue","purple","yellow","green","orange"]},"first_seat":0}`},
 		{"game_ended", `{"reason":"rounds_played","players":[{"seat":0,"score":9,"rank":1,"breakdown":[{"item":"star_1_purple","count":1,"points":20}]},{"seat":1,"score":5,"rank":2,"breakdown":[]}],"winners":[0]}`},
-		{"supply_refilled", `{"tiles":["red"],"bag_refilled":2}`},
+		{"supply_refilled", `{"tiles":["red"],"tower_to_bag":2}`},
 		{"bonus_taken", `{"seat":0,"tiles":["red"],"earned":1}`},
 		{"acquisition_ended", `{"first_seat":0,"token":true}`},
 		{"resigned", `{"seat":1}`},
