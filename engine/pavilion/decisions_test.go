@@ -353,3 +353,25 @@ func TestResign(t *testing.T) {
 		t.Fatalf("a finished game has seats to act")
 	}
 }
+
+func TestPassRules(t *testing.T) {
+	s := playFixture(t)
+	s.seats[0].Hand = s.fromBag(t, tl(t, "green green green red red"))
+	mustRefuse(t, s, 0, Pass(tl(t, "green green green red red")), "pavilion.keep-too-many")
+	mustRefuse(t, s, 0, Pass(tl(t, "blue")), "pavilion.keep-not-in-hand")
+	mustRefuse(t, s, 0, Pass(tl(t, "red red red")), "pavilion.keep-not-in-hand")
+	// Keeping fewer than allowed is legal (and listed): the rest is lost.
+	e := find(t, play(t, s, 0, Pass(tl(t, "red"))), EvPassed)
+	if e.Lost != 4 || e.Discarded != tl(t, "green green green red") || s.seats[0].Kept != tl(t, "red") {
+		t.Fatalf("pass keeping one: %+v", e)
+	}
+	// A passed seat takes no more turns this round.
+	if s.actor() != 1 {
+		t.Fatalf("actor %d after seat 0 passed", s.actor())
+	}
+	s.seats[1].Hand = s.seats[1].Hand.Plus(s.fromBag(t, tl(t, "blue")))
+	play(t, s, 1, Place(StarOfColour(Red), 1, Red, 0))
+	if s.Round() != 1 || s.actor() != 1 {
+		t.Fatalf("round %d actor %d; want seat 1 again", s.Round(), s.actor())
+	}
+}
