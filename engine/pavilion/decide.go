@@ -116,35 +116,35 @@ func Decide(s *State, seat int, cmd Cmd, seed engine.Seed, buf []Event) ([]Event
 	return buf, nil
 }
 
-// decide appends the events a command causes directly; sc is not changed.
-func (sc *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
+// decide appends the events a command causes directly; s is not changed.
+func (s *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	if cmd.Kind == CmdResign {
-		if sc.resigned >= 0 {
+		if s.resigned >= 0 {
 			return buf, engine.ErrGameOver
 		}
 		return append(buf, Event{Kind: EvResigned, Seat: int8(seat)}), nil
 	}
-	if actor := sc.actor(); actor != seat {
+	if actor := s.actor(); actor != seat {
 		switch {
 		case actor < 0:
 			return buf, &turnError{seat: int8(seat), why: turnNobody}
-		case sc.phase == PhaseBonus:
+		case s.phase == PhaseBonus:
 			return buf, &turnError{seat: int8(actor), why: turnBonus}
 		}
 		return buf, &turnError{seat: int8(actor), why: turnOther}
 	}
-	switch sc.phase {
+	switch s.phase {
 	case PhaseAcquire:
 		if cmd.Kind != CmdTake {
 			return buf, ruleError("acquire-phase", refTake, "tiles are taken now: phase 2 (place, pass, bonus) begins when the factories and the centre are empty")
 		}
-		return sc.decideTake(seat, cmd, buf)
+		return s.decideTake(seat, cmd, buf)
 	case PhasePlay:
 		switch cmd.Kind {
 		case CmdPlace:
-			return sc.decidePlace(seat, cmd, buf)
+			return s.decidePlace(seat, cmd, buf)
 		case CmdPass:
-			return sc.decidePass(seat, cmd, buf)
+			return s.decidePass(seat, cmd, buf)
 		case CmdTake:
 			return buf, ruleError("play-phase", refPlay, "phase 1 is over: place a tile or pass")
 		default:
@@ -152,12 +152,12 @@ func (sc *State) decide(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 		}
 	case PhaseBonus:
 		if cmd.Kind != CmdBonus {
-			return buf, ruleError("bonus-due", refPlay, "choose your %d bonus tile(s) from the supply first", sc.bonusDue)
+			return buf, ruleError("bonus-due", refPlay, "choose your %d bonus tile(s) from the supply first", s.bonusDue)
 		}
-		if rerr := sc.bonusChoice(int(sc.bonusDue), cmd.Tiles); rerr != nil {
+		if rerr := s.bonusChoice(int(s.bonusDue), cmd.Tiles); rerr != nil {
 			return buf, rerr
 		}
-		return append(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: sc.bonusDue}), nil
+		return append(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: s.bonusDue}), nil
 	}
 	return buf, &turnError{seat: int8(seat), why: turnNobody}
 }
@@ -192,20 +192,20 @@ func (e *turnError) Error() string {
 
 func (e *turnError) Unwrap() error { return engine.ErrNotYourTurn }
 
-func (sc *State) decideTake(seat int, cmd Cmd, buf []Event) ([]Event, error) {
-	r, rerr := sc.take(seat, cmd.Source, cmd.Colour)
+func (s *State) decideTake(seat int, cmd Cmd, buf []Event) ([]Event, error) {
+	r, rerr := s.take(seat, cmd.Source, cmd.Colour)
 	if rerr != nil {
 		return buf, rerr
 	}
 	return append(buf, Event{
 		Kind: EvTilesTaken, Seat: int8(seat), Source: cmd.Source, Colour: cmd.Colour,
 		Count: r.count, WildTaken: r.wildTaken, Tiles: r.toCentre, Token: r.token, Lost: r.lost,
-		Score: sc.seats[seat].Score - int16(r.lost),
+		Score: s.seats[seat].Score - int16(r.lost),
 	}), nil
 }
 
-func (sc *State) decidePlace(seat int, cmd Cmd, buf []Event) ([]Event, error) {
-	r, rerr := sc.place(seat, int(cmd.Star), int(cmd.Space), cmd.Colour, int(cmd.Wilds))
+func (s *State) decidePlace(seat int, cmd Cmd, buf []Event) ([]Event, error) {
+	r, rerr := s.place(seat, int(cmd.Star), int(cmd.Space), cmd.Colour, int(cmd.Wilds))
 	if rerr != nil {
 		return buf, rerr
 	}
@@ -215,13 +215,13 @@ func (sc *State) decidePlace(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	if cmd.HasBonus {
 		// Check the choice against the supply before anything changes:
 		// placing never changes the supply.
-		if rerr := sc.bonusChoice(int(r.earned), cmd.Tiles); rerr != nil {
+		if rerr := s.bonusChoice(int(r.earned), cmd.Tiles); rerr != nil {
 			return buf, rerr
 		}
 	}
 	buf = append(buf, Event{
 		Kind: EvTilePlaced, Seat: int8(seat), Star: cmd.Star, Space: cmd.Space, Colour: cmd.Colour,
-		Cost: r.cost, Wilds: cmd.Wilds, Points: r.points, Score: sc.seats[seat].Score + int16(r.points),
+		Cost: r.cost, Wilds: cmd.Wilds, Points: r.points, Score: s.seats[seat].Score + int16(r.points),
 		Features: r.features, Earned: r.earned,
 	})
 	if !cmd.HasBonus {
@@ -230,15 +230,15 @@ func (sc *State) decidePlace(seat int, cmd Cmd, buf []Event) ([]Event, error) {
 	return append(buf, Event{Kind: EvBonusTaken, Seat: int8(seat), Tiles: cmd.Tiles, Earned: r.earned}), nil
 }
 
-func (sc *State) decidePass(seat int, cmd Cmd, buf []Event) ([]Event, error) {
-	if rerr := sc.keepCheck(seat, cmd.Tiles); rerr != nil {
+func (s *State) decidePass(seat int, cmd Cmd, buf []Event) ([]Event, error) {
+	if rerr := s.keepCheck(seat, cmd.Tiles); rerr != nil {
 		return buf, rerr
 	}
-	discarded := sc.seats[seat].Hand.Minus(cmd.Tiles)
-	lost := sc.penalty(seat, discarded.Total())
+	discarded := s.seats[seat].Hand.Minus(cmd.Tiles)
+	lost := s.penalty(seat, discarded.Total())
 	return append(buf, Event{
 		Kind: EvPassed, Seat: int8(seat), Tiles: cmd.Tiles, Discarded: discarded,
-		Lost: uint8(lost), Score: sc.seats[seat].Score - int16(lost),
+		Lost: uint8(lost), Score: s.seats[seat].Score - int16(lost),
 	}), nil
 }
 

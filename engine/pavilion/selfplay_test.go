@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/azuld/azuld/engine"
@@ -72,6 +73,7 @@ type selfPlayer struct {
 	buf      []Event
 	log      []Event
 	expected [MaxPlayers]int
+	resigned int
 }
 
 func newSelfPlayer(seed uint64) *selfPlayer {
@@ -112,9 +114,14 @@ func (g *selfPlayer) play(t *testing.T, cfg engine.Config, game int) {
 		g.checkLegal(t, &s, seat, seed)
 		g.checkRandomCommands(t, &s, seat, seed)
 		cmd := g.choose(&s, seat)
-		g.predict(&s, seat, cmd)
+		mover := seat
+		if g.rng.IntN(4000) == 0 {
+			// Now and then a seat, maybe not the one to act, resigns.
+			cmd, mover = Resign(), g.rng.IntN(cfg.Players)
+		}
+		g.predict(&s, mover, cmd)
 		before := s
-		g.buf, err = Decide(&s, seat, cmd, seed, g.buf[:0])
+		g.buf, err = Decide(&s, mover, cmd, seed, g.buf[:0])
 		if err != nil {
 			t.Fatalf("game %d: legal %s refused: %v\n%s", game, cmd, err, s.Text())
 		}
@@ -140,7 +147,9 @@ func (g *selfPlayer) play(t *testing.T, cfg engine.Config, game int) {
 			}
 		}
 		if s.Over() {
-			g.predictEnd(&s)
+			g.resigned = -1
+			g.predictEnd(&before, &s, mover, cmd)
+			g.checkRanks(t, &s)
 		}
 		for i := range cfg.Players {
 			if s.Score(i) != g.expected[i] {
@@ -209,21 +218,47 @@ func (g *selfPlayer) predict(s *State, seat int, cmd Cmd) {
 	g.expected[seat] = score
 }
 
-// predictEnd adds the end-of-game scoring (or nothing, after a resignation).
-func (g *selfPlayer) predictEnd(s *State) {
+// predictEnd adds the end-of-game scoring (nothing after a resignation):
+// the kept tiles are those of the seats that passed before the last move,
+// plus what the last move kept (automatic passes keep nothing).
+func (g *selfPlayer) predictEnd(before, s *State, seat int, cmd Cmd) {
 	floor := 1
 	if s.Config().Ruleset == RulesetMini {
 		floor = 0
 	}
-	if s.Final().Reason != "rounds_played" {
+	if s.Final().Reason == "resigned" {
+		g.resigned = seat
 		return
 	}
 	for i := range s.Players() {
-		p := s.Seat(i)
-		score := g.expected[i] + refEndBonus(p.Board, s.Monochrome())
-		kept := s.final[i].KeptN // kept tiles went to the tower at the end
-		score -= refLose(score, int(kept), floor)
+		kept := before.Seat(i).Kept.Total()
+		if i == seat && cmd.Kind == CmdPass {
+			kept = cmd.Tiles.Total()
+		}
+		score := g.expected[i] + refEndBonus(s.Seat(i).Board, s.Monochrome())
+		score -= refLose(score, kept, floor)
 		g.expected[i] = score
+	}
+}
+
+// checkRanks checks the final ranks against the scores: shared on ties;
+// after a resignation the resigning seat is last and the others are
+// ranked among themselves.
+func (g *selfPlayer) checkRanks(t *testing.T, s *State) {
+	f := s.Final()
+	for _, p := range f.Players {
+		want := 1
+		for _, o := range f.Players {
+			if o.Seat != p.Seat && o.Seat != g.resigned && (p.Seat == g.resigned || o.Score > p.Score) {
+				want++
+			}
+		}
+		if p.Rank != want || p.Score != g.expected[p.Seat] || p.Resigned != (p.Seat == g.resigned) {
+			t.Fatalf("final %+v: seat %d rank %d, want %d", f, p.Seat, p.Rank, want)
+		}
+		if (p.Rank == 1) != slices.Contains(f.Winners, p.Seat) {
+			t.Fatalf("winners %v, seat %d rank %d", f.Winners, p.Seat, p.Rank)
+		}
 	}
 }
 
