@@ -23,17 +23,15 @@ func DecodeEvent(eventType string, schemaVersion int, data []byte) (Event, error
 		return e, fmt.Errorf("%s: unknown schema version %d", eventType, schemaVersion)
 	}
 	e.Kind = kind
-	if kind == EvGameEnded {
-		if err := decodeFinal(data, &e); err != nil {
-			return Event{}, err
-		}
-		return e, nil
-	}
 	if kind == EvGameStarted {
 		e.WildOrder = defaultWildOrder
 	}
 	r := jreader{b: data}
-	r.decodeEvent(&e)
+	if kind == EvGameEnded {
+		r.final(&e)
+	} else {
+		r.decodeEvent(&e)
+	}
 	r.ws()
 	if r.err == nil && r.i != len(r.b) {
 		r.fail("data after the event object")
@@ -72,11 +70,15 @@ func (r *jreader) ws() {
 
 // peek is the next non-space byte, 0 at the end or after an error.
 func (r *jreader) peek() byte {
-	r.ws()
-	if r.err != nil || r.i >= len(r.b) {
+	b, i := r.b, r.i
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	r.i = i
+	if i >= len(b) || r.err != nil {
 		return 0
 	}
-	return r.b[r.i]
+	return b[i]
 }
 
 func (r *jreader) expect(c byte) bool {

@@ -1,7 +1,6 @@
 package pavilion
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -120,53 +119,215 @@ func finalOf(reason uint8, players int, seats *[MaxPlayers]FinalSeat) engine.Fin
 	return f
 }
 
+// appendFinalJSON writes game_ended: the JSON of engine.Final, field for
+// field as encoding/json would, without reflection.
 func appendFinalJSON(b []byte, e *Event) []byte {
 	f := finalOf(e.Reason, int(e.Players), &e.Final)
-	data, err := json.Marshal(f)
-	if err != nil {
-		return append(b, "null"...)
+	b = append(b, `{"reason":"`...)
+	b = append(b, f.Reason...)
+	b = append(b, `","players":[`...)
+	for i, p := range f.Players {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"seat":`...)
+		b = appendInt(b, p.Seat)
+		b = append(b, `,"score":`...)
+		b = appendInt(b, p.Score)
+		b = append(b, `,"rank":`...)
+		b = appendInt(b, p.Rank)
+		b = append(b, `,"breakdown":[`...)
+		for j, item := range p.Breakdown {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"item":"`...)
+			b = append(b, item.Item...)
+			b = append(b, `","count":`...)
+			b = appendInt(b, item.Count)
+			b = append(b, `,"points":`...)
+			b = appendInt(b, item.Points)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+		if p.Resigned {
+			b = append(b, `,"resigned":true`...)
+		}
+		b = append(b, '}')
 	}
-	return append(b, data...)
+	b = append(b, `],"winners":[`...)
+	for i, w := range f.Winners {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendInt(b, w)
+	}
+	return append(b, "]}"...)
 }
 
-// decodeFinal reads game_ended data back into the compact form.
-func decodeFinal(data []byte, e *Event) error {
-	var f engine.Final
-	if err := json.Unmarshal(data, &f); err != nil {
-		return fmt.Errorf("game_ended: %w", err)
+// final reads game_ended data into the compact form.
+func (r *jreader) final(e *Event) {
+	if !r.expect('{') {
+		return
 	}
-	switch f.Reason {
-	case "rounds_played":
-		e.Reason = reasonRounds
-	case "resigned":
-		e.Reason = reasonResigned
-	default:
-		return fmt.Errorf("game_ended: unknown reason %q", f.Reason)
-	}
-	if len(f.Players) < 2 || len(f.Players) > MaxPlayers {
-		return fmt.Errorf("game_ended: %d players", len(f.Players))
-	}
-	e.Players = uint8(len(f.Players))
-	for i, fp := range f.Players {
-		if fp.Seat != i {
-			return fmt.Errorf("game_ended: player %d has seat %d", i, fp.Seat)
+	var seen [3]bool
+	var winners uint8
+	first := true
+	for {
+		k, ok := r.key(&first)
+		if !ok {
+			break
 		}
-		if fp.Score < -32768 || fp.Score > 32767 || fp.Rank < 1 || fp.Rank > MaxPlayers {
-			return fmt.Errorf("game_ended: seat %d: score or rank out of range", i)
+		switch string(k) {
+		case "reason":
+			seen[0] = true
+			switch string(r.str()) {
+			case "rounds_played":
+				e.Reason = reasonRounds
+			case "resigned":
+				e.Reason = reasonResigned
+			default:
+				r.fail("unknown reason")
+			}
+		case "players":
+			seen[1] = true
+			r.finalPlayers(e)
+		case "winners":
+			seen[2] = true
+			if !r.expect('[') {
+				return
+			}
+			elemFirst := true
+			for r.elem(&elemFirst) {
+				winners |= 1 << uint(r.integer(0, MaxPlayers-1))
+			}
+		default:
+			r.unknown(k)
 		}
-		fs := &e.Final[i]
-		fs.Score, fs.Rank, fs.Resigned = int16(fp.Score), uint8(fp.Rank), fp.Resigned
-		for _, item := range fp.Breakdown {
-			if err := decodeScoreItem(item, fs); err != nil {
-				return fmt.Errorf("game_ended: seat %d: %w", i, err)
+	}
+	if r.err != nil {
+		return
+	}
+	if !seen[0] || !seen[1] || !seen[2] {
+		r.fail("game_ended misses a field")
+		return
+	}
+	var rankOne uint8
+	for i := range int(e.Players) {
+		if e.Final[i].Rank == 1 {
+			rankOne |= 1 << uint(i)
+		}
+	}
+	if winners != rankOne {
+		r.fail("winners are not the seats ranked 1")
+	}
+}
+
+func (r *jreader) finalPlayers(e *Event) {
+	if !r.expect('[') {
+		return
+	}
+	n := 0
+	first := true
+	for r.elem(&first) {
+		if n >= MaxPlayers {
+			r.fail("too many players")
+			return
+		}
+		fs := &e.Final[n]
+		if !r.expect('{') {
+			return
+		}
+		var seen [4]bool
+		objFirst := true
+		for {
+			k, ok := r.key(&objFirst)
+			if !ok {
+				break
+			}
+			switch string(k) {
+			case "seat":
+				seen[0] = true
+				if r.integer(0, MaxPlayers-1) != n {
+					r.fail("players out of seat order")
+				}
+			case "score":
+				seen[1] = true
+				fs.Score = int16(r.integer(-maxScore, maxScore))
+			case "rank":
+				seen[2] = true
+				fs.Rank = uint8(r.integer(1, MaxPlayers))
+			case "breakdown":
+				seen[3] = true
+				r.breakdown(fs)
+			case "resigned":
+				fs.Resigned = r.boolean()
+			default:
+				r.unknown(k)
+			}
+			if r.err != nil {
+				return
 			}
 		}
+		if !seen[0] || !seen[1] || !seen[2] || !seen[3] {
+			r.fail("a final player misses a field")
+			return
+		}
+		n++
 	}
-	return nil
+	if n < 2 {
+		r.fail("a final needs 2 to 4 players")
+	}
+	e.Players = uint8(n)
+}
+
+func (r *jreader) breakdown(fs *FinalSeat) {
+	if !r.expect('[') {
+		return
+	}
+	first := true
+	for r.elem(&first) {
+		if !r.expect('{') {
+			return
+		}
+		var item engine.ScoreItem
+		var seen [3]bool
+		objFirst := true
+		for {
+			k, ok := r.key(&objFirst)
+			if !ok {
+				break
+			}
+			switch string(k) {
+			case "item":
+				seen[0] = true
+				item.Item = string(r.str())
+			case "count":
+				seen[1] = true
+				item.Count = r.integer(0, 255)
+			case "points":
+				seen[2] = true
+				item.Points = r.integer(-255, 255)
+			default:
+				r.unknown(k)
+			}
+			if r.err != nil {
+				return
+			}
+		}
+		if !seen[0] || !seen[1] || !seen[2] {
+			r.fail("a breakdown item misses a field")
+			return
+		}
+		if err := decodeScoreItem(item, fs); err != nil {
+			r.fail("%v", err)
+			return
+		}
+	}
 }
 
 func decodeScoreItem(item engine.ScoreItem, fs *FinalSeat) error {
-	bad := fmt.Errorf("unknown breakdown item %+v", item)
+	bad := errBadItem{item}
 	switch {
 	case item.Item == "kept_tiles":
 		if item.Count < 1 || item.Count > 255 || item.Points > 0 || item.Points < -item.Count {
@@ -205,3 +366,7 @@ func decodeScoreItem(item engine.ScoreItem, fs *FinalSeat) error {
 	}
 	return nil
 }
+
+type errBadItem struct{ item engine.ScoreItem }
+
+func (e errBadItem) Error() string { return fmt.Sprintf("unknown breakdown item %+v", e.item) }

@@ -303,3 +303,24 @@ func TestTextFitsSeventyTwoColumns(t *testing.T) {
 		t.Fatal("no result in the text of a finished game")
 	}
 }
+
+// game_ended is written without reflection; it must be exactly the JSON of
+// engine.Final (what the server shows).
+func TestGameEndedJSONIsEngineFinal(t *testing.T) {
+	for game := range 12 {
+		g := newSelfPlayer(uint64(100 + game))
+		g.builder = game%2 == 0
+		g.play(t, engine.Config{Ruleset: RulesetMini, Players: 2 + game%3}, game)
+		end := g.log[len(g.log)-1]
+		if end.Kind != EvGameEnded {
+			t.Fatalf("last event %s", end.Kind)
+		}
+		want, err := json.Marshal(finalOf(end.Reason, int(end.Players), &end.Final))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := end.AppendJSON(nil); string(got) != string(want) {
+			t.Fatalf("game_ended\n%s\nwant\n%s", got, want)
+		}
+	}
+}
