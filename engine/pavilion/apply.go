@@ -412,5 +412,7 @@ func (s *State) applyGameEnded(e *Event) error {
 	s.final = final
 	s.reason = e.Reason
 	s.phase = PhaseOver
+	// A resignation may come while a bonus is due: nothing is due any more.
+	s.bonusSeat, s.bonusDue, s.refillDue = -1, 0, false
 	return nil
 }

@@ -375,3 +375,28 @@ func TestPassRules(t *testing.T) {
 		t.Fatalf("round %d actor %d; want seat 1 again", s.Round(), s.actor())
 	}
 }
+
+// Resigning while a bonus is due ends the game cleanly (and its snapshot
+// reads back).
+func TestResignWhileBonusDue(t *testing.T) {
+	s := playFixture(t)
+	red := StarOfColour(Red)
+	s.cover(t, 0, red, 6, Red)
+	s.seats[0].Hand = s.fromBag(t, tl(t, "red red red red red"))
+	play(t, s, 0, Place(red, 5, Red, 0))
+	if s.Phase() != PhaseBonus {
+		t.Fatalf("phase %s", s.Phase())
+	}
+	play(t, s, 1, Resign())
+	if !s.Over() || s.Final().Players[1].Rank != 2 {
+		t.Fatalf("final %+v", s.Final())
+	}
+	data, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeState(data)
+	if err != nil || *back != *s {
+		t.Fatalf("snapshot after resigning in the bonus phase: %v", err)
+	}
+}

@@ -121,8 +121,8 @@ func TestSupplyRefillStopsShort(t *testing.T) {
 	red := StarOfColour(Red)
 	s.cover(t, 0, red, 6, Red)
 	s.seats[0].Hand = s.fromBag(t, tl(t, "red red red red red"))
-	// Leave one tile in the bag and none in the tower; the rest go to
-	// seat 1's board... simply, into seat 1's hand.
+	// Leave one tile in the bag and none in the tower (the others wait in
+	// seat 1's hand).
 	rest := s.bag.Minus(tl(t, "green"))
 	s.seats[1].Hand = s.seats[1].Hand.Plus(s.fromBag(t, rest))
 	cmd := Place(red, 5, Red, 0)

@@ -160,7 +160,7 @@ func (g *selfPlayer) play(t *testing.T, cfg engine.Config, game int) {
 			checkSnapshot(t, &s)
 		}
 	}
-	g.checkFold(t, &s, game%64 == 0)
+	g.checkFold(t, &s, game%64 == 0 || g.resigned >= 0)
 }
 
 // choose picks the next command.
