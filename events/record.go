@@ -1,10 +1,3 @@
-// Package events holds the stored form of game events and the PostgreSQL
-// event store: one stream per game, append with an expected version,
-// idempotent commands, snapshots, immutability enforced by the database,
-// live notifications and a gap-safe consumer over the global order.
-//
-// The store knows nothing of game rules: it stores typed JSON facts. The
-// play package folds them through the engine.
 package events
 
 import (
@@ -125,4 +118,7 @@ var (
 	ErrIdempotencyMismatch = errors.New("idempotency key reused for a different request")
 	// ErrNotFound: no such stream.
 	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the request is malformed (a stream id that is not a
+	// UUID, an empty batch, data that is not JSON...); nothing was written.
+	ErrInvalid = errors.New("invalid event store request")
 )

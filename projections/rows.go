@@ -1,11 +1,11 @@
-// Package projections maintains the read models built from game events:
-// the games list, each player's turn inbox, and per-player results. They
-// are written in the same transaction as the events that change them, and
-// can be dropped and rebuilt from the events at any time.
 package projections
 
 import (
+	"context"
+	"errors"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/engine"
 )
@@ -41,3 +41,61 @@ type SeatRow struct {
 	Bot  string
 	Name string
 }
+
+// TurnRow is one game waiting for a player (the turn inbox).
+type TurnRow struct {
+	GameID  string
+	Ruleset string
+	// Seats are the player's seats that must act (usually one).
+	Seats   []int
+	Version int64
+	// Since is when the earliest of these seats' turn began.
+	Since time.Time
+	// Deadline is the game's deadline, nil without time control.
+	Deadline *time.Time
+}
+
+// ResultRow is one seat's result in a finished game.
+type ResultRow struct {
+	GameID  string
+	Ruleset string
+	Seat    int
+	Score   int
+	// Rank 1 is best; tied seats share a rank.
+	Rank int
+	// Seats is how many seats the game had.
+	Seats      int
+	FinishedAt time.Time
+}
+
+// Filter selects a page of the games list, newest move first.
+type Filter struct {
+	// Status is "", "open", "active" or "finished".
+	Status string
+	// Ruleset, when set, keeps the games of that rule set.
+	Ruleset string
+	// Player, when set (a player id), keeps the games where the player
+	// holds a seat.
+	Player string
+	// Limit is the page size: 0 means DefaultLimit; at most MaxLimit.
+	Limit int
+	// Cursor is the nextCursor of the previous page ("" for the first).
+	Cursor string
+}
+
+// Page sizes of ListGames.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// DB is what the query functions need: a *pgxpool.Pool, a *pgx.Conn or a
+// pgx.Tx.
+type DB interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// ErrInvalid: a malformed filter, cursor, player id or game row; nothing
+// was read or written.
+var ErrInvalid = errors.New("invalid read-model request")

@@ -1,0 +1,174 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/events"
+)
+
+// benchEventData is a typical event of about 300 bytes of JSON, the same
+// payload as bench/insert.sql inserts for the pgbench baseline.
+var benchEventData = json.RawMessage(`{"seat": 1, "source": 3, "color": "red", "count": 3, "line": 4, "to_line": 3, "to_floor": 0, "to_center": {"blue": 1, "black": 0, "yellow": 1}, "marker": false, "drawn": ["red", "red", "blue", "yellow", "black", "white", "red", "blue"], "wild": "orange", "n": "F4 red 4", "round": 3}`)
+
+// BenchmarkAppend measures single-event appends (no hook, no idempotency
+// key) by 1, 8 and 32 concurrent writers, each on its own game. Compare
+// appends/s with BenchmarkPgbenchInsert, a bare single-row INSERT of the
+// same payload run by pgbench on the same server.
+func BenchmarkAppend(b *testing.B) {
+	for _, writers := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			benchmarkAppend(b, writers, false)
+		})
+	}
+	// The same with an idempotency key on every append, as for commands
+	// that carry one.
+	b.Run("writers=8/idempotent", func(b *testing.B) { benchmarkAppend(b, 8, true) })
+}
+
+func benchmarkAppend(b *testing.B, writers int, keyed bool) {
+	ctx := context.Background()
+	pool := newPool(b, int32(writers))
+	store := events.NewStore(pool)
+	meta := testMeta(1)
+	// Create the streams and warm the connections up outside the timing.
+	streams := make([]string, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		streams[w] = newStreamID()
+		wg.Go(func() {
+			if _, err := store.Append(ctx, events.AppendRequest{StreamID: streams[w], Meta: meta,
+				Events: []events.NewEvent{{Type: "game.created", Schema: 1, Data: benchEventData}}}); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+
+	var next atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	for w := range writers {
+		wg.Go(func() {
+			version := int64(1)
+			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+				req := events.AppendRequest{
+					StreamID: streams[w], ExpectedVersion: version, Meta: meta,
+					Events: []events.NewEvent{{Type: "tiles_taken", Schema: 1, Data: benchEventData}},
+				}
+				if keyed {
+					req.IdempotencyScope, req.IdempotencyKey, req.RequestHash = "bench", fmt.Sprintf("%s-%d", streams[w], version), "h"
+				}
+				if _, err := store.Append(ctx, req); err != nil {
+					b.Error(err)
+					return
+				}
+				version++
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "appends/s")
+}
+
+// BenchmarkPgbenchInsert runs pgbench on the benchmark server with
+// bench/insert.sql, a bare single-row INSERT of benchEventData, by 1, 8
+// and 32 clients: the baseline of BenchmarkAppend. Each sub-benchmark is
+// one pgbench run of AZUL_BENCH_SECONDS (default 5) seconds.
+func BenchmarkPgbenchInsert(b *testing.B) {
+	pgbench, err := findPgbench()
+	if err != nil {
+		b.Fatal(err)
+	}
+	seconds := os.Getenv("AZUL_BENCH_SECONDS")
+	if seconds == "" {
+		seconds = "5"
+	}
+	setup, err := os.ReadFile(filepath.Join("bench", "setup.sql"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, clients := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			url, pool := newDB(b, 2)
+			if _, err := pool.Exec(context.Background(), string(setup)); err != nil {
+				b.Fatal(err)
+			}
+			cfg, err := pgx.ParseConfig(url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// pgbench reads the connection from libpq's environment.
+			env := append(os.Environ(),
+				"PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User,
+				"PGPASSWORD="+cfg.Password, "PGDATABASE="+cfg.Database,
+				"PGOPTIONS=-c search_path=azuld_bench_insert")
+			if cfg.TLSConfig == nil {
+				env = append(env, "PGSSLMODE=disable")
+			}
+			n := strconv.Itoa(clients)
+			for range b.N {
+				cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-f", filepath.Join("bench", "insert.sql"),
+					"-c", n, "-j", n, "-T", seconds)
+				cmd.Env = env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					b.Fatalf("pgbench: %v\n%s", err, out)
+				}
+				tps, err := pgbenchTPS(out)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(tps, "inserts/s")
+			}
+		})
+	}
+}
+
+// findPgbench looks for pgbench on PATH, then next to the server
+// binaries pgtest uses.
+func findPgbench() (string, error) {
+	if p, err := exec.LookPath("pgbench"); err == nil {
+		return p, nil
+	}
+	candidates := []string{}
+	if dir := os.Getenv("AZUL_PG_BIN"); dir != "" {
+		candidates = append(candidates, filepath.Join(dir, "pgbench"))
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
+	candidates = append(candidates, found...)
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		}
+	}
+	return "", errors.New("pgbench not found on PATH, in AZUL_PG_BIN or /usr/lib/postgresql/*/bin")
+}
+
+// pgbenchTPS reads "tps = 1234.5 (without initial connection time)".
+func pgbenchTPS(out []byte) (float64, error) {
+	for _, line := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, "tps = "); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				return strconv.ParseFloat(f[0], 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("no tps in the pgbench output:\n%s", out)
+}

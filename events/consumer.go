@@ -1,0 +1,241 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// MaxConsumerName is the longest consumer name.
+const MaxConsumerName = 200
+
+// Consumer reads every stream's events in the global commit-safe order
+// (see the package documentation), for asynchronous work such as mail and
+// webhooks. Its checkpoint is kept in the database under its name, so a
+// restarted process goes on where the last one stopped. Processes that
+// share a name take turns: each batch is handled under a transaction-level
+// advisory lock of the name, so two of them never handle the same events
+// at the same time.
+type Consumer struct {
+	pool *pgxpool.Pool
+	name string
+}
+
+// Checkpoint is the place of the last event a consumer handled: its
+// writing transaction and its position.
+type Checkpoint struct {
+	TxID     uint64
+	Position int64
+}
+
+// Handler handles a batch of events inside the consumer's transaction,
+// which also advances the checkpoint: writes made through tx happen
+// exactly once; effects outside the database happen at least once (a
+// failure after them makes the batch come again). An error rolls the
+// batch back; it comes again on the next call.
+type Handler func(ctx context.Context, tx pgx.Tx, batch []Record) error
+
+// NewConsumer returns the consumer called name.
+func NewConsumer(pool *pgxpool.Pool, name string) *Consumer {
+	return &Consumer{pool: pool, name: name}
+}
+
+func (c *Consumer) checkName() error {
+	if c.name == "" || len(c.name) > MaxConsumerName {
+		return fmt.Errorf("consumer %.64q: %w: the name must have 1 to %d bytes", c.name, ErrInvalid, MaxConsumerName)
+	}
+	return nil
+}
+
+// lockSQL serialises the processes of one consumer name. An advisory
+// lock rather than a row lock: a row lock gives the transaction an xid for
+// the whole batch, which would hold back the snapshot xmin, and so the
+// progress of every consumer, while the handler runs.
+const lockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('azuld.consumer:' || $1, 0))`
+
+// consumeSQL reads the next events after the checkpoint among those whose
+// transaction has ended for every snapshot (tx_id below xmin).
+const consumeSQL = `SELECT stream_id::text, version, global_position, type, schema_version, data, meta, recorded_at, tx_id::text
+FROM events
+WHERE (tx_id, global_position) > ($1::text::xid8, $2)
+  AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY tx_id, global_position
+LIMIT $3`
+
+// Process handles the next batch of at most limit events (at least one)
+// with handle, and returns how many it handled: 0 when none are ready.
+func (c *Consumer) Process(ctx context.Context, limit int, handle Handler) (int, error) {
+	if err := c.checkName(); err != nil {
+		return 0, err
+	}
+	if limit < 1 {
+		return 0, fmt.Errorf("consumer %s: %w: batch size %d", c.name, ErrInvalid, limit)
+	}
+	tx, err := c.pool.Begin(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("consumer %s: begin: %w", c.name, err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, lockSQL, c.name); err != nil {
+		return 0, fmt.Errorf("consumer %s: lock: %w", c.name, err)
+	}
+	// After the lock, in a statement of its own: its snapshot sees the
+	// checkpoint the previous holder committed.
+	from, err := readCheckpoint(ctx, tx, c.name)
+	if err != nil {
+		return 0, fmt.Errorf("consumer %s: %w", c.name, err)
+	}
+	batch, last, err := readAfter(ctx, tx, from, limit)
+	if err != nil {
+		return 0, fmt.Errorf("consumer %s: %w", c.name, err)
+	}
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	if err := handle(ctx, tx, batch); err != nil {
+		return 0, fmt.Errorf("consumer %s: handler: %w", c.name, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO consumer_checkpoints (name, tx_id, position)
+		VALUES ($1, $2::text::xid8, $3)
+		ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`,
+		c.name, strconv.FormatUint(last.TxID, 10), last.Position); err != nil {
+		return 0, fmt.Errorf("consumer %s: save the checkpoint: %w", c.name, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("consumer %s: commit: %w", c.name, err)
+	}
+	return len(batch), nil
+}
+
+func readCheckpoint(ctx context.Context, q Querier, name string) (Checkpoint, error) {
+	var cp Checkpoint
+	var txText string
+	err := q.QueryRow(ctx, `SELECT tx_id::text, position FROM consumer_checkpoints WHERE name = $1`, name).Scan(&txText, &cp.Position)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Checkpoint{}, nil
+	}
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("read the checkpoint: %w", err)
+	}
+	if cp.TxID, err = strconv.ParseUint(txText, 10, 64); err != nil {
+		return Checkpoint{}, fmt.Errorf("read the checkpoint: transaction id %q: %w", txText, err)
+	}
+	return cp, nil
+}
+
+func readAfter(ctx context.Context, q Querier, from Checkpoint, limit int) ([]Record, Checkpoint, error) {
+	rows, err := q.Query(ctx, consumeSQL, strconv.FormatUint(from.TxID, 10), from.Position, limit)
+	if err != nil {
+		return nil, from, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	batch := make([]Record, 0, min(limit, 1024))
+	last := from
+	var dec metaDecoder
+	for rows.Next() {
+		var r Record
+		var meta []byte
+		var txText string
+		if err := rows.Scan(&r.StreamID, &r.Version, &r.Position, &r.Type, &r.Schema, &r.Data, &meta, &r.RecordedAt, &txText); err != nil {
+			return nil, from, fmt.Errorf("read events: %w", err)
+		}
+		if r.Meta, err = dec.decode(meta); err != nil {
+			return nil, from, fmt.Errorf("read events: event %d of stream %s: meta: %w", r.Version, r.StreamID, err)
+		}
+		txID, err := strconv.ParseUint(txText, 10, 64)
+		if err != nil {
+			return nil, from, fmt.Errorf("read events: transaction id %q: %w", txText, err)
+		}
+		last = Checkpoint{TxID: txID, Position: r.Position}
+		batch = append(batch, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, from, fmt.Errorf("read events: %w", err)
+	}
+	return batch, last, nil
+}
+
+// Checkpoint is where the consumer stands (zero before its first batch).
+func (c *Consumer) Checkpoint(ctx context.Context) (Checkpoint, error) {
+	if err := c.checkName(); err != nil {
+		return Checkpoint{}, err
+	}
+	cp, err := readCheckpoint(ctx, c.pool, c.name)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("consumer %s: %w", c.name, err)
+	}
+	return cp, nil
+}
+
+// StartAtEnd makes a consumer that has no checkpoint yet skip the events
+// already safely visible, so that a worker added to a running server does
+// not act on the whole history. Events still in flight are delivered. A
+// consumer with a checkpoint is left as it is.
+func (c *Consumer) StartAtEnd(ctx context.Context) error {
+	if err := c.checkName(); err != nil {
+		return err
+	}
+	_, err := c.pool.Exec(ctx, `INSERT INTO consumer_checkpoints (name, tx_id, position)
+		SELECT $1, coalesce(max(e.tx_id), '0'::xid8), coalesce(max(e.global_position), 0) FROM (
+			SELECT tx_id, global_position FROM events
+			WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+			ORDER BY tx_id DESC, global_position DESC LIMIT 1) e
+		ON CONFLICT (name) DO NOTHING`, c.name)
+	if err != nil {
+		return fmt.Errorf("consumer %s: start at the end: %w", c.name, err)
+	}
+	return nil
+}
+
+// RunOptions tune Run.
+type RunOptions struct {
+	// BatchSize is the most events per handler call (default 100).
+	BatchSize int
+	// PollInterval is how long Run waits when no event is ready (default
+	// 1s). Polling is needed even with Wake: an event can become readable
+	// only when an unrelated older transaction ends.
+	PollInterval time.Duration
+	// Wake, when set (e.g. a Listener's SubscribeAll), ends a wait early.
+	Wake <-chan Notice
+}
+
+// Run handles batches until ctx ends (then it returns nil) or a batch
+// fails (then it returns the error; the batch comes again on the next
+// start).
+func (c *Consumer) Run(ctx context.Context, opts RunOptions, handle Handler) error {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 100
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		n, err := c.Process(ctx, opts.BatchSize, handle)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n == opts.BatchSize {
+			continue
+		}
+		timer.Reset(opts.PollInterval)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		case _, ok := <-opts.Wake:
+			if !ok {
+				opts.Wake = nil // the listener stopped: poll only
+			}
+		}
+	}
+}

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS game_secrets;
+DROP TABLE IF EXISTS players;

@@ -1,0 +1,4 @@
+DROP TABLE IF EXISTS results;
+DROP TABLE IF EXISTS turn_inbox;
+DROP TABLE IF EXISTS game_seats;
+DROP TABLE IF EXISTS games;

@@ -1,0 +1,142 @@
+// Package migrations holds azuld's database schema as numbered
+// golang-migrate SQL files (NNNNNN_name.up.sql / .down.sql), embedded in
+// the binary. `azuld migrate` and the server's start-up apply them with Up.
+//
+// The schema:
+//
+//   - 000001 event store: streams (the version row that serialises the
+//     appends of one game), events (append-only: UPDATE, DELETE and
+//     TRUNCATE are refused by triggers), idempotency_keys, snapshots,
+//     consumer_checkpoints, and the append_events function that appends a
+//     batch in one statement.
+//   - 000002 players and game_secrets, which are not event-sourced.
+//   - 000003 read models: games, game_seats, turn_inbox, results.
+//
+// Several processes may call Up at once: golang-migrate holds an advisory
+// lock while it migrates.
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+
+	"github.com/golang-migrate/migrate/v4"
+	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+//go:embed *.sql
+var files embed.FS
+
+// Up applies every migration not applied yet. An up-to-date database is
+// not an error.
+func Up(ctx context.Context, databaseURL string) error {
+	return run(ctx, databaseURL, "migrate up", (*migrate.Migrate).Up)
+}
+
+// Down reverts every migration, leaving only golang-migrate's own
+// version table. It destroys all data.
+func Down(ctx context.Context, databaseURL string) error {
+	return run(ctx, databaseURL, "migrate down", (*migrate.Migrate).Down)
+}
+
+// Version is the number of the latest migration applied (0 for none), and
+// whether a failed migration left the database dirty.
+func Version(ctx context.Context, databaseURL string) (version uint, dirty bool, err error) {
+	err = run(ctx, databaseURL, "read the migration version", func(m *migrate.Migrate) error {
+		v, d, err := m.Version()
+		if errors.Is(err, migrate.ErrNilVersion) {
+			return nil
+		}
+		version, dirty = v, d
+		return err
+	})
+	return version, dirty, err
+}
+
+// Latest is the number of the newest migration embedded in the binary.
+func Latest() (uint, error) {
+	src, err := iofs.New(files, ".")
+	if err != nil {
+		return 0, fmt.Errorf("read the embedded migrations: %w", err)
+	}
+	defer src.Close()
+	v, err := src.First()
+	if err != nil {
+		return 0, fmt.Errorf("read the embedded migrations: %w", err)
+	}
+	for {
+		next, err := src.Next(v)
+		if err != nil {
+			return v, nil
+		}
+		v = next
+	}
+}
+
+// run opens a migrator on databaseURL (a URL or a keyword/value connection
+// string), runs step and closes it. golang-migrate takes no context: a
+// cancelled ctx asks it to stop after the migration in progress.
+func run(ctx context.Context, databaseURL, what string, step func(*migrate.Migrate) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return fmt.Errorf("%s: parse the database URL: %w", what, err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	m, err := newMigrator(ctx, db)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer m.Close()
+
+	stop := context.AfterFunc(ctx, func() {
+		select {
+		case m.GracefulStop <- true:
+		default:
+		}
+	})
+	defer stop()
+
+	err = step(m)
+	if errors.Is(err, migrate.ErrNoChange) {
+		err = nil
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+func newMigrator(ctx context.Context, db *sql.DB) (*migrate.Migrate, error) {
+	if err := db.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	src, err := iofs.New(files, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read the embedded migrations: %w", err)
+	}
+	driver, err := pgxmigrate.WithInstance(db, &pgxmigrate.Config{})
+	if err != nil {
+		_ = src.Close()
+		return nil, fmt.Errorf("open the migration driver: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
+	if err != nil {
+		_ = src.Close()
+		_ = driver.Close()
+		return nil, fmt.Errorf("set up the migrations: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,254 @@
+package projections
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/azuld/azuld/engine"
+)
+
+// gameColumns are the columns scanGame reads, in its order.
+const gameColumns = `g.id::text, g.ruleset, g.options, g.status, g.version, g.to_act, g.seats,
+	coalesce(g.created_by::text, ''), g.created_at, g.last_move_at, g.deadline, g.final`
+
+// ListGames returns a page of the games list, the game with the latest
+// move first, and the cursor of the next page ("" on the last page).
+// Pagination is by keyset on (last_move_at, id): a game that moves while
+// a client pages may show up again or be skipped, but pages never repeat
+// or lose the games that did not move.
+func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) {
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 0 || limit > MaxLimit:
+		return nil, "", fmt.Errorf("list games: %w: limit %d is not in 1..%d", ErrInvalid, f.Limit, MaxLimit)
+	}
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	switch f.Status {
+	case "":
+	case "open", "active", "finished":
+		where = append(where, "g.status = "+arg(f.Status))
+	default:
+		return nil, "", fmt.Errorf("list games: %w: status %.40q", ErrInvalid, f.Status)
+	}
+	if f.Ruleset != "" {
+		where = append(where, "g.ruleset = "+arg(f.Ruleset))
+	}
+	if f.Player != "" {
+		id, err := canonicalUUID(f.Player)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w: player %.40q is not a player id", ErrInvalid, f.Player)
+		}
+		where = append(where, "EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id = "+arg(id)+")")
+	}
+	if f.Cursor != "" {
+		at, id, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w", err)
+		}
+		where = append(where, "(g.last_move_at, g.id) < ("+arg(at)+"::timestamptz, "+arg(id)+"::uuid)")
+	}
+	q := "SELECT " + gameColumns + " FROM games g"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY g.last_move_at DESC, g.id DESC LIMIT " + arg(limit+1)
+
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list games: %w", err)
+	}
+	defer rows.Close()
+	games := make([]GameRow, 0, min(limit+1, 64))
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w", err)
+		}
+		games = append(games, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("list games: %w", err)
+	}
+	next := ""
+	if len(games) > limit {
+		games = games[:limit]
+		last := games[limit-1]
+		next = encodeCursor(last.LastMoveAt, last.ID)
+	}
+	return games, next, nil
+}
+
+// Game reads one game's row; found is false for an unknown game.
+func Game(ctx context.Context, db DB, gameID string) (row GameRow, found bool, err error) {
+	id, err := canonicalUUID(gameID)
+	if err != nil {
+		return GameRow{}, false, nil
+	}
+	rows, err := db.Query(ctx, "SELECT "+gameColumns+" FROM games g WHERE g.id = $1", id)
+	if err != nil {
+		return GameRow{}, false, fmt.Errorf("read game %s: %w", id, err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		row, err = scanGame(rows)
+		if err != nil {
+			return GameRow{}, false, fmt.Errorf("read game %s: %w", id, err)
+		}
+		found = true
+	}
+	if err := rows.Err(); err != nil {
+		return GameRow{}, false, fmt.Errorf("read game %s: %w", id, err)
+	}
+	return row, found, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanGame(r scanner) (GameRow, error) {
+	var g GameRow
+	var options, seats, final []byte
+	var toAct []int32
+	if err := r.Scan(&g.ID, &g.Ruleset, &options, &g.Status, &g.Version, &toAct, &seats,
+		&g.CreatedBy, &g.CreatedAt, &g.LastMoveAt, &g.Deadline, &final); err != nil {
+		return GameRow{}, err
+	}
+	if err := json.Unmarshal(options, &g.Options); err != nil {
+		return GameRow{}, fmt.Errorf("game %s: options: %w", g.ID, err)
+	}
+	var stored []seatJSON
+	if err := json.Unmarshal(seats, &stored); err != nil {
+		return GameRow{}, fmt.Errorf("game %s: seats: %w", g.ID, err)
+	}
+	g.Seats = make([]SeatRow, len(stored))
+	for i, s := range stored {
+		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Name: s.Name}
+	}
+	g.ToAct = make([]int, len(toAct))
+	for i, s := range toAct {
+		g.ToAct[i] = int(s)
+	}
+	if final != nil {
+		g.Final = &engine.Final{}
+		if err := json.Unmarshal(final, g.Final); err != nil {
+			return GameRow{}, fmt.Errorf("game %s: final: %w", g.ID, err)
+		}
+	}
+	return g, nil
+}
+
+// The cursor is opaque to clients: "v1.<unix microseconds>.<game id>" in
+// base64url. Timestamps are stored to the microsecond, so it is exact.
+const cursorVersion = "v1"
+
+func encodeCursor(at time.Time, id string) string {
+	raw := cursorVersion + "." + strconv.FormatInt(at.UnixMicro(), 10) + "." + id
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+// maxCursor bounds what decodeCursor reads: a real cursor has about 80
+// bytes.
+const maxCursor = 200
+
+func decodeCursor(cursor string) (time.Time, string, error) {
+	bad := fmt.Errorf("%w: the cursor is not one this server gave", ErrInvalid)
+	if len(cursor) > maxCursor {
+		return time.Time{}, "", bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	parts := strings.Split(string(raw), ".")
+	if len(parts) != 3 || parts[0] != cursorVersion {
+		return time.Time{}, "", bad
+	}
+	micros, err := strconv.ParseInt(parts[1], 10, 64)
+	// PostgreSQL's timestamptz spans 4713 BC to 294276 AD; stay well inside.
+	const maxMicros = 1 << 62 / 1000
+	if err != nil || micros < -maxMicros || micros > maxMicros {
+		return time.Time{}, "", bad
+	}
+	id, err := canonicalUUID(parts[2])
+	if err != nil || id != parts[2] {
+		return time.Time{}, "", bad
+	}
+	return time.UnixMicro(micros).UTC(), id, nil
+}
+
+// Inbox lists the games waiting for a player, one row per game: the most
+// urgent first (earliest deadline, then longest wait).
+func Inbox(ctx context.Context, db DB, playerID string) ([]TurnRow, error) {
+	id, err := canonicalUUID(playerID)
+	if err != nil {
+		return nil, fmt.Errorf("turn inbox: %w: player %.40q is not a player id", ErrInvalid, playerID)
+	}
+	rows, err := db.Query(ctx, `SELECT i.game_id::text, g.ruleset, array_agg(i.seat ORDER BY i.seat), g.version,
+			min(i.since), min(i.deadline)
+		FROM turn_inbox i JOIN games g ON g.id = i.game_id
+		WHERE i.player_id = $1
+		GROUP BY i.game_id, g.ruleset, g.version
+		ORDER BY min(i.deadline) NULLS LAST, min(i.since), i.game_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("turn inbox of %s: %w", id, err)
+	}
+	defer rows.Close()
+	out := []TurnRow{}
+	for rows.Next() {
+		var t TurnRow
+		var seats []int32
+		if err := rows.Scan(&t.GameID, &t.Ruleset, &seats, &t.Version, &t.Since, &t.Deadline); err != nil {
+			return nil, fmt.Errorf("turn inbox of %s: %w", id, err)
+		}
+		t.Seats = make([]int, len(seats))
+		for i, s := range seats {
+			t.Seats[i] = int(s)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("turn inbox of %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Results lists a player's results in finished games, the latest first
+// (a player holding several seats of one game has one row per seat).
+func Results(ctx context.Context, db DB, playerID string) ([]ResultRow, error) {
+	id, err := canonicalUUID(playerID)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w: player %.40q is not a player id", ErrInvalid, playerID)
+	}
+	rows, err := db.Query(ctx, `SELECT r.game_id::text, g.ruleset, r.seat, r.score, r.rank,
+			jsonb_array_length(g.seats), r.finished_at
+		FROM results r JOIN games g ON g.id = r.game_id
+		WHERE r.player_id = $1
+		ORDER BY r.finished_at DESC, r.game_id, r.seat`, id)
+	if err != nil {
+		return nil, fmt.Errorf("results of %s: %w", id, err)
+	}
+	defer rows.Close()
+	out := []ResultRow{}
+	for rows.Next() {
+		var r ResultRow
+		if err := rows.Scan(&r.GameID, &r.Ruleset, &r.Seat, &r.Score, &r.Rank, &r.Seats, &r.FinishedAt); err != nil {
+			return nil, fmt.Errorf("results of %s: %w", id, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results of %s: %w", id, err)
+	}
+	return out, nil
+}
