@@ -72,10 +72,10 @@ func appendSQL(sh appendShape) string {
 	insert := `INSERT INTO events (stream_id, version, type, schema_version, data, meta)
 	SELECT $1::uuid, `
 	if sh.batch {
-		insert += `$2::bigint + e.i, e.t, e.s, e.d, $6::jsonb
-	FROM unnest($3::text[], $4::int[], $5::jsonb[]) WITH ORDINALITY AS e (t, s, d, i)`
+		insert += `$2::bigint + e.i, e.t, e.s, e.d, $6::json
+	FROM unnest($3::text[], $4::int[], $5::json[]) WITH ORDINALITY AS e (t, s, d, i)`
 	} else {
-		insert += `$2::bigint + 1, $3::text, $4::int, $5::jsonb, $6::jsonb`
+		insert += `$2::bigint + 1, $3::text, $4::int, $5::json, $6::json`
 	}
 	if len(guards) > 0 {
 		insert += "\n\tWHERE " + strings.Join(guards, " AND ")

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 )
 
@@ -171,4 +174,95 @@ func pgbenchTPS(out []byte) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no tps in the pgbench output:\n%s", out)
+}
+
+// BenchmarkLoad reads a game from PostgreSQL and reports the median
+// (p50-ms) and 99th percentile (p99-ms) time of one load:
+//
+//   - pavilion-4p: a complete random 4-player Summer Pavilion game, read
+//     as records, and folded through the engine into its state from the
+//     first event or from the latest snapshot (written every 64 events,
+//     as the command path does);
+//   - events=400: a stream of 400 events of ~300 bytes, read whole, or
+//     from a snapshot at 384 (the latest of every 64) and the 16 events
+//     after it, with a trivial fold.
+func BenchmarkLoad(b *testing.B) {
+	ctx := context.Background()
+	pool := newPool(b, 4)
+	store := events.NewStore(pool)
+
+	g := playRandomGame(b, engine.Config{Ruleset: "summer-pavilion", Players: 4}, rand.New(rand.NewPCG(1, 2)))
+	game := appendGame(b, store, g)
+	n := int64(g.events())
+	withSnapshot := engineFolding(g.rules, 0)
+	if _, err := events.LoadState(ctx, store, game, n/64*64, engineFolding(g.rules, 64)); err != nil {
+		b.Fatal(err)
+	}
+	noSnapshot := withSnapshot
+	noSnapshot.Decode = nil
+
+	long := newStreamID()
+	for v := int64(0); v < 400; v += 2 {
+		batch := []events.NewEvent{{Type: "tiles_taken", Schema: 1, Data: benchEventData}, {Type: "tiles_placed", Schema: 1, Data: benchEventData}}
+		if _, err := store.Append(ctx, events.AppendRequest{StreamID: long, ExpectedVersion: v, Events: batch, Meta: testMeta(int(v) % 4)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	counting := events.Folding[int]{
+		Format: 1,
+		Fold:   func(s int, recs []events.Record) (int, error) { return s + len(recs), nil },
+		Decode: func(data []byte) (int, error) { return strconv.Atoi(string(data)) },
+	}
+	if err := store.SaveSnapshot(ctx, long, 384, 1, []byte("384")); err != nil {
+		b.Fatal(err)
+	}
+	countingNoSnapshot := counting
+	countingNoSnapshot.Decode = nil
+
+	for _, bc := range []struct {
+		name string
+		load func() (int64, error)
+		want int64
+	}{
+		{fmt.Sprintf("pavilion-4p/events=%d/records", n), func() (int64, error) {
+			recs, err := store.Load(ctx, game, 0, 0)
+			return int64(len(recs)), err
+		}, n},
+		{fmt.Sprintf("pavilion-4p/events=%d/state/no-snapshot", n), func() (int64, error) {
+			l, err := events.LoadState(ctx, store, game, 0, noSnapshot)
+			return l.Version, err
+		}, n},
+		{fmt.Sprintf("pavilion-4p/events=%d/state/snapshot=%d", n, n/64*64), func() (int64, error) {
+			l, err := events.LoadState(ctx, store, game, 0, withSnapshot)
+			if err == nil && l.SnapshotVersion != n/64*64 {
+				return 0, fmt.Errorf("loaded from the snapshot at %d", l.SnapshotVersion)
+			}
+			return l.Version, err
+		}, n},
+		{"events=400/no-snapshot", func() (int64, error) {
+			l, err := events.LoadState(ctx, store, long, 0, countingNoSnapshot)
+			return int64(l.State), err
+		}, 400},
+		{"events=400/snapshot=384", func() (int64, error) {
+			l, err := events.LoadState(ctx, store, long, 0, counting)
+			return int64(l.State), err
+		}, 400},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			times := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				got, err := bc.load()
+				times = append(times, time.Since(start))
+				if err != nil || got != bc.want {
+					b.Fatalf("loaded %d, want %d: %v", got, bc.want, err)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
 }

@@ -141,7 +141,7 @@ func readAfter(ctx context.Context, q Querier, from Checkpoint, limit int) ([]Re
 		var r Record
 		var meta []byte
 		var txText string
-		if err := rows.Scan(&r.StreamID, &r.Version, &r.Position, &r.Type, &r.Schema, &r.Data, &meta, &r.RecordedAt, &txText); err != nil {
+		if err := rows.Scan(&r.StreamID, &r.Version, &r.Position, &r.Type, &r.Schema, (*[]byte)(&r.Data), &meta, &r.RecordedAt, &txText); err != nil {
 			return nil, from, fmt.Errorf("read events: %w", err)
 		}
 		if r.Meta, err = dec.decode(meta); err != nil {

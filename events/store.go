@@ -3,7 +3,6 @@ package events
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 
@@ -123,7 +122,7 @@ func ReadStream(ctx context.Context, q Querier, streamID string, afterVersion in
 	for rows.Next() {
 		var r Record
 		var meta []byte
-		if err := rows.Scan(&r.Version, &r.Position, &r.Type, &r.Schema, &r.Data, &meta, &r.RecordedAt); err != nil {
+		if err := rows.Scan(&r.Version, &r.Position, &r.Type, &r.Schema, (*[]byte)(&r.Data), &meta, &r.RecordedAt); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read stream %s: %w", id, err)
 		}
@@ -151,8 +150,8 @@ func (d *metaDecoder) decode(raw []byte) (Meta, error) {
 	if d.raw != nil && bytes.Equal(raw, d.raw) {
 		return d.meta, nil
 	}
-	var m Meta
-	if err := json.Unmarshal(raw, &m); err != nil {
+	m, err := decodeMeta(raw)
+	if err != nil {
 		return Meta{}, err
 	}
 	d.raw, d.meta = raw, m
@@ -178,7 +177,7 @@ func ReadBatches(ctx context.Context, q Querier, streamID string) ([][]Record, e
 		var r Record
 		var meta []byte
 		var tx string
-		if err := rows.Scan(&r.Version, &r.Position, &r.Type, &r.Schema, &r.Data, &meta, &r.RecordedAt, &tx); err != nil {
+		if err := rows.Scan(&r.Version, &r.Position, &r.Type, &r.Schema, (*[]byte)(&r.Data), &meta, &r.RecordedAt, &tx); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read stream %s: %w", id, err)
 		}

@@ -15,15 +15,18 @@ CREATE TABLE streams (
 -- v > 1 also requires v - 1 to exist, so a stream never has holes.
 -- global_position orders events across streams (increasing, with gaps);
 -- tx_id is the writing transaction, which the gap-safe consumer orders by
--- (see the events package documentation).
+-- (see the events package documentation). data and meta are json, not
+-- jsonb: the store never looks inside them, json keeps the bytes as
+-- written, and reading a game skips the jsonb-to-text conversion of every
+-- event (about a third of the time of loading a 400-event stream).
 CREATE TABLE events (
     stream_id       uuid NOT NULL,
     version         bigint NOT NULL CHECK (version >= 1),
     global_position bigint GENERATED ALWAYS AS IDENTITY,
     type            text NOT NULL CHECK (type <> ''),
     schema_version  integer NOT NULL CHECK (schema_version >= 1),
-    data            jsonb NOT NULL,
-    meta            jsonb NOT NULL,
+    data            json NOT NULL,
+    meta            json NOT NULL,
     recorded_at     timestamptz NOT NULL DEFAULT now(),
     tx_id           xid8 NOT NULL DEFAULT pg_current_xact_id(),
     PRIMARY KEY (stream_id, version)
