@@ -181,10 +181,15 @@ func decodeCursor(cursor string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	id, err := canonicalUUID(parts[2])
-	if err != nil || id != parts[2] {
+	if err != nil {
 		return time.Time{}, "", bad
 	}
-	return time.UnixMicro(micros).UTC(), id, nil
+	at := time.UnixMicro(micros).UTC()
+	// Only the form this server writes: no "+1", "007", line breaks.
+	if encodeCursor(at, id) != cursor {
+		return time.Time{}, "", bad
+	}
+	return at, id, nil
 }
 
 // Inbox lists the games waiting for a player, one row per game: the most
