@@ -238,16 +238,18 @@ func TestApplyRefusesMalformedRows(t *testing.T) {
 	good := projections.GameRow{ID: uuid.NewString(), Ruleset: "azul-mini", Status: "active", ToAct: []int{0},
 		CreatedAt: base, LastMoveAt: base, Seats: []projections.SeatRow{{Seat: 0, PlayerID: uuid.NewString(), Name: "A"}}}
 	for name, change := range map[string]func(r *projections.GameRow){
-		"id":               func(r *projections.GameRow) { r.ID = "game-1" },
-		"status":           func(r *projections.GameRow) { r.Status = "" },
-		"ruleset":          func(r *projections.GameRow) { r.Ruleset = "" },
-		"version":          func(r *projections.GameRow) { r.Version = -1 },
-		"player":           func(r *projections.GameRow) { r.Seats[0].PlayerID = "ana" },
-		"creator":          func(r *projections.GameRow) { r.CreatedBy = "ana" },
-		"seat twice":       func(r *projections.GameRow) { r.Seats = append(r.Seats, r.Seats[0]) },
-		"negative seat":    func(r *projections.GameRow) { r.ToAct = []int{-1} },
-		"no time":          func(r *projections.GameRow) { r.LastMoveAt = time.Time{} },
-		"final seat twice": func(r *projections.GameRow) { r.Final = &engine.Final{Players: []engine.FinalPlayer{{Seat: 0}, {Seat: 0}}} },
+		"id":            func(r *projections.GameRow) { r.ID = "game-1" },
+		"status":        func(r *projections.GameRow) { r.Status = "" },
+		"ruleset":       func(r *projections.GameRow) { r.Ruleset = "" },
+		"version":       func(r *projections.GameRow) { r.Version = -1 },
+		"player":        func(r *projections.GameRow) { r.Seats[0].PlayerID = "ana" },
+		"creator":       func(r *projections.GameRow) { r.CreatedBy = "ana" },
+		"seat twice":    func(r *projections.GameRow) { r.Seats = append(r.Seats, r.Seats[0]) },
+		"negative seat": func(r *projections.GameRow) { r.ToAct = []int{-1} },
+		"no time":       func(r *projections.GameRow) { r.LastMoveAt = time.Time{} },
+		"final seat twice": func(r *projections.GameRow) {
+			r.Final = &engine.Final{Players: []engine.FinalPlayer{{Seat: 0}, {Seat: 0}}}
+		},
 	} {
 		row := good
 		row.Seats = slices.Clone(good.Seats)
