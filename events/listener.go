@@ -168,40 +168,50 @@ func (l *Listener) listen(ctx context.Context, cfg *pgx.ConnConfig) (listened bo
 		if err != nil {
 			return true, fmt.Errorf("wait for notifications: %w", err)
 		}
-		notice, ok := ParseNotice(n.Payload)
-		if !ok {
-			l.log.WarnContext(ctx, "event listener: ignoring a malformed notification", "payload", n.Payload)
+		notices, err := ParseNotification(n.Payload)
+		if err != nil {
+			l.log.WarnContext(ctx, "event listener: ignoring a malformed notification", "err", err)
 			continue
 		}
-		l.dispatch(notice)
+		l.dispatch(notices)
 	}
 }
 
-// ParseNotice reads a notification payload "<stream id>:<version>".
-func ParseNotice(payload string) (Notice, bool) {
-	id, v, ok := strings.Cut(payload, ":")
-	if !ok {
-		return Notice{}, false
+// ParseNotification reads the payload of a notification on
+// NotifyChannel: "<stream id>:<version>" entries separated by commas.
+func ParseNotification(payload string) ([]Notice, error) {
+	if len(payload) > maxPayload {
+		return nil, fmt.Errorf("%w: notification of %d bytes", ErrInvalid, len(payload))
 	}
-	streamID, err := canonicalID(id)
-	if err != nil {
-		return Notice{}, false
+	var out []Notice
+	for entry := range strings.SplitSeq(payload, ",") {
+		id, v, ok := strings.Cut(entry, ":")
+		if !ok {
+			return nil, fmt.Errorf("%w: notification entry %.80q has no version", ErrInvalid, entry)
+		}
+		streamID, err := canonicalID(id)
+		if err != nil {
+			return nil, err
+		}
+		version, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || version < 1 {
+			return nil, fmt.Errorf("%w: notification entry %.80q: bad version", ErrInvalid, entry)
+		}
+		out = append(out, Notice{StreamID: streamID, Version: version})
 	}
-	version, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || version < 1 {
-		return Notice{}, false
-	}
-	return Notice{StreamID: streamID, Version: version}, true
+	return out, nil
 }
 
-func (l *Listener) dispatch(n Notice) {
+func (l *Listener) dispatch(notices []Notice) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for sub := range l.subs[n.StreamID] {
-		offer(sub.ch, n)
-	}
-	for sub := range l.subs[""] {
-		offer(sub.ch, n)
+	for _, n := range notices {
+		for sub := range l.subs[n.StreamID] {
+			offer(sub.ch, n)
+		}
+		for sub := range l.subs[""] {
+			offer(sub.ch, n)
+		}
 	}
 }
 

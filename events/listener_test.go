@@ -2,7 +2,9 @@ package events_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,29 +173,35 @@ func TestListenerRefusesABadConnectionString(t *testing.T) {
 	}
 }
 
-func FuzzParseNotice(f *testing.F) {
+func FuzzParseNotification(f *testing.F) {
 	f.Add("0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f:12")
-	f.Add("0192F5E4-8A4B-7C3D-9E2F-1A2B3C4D5E6F:1")
+	f.Add("0192F5E4-8A4B-7C3D-9E2F-1A2B3C4D5E6F:1,0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6e:7")
 	f.Add("0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f:0")
 	f.Add("x:1")
 	f.Add(":")
+	f.Add("")
+	f.Add(",")
 	f.Add("0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f:-3")
 	f.Add("0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f:99999999999999999999")
 	f.Fuzz(func(t *testing.T, payload string) {
-		n, ok := events.ParseNotice(payload)
-		if !ok {
-			if n != (events.Notice{}) {
-				t.Fatalf("refused %q but returned %+v", payload, n)
+		notices, err := events.ParseNotification(payload)
+		if err != nil {
+			if !errors.Is(err, events.ErrInvalid) || notices != nil {
+				t.Fatalf("refused %q with %v, returning %v", payload, err, notices)
 			}
 			return
 		}
-		if n.Version < 1 {
-			t.Fatalf("%q: version %d", payload, n.Version)
+		// What it accepts reads back the same from its canonical form.
+		var entries []string
+		for _, n := range notices {
+			if n.Version < 1 {
+				t.Fatalf("%q: version %d", payload, n.Version)
+			}
+			entries = append(entries, n.StreamID+":"+strconv.FormatInt(n.Version, 10))
 		}
-		// What it accepts is canonical and reads back the same.
-		again, ok := events.ParseNotice(n.StreamID + ":" + strconv.FormatInt(n.Version, 10))
-		if !ok || again != n {
-			t.Fatalf("%q gave %+v, which reads back as %+v %v", payload, n, again, ok)
+		again, err := events.ParseNotification(strings.Join(entries, ","))
+		if err != nil || !slices.Equal(again, notices) {
+			t.Fatalf("%q gave %v, which reads back as %v, %v", payload, notices, again, err)
 		}
 	})
 }

@@ -2,12 +2,14 @@ package events
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 )
 
 // notifier announces committed appends on NotifyChannel.
@@ -21,8 +23,9 @@ import (
 // still see the append with the stream's next one, or when they resync
 // after reconnecting, since notices are only hints to read the store.
 //
-// The goroutine runs only while there is something to send, so a Store
-// needs no Close.
+// Notifications go out within a few milliseconds (notifyLinger) of the
+// commit, several appends to a payload (see ParseNotification). The goroutine runs only while there is something to send, so a
+// Store needs no Close.
 type notifier struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -34,6 +37,15 @@ type notifier struct {
 
 // notifyTimeout bounds one notification statement.
 const notifyTimeout = 10 * time.Second
+
+// notifyLinger is how long the notifier collects appends before sending
+// them: every notification is a transaction that takes PostgreSQL's
+// notify lock, so one per append would cost nearly an append each.
+const notifyLinger = 2 * time.Millisecond
+
+// maxPayload keeps a notification's payload under PostgreSQL's limit of
+// 8000 bytes.
+const maxPayload = 7900
 
 func newNotifier(pool *pgxpool.Pool, log *slog.Logger) *notifier {
 	return &notifier{pool: pool, log: log, pending: map[string]int64{}}
@@ -55,6 +67,7 @@ func (n *notifier) add(streamID string, version int64) {
 // run sends batches until none is pending.
 func (n *notifier) run() {
 	for {
+		time.Sleep(notifyLinger)
 		n.mu.Lock()
 		batch := n.pending
 		if len(batch) == 0 {
@@ -65,16 +78,37 @@ func (n *notifier) run() {
 		n.pending = make(map[string]int64, len(batch))
 		n.mu.Unlock()
 
-		payloads := make([]string, 0, len(batch))
-		for id, v := range batch {
-			payloads = append(payloads, id+":"+strconv.FormatInt(v, 10))
-		}
+		payloads := encodeNotifications(batch)
 		ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 		_, err := n.pool.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, NotifyChannel, payloads)
 		cancel()
-		if err != nil {
+		// A closed pool means the process is stopping: nobody to tell.
+		if err != nil && !errors.Is(err, puddle.ErrClosedPool) {
 			n.log.Warn("event store: notifying appends failed; listeners will see them with later appends",
 				"streams", len(payloads), "err", err)
 		}
 	}
+}
+
+// encodeNotifications writes "<id>:<version>" entries separated by
+// commas, as few payloads as fit.
+func encodeNotifications(versions map[string]int64) []string {
+	var payloads []string
+	var b []byte
+	for id, v := range versions {
+		if len(b) > 0 && len(b)+len(id)+22 > maxPayload {
+			payloads = append(payloads, string(b))
+			b = b[:0]
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, id...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, v, 10)
+	}
+	if len(b) > 0 {
+		payloads = append(payloads, string(b))
+	}
+	return payloads
 }
