@@ -13,7 +13,8 @@ import (
 )
 
 // NotifyChannel is the PostgreSQL channel appends are announced on, with
-// the payload "<stream id>:<version after the append>".
+// payloads of "<stream id>:<version after the append>" entries separated
+// by commas (see ParseNotification).
 const NotifyChannel = "azuld_events"
 
 // Limits on what an append accepts, so that a bad request gets a clear
@@ -142,8 +143,8 @@ type priorUse struct {
 // version), ErrIdempotencyMismatch, ErrInvalid (a malformed request), or
 // the hook's error as it is; in every case nothing was written.
 //
-// Once committed, the append is announced on NotifyChannel (see
-// notifier): right after the commit, not inside the transaction.
+// Once committed, the append is announced on NotifyChannel, within a few
+// milliseconds (see notifier).
 func (s *Store) Append(ctx context.Context, req AppendRequest) (AppendResult, error) {
 	args, err := checkAppend(req)
 	if err != nil {

@@ -4,11 +4,11 @@
 //
 // The schema:
 //
-//   - 000001 event store: streams (the version row that serialises the
-//     appends of one game), events (append-only: UPDATE, DELETE and
-//     TRUNCATE are refused by triggers), idempotency_keys, snapshots,
-//     consumer_checkpoints, and the append_events function that appends a
-//     batch in one statement.
+//   - 000001 event store: events (append-only: UPDATE, DELETE and
+//     TRUNCATE are refused by triggers; the primary key (stream_id,
+//     version) serialises the appends of a game), streams (one row per
+//     game), idempotency_keys, snapshots, consumer_checkpoints. See the
+//     events package.
 //   - 000002 players and game_secrets, which are not event-sourced.
 //   - 000003 read models: games, game_seats, turn_inbox, results.
 //
