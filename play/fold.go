@@ -1,0 +1,186 @@
+package play
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+)
+
+// tailEvent is an engine event folded since the last random reveal.
+type tailEvent struct {
+	version int64
+	event   engine.Event
+}
+
+// foldState is the part of a Game that folding needs besides its public
+// fields: the engine state at the last random reveal and the engine events
+// after it. Take-backs never undo a reveal, so undoing moves only ever
+// refolds this short tail.
+type foldState struct {
+	base engine.State
+	tail []tailEvent
+	// revealVersion is the version of the last event that revealed random
+	// draws (0 before the first deal).
+	revealVersion int64
+	// snapshotVersion is the version of the last snapshot written or read.
+	snapshotVersion int64
+}
+
+// newGame starts an empty game for a stream; records are folded into it.
+func newGame(id string) *Game { return &Game{ID: id} }
+
+// clone returns a copy that can be folded further without changing g.
+func (g *Game) clone() *Game {
+	c := *g
+	c.Seats = slices.Clone(g.Seats)
+	c.fold.tail = slices.Clone(g.fold.tail)
+	return &c
+}
+
+// foldRecords folds stored records into g in order.
+func (g *Game) foldRecords(reg engine.Registry, recs []events.Record) error {
+	for _, rec := range recs {
+		if err := g.apply(reg, rec); err != nil {
+			return fmt.Errorf("game %s version %d (%s): %w", rec.StreamID, rec.Version, rec.Type, err)
+		}
+	}
+	return nil
+}
+
+// apply folds one stored record into g.
+func (g *Game) apply(reg engine.Registry, rec events.Record) error {
+	if rec.Version != g.Version+1 {
+		return fmt.Errorf("%w: version %d follows %d", engine.ErrInconsistent, rec.Version, g.Version)
+	}
+	switch rec.Type {
+	case EvGameCreated:
+		if g.Version != 0 {
+			return fmt.Errorf("%w: game.created is not the first event", engine.ErrInconsistent)
+		}
+		if err := g.applyCreated(reg, rec); err != nil {
+			return err
+		}
+	case EvSeatJoined:
+		var j seatJoined
+		if err := json.Unmarshal(rec.Data, &j); err != nil {
+			return fmt.Errorf("%w: decode: %v", engine.ErrInconsistent, err)
+		}
+		if j.Seat < 0 || j.Seat >= len(g.Seats) || g.Seats[j.Seat].taken() {
+			return fmt.Errorf("%w: seat %d is not free", engine.ErrInconsistent, j.Seat)
+		}
+		g.Seats[j.Seat].PlayerID, g.Seats[j.Seat].Name = j.PlayerID, j.Name
+	case EvSeedRevealed:
+		var r seedRevealed
+		if err := json.Unmarshal(rec.Data, &r); err != nil {
+			return fmt.Errorf("%w: decode: %v", engine.ErrInconsistent, err)
+		}
+		g.Seed = r.Seed
+	default:
+		if isServerEvent(rec.Type) {
+			if err := g.applyServerExtension(rec); err != nil {
+				return err
+			}
+			break
+		}
+		if err := g.applyEngine(rec); err != nil {
+			return err
+		}
+	}
+	g.Version = rec.Version
+	g.UpdatedAt = rec.RecordedAt
+	g.refreshStatus()
+	return nil
+}
+
+func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
+	var c gameCreated
+	if err := json.Unmarshal(rec.Data, &c); err != nil {
+		return fmt.Errorf("%w: decode: %v", engine.ErrInconsistent, err)
+	}
+	rules, err := reg.Get(c.Config.Ruleset)
+	if err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInconsistent, err)
+	}
+	g.ID = rec.StreamID
+	g.Config = c.Config
+	g.Rules = rules
+	g.Seats = slices.Clone(c.Seats)
+	g.TimeControl = c.TimeControl
+	g.SeedCommitment = c.SeedCommitment
+	g.Seed = c.Seed
+	g.CreatedBy = c.CreatedBy
+	g.CreatedAt = rec.RecordedAt
+	return nil
+}
+
+// applyEngine decodes an engine event and evolves the state.
+func (g *Game) applyEngine(rec events.Record) error {
+	if g.Rules == nil {
+		return fmt.Errorf("%w: engine event before game.created", engine.ErrInconsistent)
+	}
+	ev, err := g.Rules.DecodeEvent(rec.Type, rec.Schema, rec.Data)
+	if err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInconsistent, err)
+	}
+	before := 0
+	if g.State != nil {
+		before = g.State.Reveals()
+	}
+	next, err := g.Rules.Evolve(g.State, ev)
+	if err != nil {
+		return err
+	}
+	g.State = next
+	if reveal := next.Reveals() != before; reveal || g.fold.base == nil {
+		// A reveal (or game_started) starts a new base that take-backs can
+		// never cross.
+		g.fold.base, g.fold.tail = next, nil
+		if reveal {
+			g.fold.revealVersion = rec.Version
+		}
+		return nil
+	}
+	g.fold.tail = append(g.fold.tail, tailEvent{version: rec.Version, event: ev})
+	return nil
+}
+
+// refreshStatus derives the status from seats and state.
+func (g *Game) refreshStatus() {
+	switch {
+	case g.State == nil:
+		g.Status = StatusOpen
+	case g.State.Over():
+		g.Status = StatusFinished
+	default:
+		g.Status = StatusActive
+	}
+	g.Deadline = nil
+	if g.Status == StatusActive && g.TimeControl != nil && g.TimeControl.PerMove > 0 {
+		d := g.UpdatedAt.Add(time.Duration(g.TimeControl.PerMove))
+		g.Deadline = &d
+	}
+}
+
+// taken reports whether a seat has a player or a bot.
+func (s Seat) taken() bool { return s.PlayerID != "" || s.Bot != "" }
+
+// freeSeats lists the seats nobody holds yet.
+func (g *Game) freeSeats() []int {
+	var free []int
+	for i, s := range g.Seats {
+		if !s.taken() {
+			free = append(free, i)
+		}
+	}
+	return free
+}
+
+// applyServerExtension folds server events beyond creation, joining and the
+// seed reveal.
+func (g *Game) applyServerExtension(rec events.Record) error {
+	return fmt.Errorf("%w: unknown server event %q", engine.ErrInconsistent, rec.Type)
+}

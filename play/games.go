@@ -1,0 +1,478 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/bots"
+	"github.com/azuld/azuld/events"
+)
+
+// maxTimeControl bounds a per-move time limit.
+const maxTimeControl = 90 * 24 * time.Hour
+
+// CreateGame creates a game. When every seat is taken (players or bots)
+// the game starts at once.
+func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame, idempotencyKey string) (*Game, error) {
+	rules, err := s.rules.Get(req.Ruleset)
+	if err != nil {
+		return nil, fmt.Errorf("%w: unknown ruleset %q (known: %v)", ErrInvalid, req.Ruleset, s.rulesetNames())
+	}
+	cfg := engine.Config{Ruleset: req.Ruleset, Players: len(req.Seats), Options: req.Options}
+	seed, public, err := chooseSeed(req.Seed)
+	if err != nil {
+		return nil, err
+	}
+	// Start validates players and options; its events are used only if
+	// the game starts now.
+	startEvents, err := rules.Start(cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := validTimeControl(req.TimeControl); err != nil {
+		return nil, err
+	}
+	seats, err := s.resolveSeats(ctx, creator, req.Seats)
+	if err != nil {
+		return nil, err
+	}
+	created := gameCreated{
+		Config: cfg, Seats: seats, TimeControl: req.TimeControl,
+		SeedCommitment: seed.Commitment(), CreatedBy: creator.ID,
+	}
+	if public {
+		created.Seed = seed.String()
+	}
+	first, err := serverEvent(EvGameCreated, created)
+	if err != nil {
+		return nil, err
+	}
+	batch := []events.NewEvent{first}
+	g := newGame(newGameID())
+	if !slices.ContainsFunc(seats, func(s Seat) bool { return !s.taken() }) {
+		more, err := engineEvents(startEvents)
+		if err != nil {
+			return nil, err
+		}
+		batch = append(batch, more...)
+	}
+	reqJSON, _ := json.Marshal(req)
+	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: creator.ID}, Channel: "api", CommandID: commandID(idempotencyKey)}
+	saveSeed := func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO game_secrets (game_id, seed) VALUES ($1, $2)`, g.ID, seed.String())
+		if err != nil {
+			return fmt.Errorf("store seed: %w", err)
+		}
+		return nil
+	}
+	after, res, err := s.appendBatch(ctx, g, batch, meta, "create:"+creator.ID, idempotencyKey, requestHash(string(reqJSON)), saveSeed)
+	if err != nil {
+		return nil, err
+	}
+	if res.Replayed {
+		return s.Game(ctx, res.Records[0].StreamID)
+	}
+	s.seeds.Store(after.ID, seed)
+	return s.playBots(ctx, after)
+}
+
+// newGameID returns a time-ordered UUID (v7), which keeps the events
+// index's inserts local.
+func newGameID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// commandID is the idempotency key, or a fresh id.
+func commandID(key string) string {
+	if key != "" {
+		return key
+	}
+	return uuid.NewString()
+}
+
+// chooseSeed parses a public seed or draws a secret one.
+func chooseSeed(text string) (engine.Seed, bool, error) {
+	if text != "" {
+		seed, err := engine.ParseSeed(text)
+		if err != nil {
+			return seed, false, fmt.Errorf("%w: seed must be 64 hex digits", ErrInvalid)
+		}
+		return seed, true, nil
+	}
+	seed, err := engine.NewSeed()
+	return seed, false, err
+}
+
+func validTimeControl(tc *TimeControl) error {
+	if tc == nil {
+		return nil
+	}
+	switch {
+	case tc.PerMove < 0 || time.Duration(tc.PerMove) > maxTimeControl:
+		return fmt.Errorf("%w: time_control.per_move must be between 0 and %s", ErrInvalid, maxTimeControl)
+	case tc.PerMove > 0 && time.Duration(tc.PerMove) < time.Minute:
+		return fmt.Errorf("%w: time_control.per_move must be at least 1m", ErrInvalid)
+	case tc.OnTimeout != "" && tc.OnTimeout != "bot" && tc.OnTimeout != "forfeit":
+		return fmt.Errorf("%w: time_control.on_timeout must be \"bot\" or \"forfeit\"", ErrInvalid)
+	case tc.RemindBefore < 0 || tc.RemindBefore > tc.PerMove:
+		return fmt.Errorf("%w: time_control.remind_before must be between 0 and per_move", ErrInvalid)
+	}
+	return nil
+}
+
+// resolveSeats checks the requested seats and looks up player names.
+func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []SeatSpec) ([]Seat, error) {
+	seats := make([]Seat, len(specs))
+	for i, spec := range specs {
+		seats[i].Seat = i
+		switch {
+		case spec.Player != "" && spec.Bot != "":
+			return nil, fmt.Errorf("%w: seat %d names both a player and a bot", ErrInvalid, i)
+		case spec.Bot != "":
+			if !bots.Known(spec.Bot) {
+				return nil, fmt.Errorf("%w: seat %d: unknown bot %q (known: %v)", ErrInvalid, i, spec.Bot, bots.Kinds())
+			}
+			seats[i].Bot = spec.Bot
+		case spec.Player == "me" || spec.Player == creator.ID:
+			seats[i].PlayerID, seats[i].Name = creator.ID, creator.Name
+		case spec.Player != "":
+			p, err := s.Player(ctx, spec.Player)
+			if err != nil {
+				return nil, fmt.Errorf("%w: seat %d: no player %q", ErrInvalid, i, spec.Player)
+			}
+			seats[i].PlayerID, seats[i].Name = p.ID, p.Name
+		}
+	}
+	return seats, nil
+}
+
+func (s *Service) rulesetNames() []string {
+	names := make([]string, 0, len(s.rules))
+	for id := range s.rules {
+		names = append(names, id)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Join gives a player a free seat (the given one, or the first free).
+func (s *Service) Join(ctx context.Context, gameID string, p Player, seat *int) (*Game, error) {
+	for range 5 {
+		g, err := s.Game(ctx, gameID)
+		if err != nil {
+			return nil, err
+		}
+		after, err := s.joinOnce(ctx, g, p, seat)
+		if isConflict(err) {
+			continue
+		}
+		return after, err
+	}
+	return nil, fmt.Errorf("join game %s: %w", gameID, events.ErrConflict)
+}
+
+func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*Game, error) {
+	if g.Status != StatusOpen {
+		return nil, fmt.Errorf("%w: the game has no free seat", ErrForbidden)
+	}
+	if len(g.SeatsOf(p.ID)) > 0 {
+		return nil, fmt.Errorf("%w: you already hold a seat in this game", ErrForbidden)
+	}
+	free := g.freeSeats()
+	target := free[0]
+	if seat != nil {
+		if !slices.Contains(free, *seat) {
+			return nil, fmt.Errorf("%w: seat %d is not free", ErrForbidden, *seat)
+		}
+		target = *seat
+	}
+	joined, err := serverEvent(EvSeatJoined, seatJoined{Seat: target, PlayerID: p.ID, Name: p.Name})
+	if err != nil {
+		return nil, err
+	}
+	batch := []events.NewEvent{joined}
+	if len(free) == 1 {
+		seed, err := s.seed(ctx, g.ID)
+		if err != nil {
+			return nil, err
+		}
+		start, err := g.Rules.Start(g.Config, seed)
+		if err != nil {
+			return nil, fmt.Errorf("start game %s: %w", g.ID, err)
+		}
+		more, err := engineEvents(start)
+		if err != nil {
+			return nil, err
+		}
+		batch = append(batch, more...)
+	}
+	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &target}, Channel: "api", CommandID: commandID("")}
+	after, _, err := s.appendBatch(ctx, g, batch, meta, "", "", "", nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.playBots(ctx, after)
+}
+
+// Move applies a move. Without If-Match, a lost race with another append
+// (a bot, a simultaneous grey-wall choice) is retried on the new state.
+func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error) {
+	for range 5 {
+		g, err := s.Game(ctx, req.GameID)
+		if err != nil {
+			return nil, err
+		}
+		if req.ExpectedVersion != nil && *req.ExpectedVersion != g.Version {
+			return nil, &events.ConflictError{StreamID: g.ID, Expected: *req.ExpectedVersion, Actual: g.Version}
+		}
+		res, err := s.moveOnce(ctx, g, req)
+		if isConflict(err) && req.ExpectedVersion == nil {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !res.Replayed && res.Game != nil {
+			if after, err := s.playBots(ctx, res.Game); err == nil {
+				res.Game = after
+			} else {
+				s.log.WarnContext(ctx, "bot moves failed", "game", g.ID, "err", err)
+			}
+		}
+		return res, nil
+	}
+	return nil, fmt.Errorf("move in game %s: %w", req.GameID, events.ErrConflict)
+}
+
+// moveOnce decides and appends one move against g.
+func (s *Service) moveOnce(ctx context.Context, g *Game, req MoveRequest) (*MoveResult, error) {
+	seat, err := s.actingSeat(g, req)
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := parseMove(g.Rules, req)
+	if err != nil {
+		return nil, err
+	}
+	canonical, err := cmd.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", engine.ErrBadCommand, err)
+	}
+	scope, hash := "", ""
+	if req.IdempotencyKey != "" {
+		scope = "move:" + g.ID + ":" + actorKey(req.Actor)
+		hash = requestHash(strconv.Itoa(seat), string(canonical))
+		if res, found, err := s.replay(ctx, scope, req.IdempotencyKey, hash); err != nil || found {
+			return res, err
+		}
+	}
+	switch g.Status {
+	case StatusOpen:
+		return nil, fmt.Errorf("%w: the game has not started: seats are still free", ErrInvalid)
+	case StatusFinished:
+		return nil, engine.ErrGameOver
+	}
+	seed, err := s.seed(ctx, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	decided, err := g.Rules.Decide(g.State, seat, cmd, seed)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := engineEvents(decided)
+	if err != nil {
+		return nil, err
+	}
+	if end, err := engine.Fold(g.Rules, g.State, decided); err == nil && end.Over() && g.Seed == "" {
+		reveal, err := serverEvent(EvSeedRevealed, seedRevealed{Seed: seed.String()})
+		if err != nil {
+			return nil, err
+		}
+		batch = append(batch, reveal)
+	}
+	actor := req.Actor
+	actor.Seat = &seat
+	meta := events.Meta{
+		Actor: actor, Channel: req.Channel, CommandID: commandID(req.IdempotencyKey),
+		Command: canonical, Notation: cmd.Notation(),
+	}
+	after, res, err := s.appendBatch(ctx, g, batch, meta, scope, req.IdempotencyKey, hash, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &MoveResult{Version: after.Version, Events: res.Records, Game: after, Replayed: res.Replayed}, nil
+}
+
+// replay returns the first result of an idempotent command seen before.
+func (s *Service) replay(ctx context.Context, scope, key, hash string) (*MoveResult, bool, error) {
+	recs, found, err := s.store.Idempotent(ctx, scope, key, hash)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	version := int64(0)
+	if len(recs) > 0 {
+		version = recs[len(recs)-1].Version
+	}
+	return &MoveResult{Version: version, Events: recs, Replayed: true}, true, nil
+}
+
+// actorKey identifies an actor for idempotency scopes.
+func actorKey(a events.Actor) string {
+	if a.Kind == "player" {
+		return "player:" + a.PlayerID
+	}
+	return a.Kind
+}
+
+// actingSeat decides which seat a request moves for.
+func (s *Service) actingSeat(g *Game, req MoveRequest) (int, error) {
+	if req.Actor.Kind != "player" {
+		if req.Seat == nil || *req.Seat < 0 || *req.Seat >= len(g.Seats) {
+			return 0, fmt.Errorf("%w: a %s move needs a seat", ErrInvalid, req.Actor.Kind)
+		}
+		return *req.Seat, nil
+	}
+	held := g.SeatsOf(req.Actor.PlayerID)
+	if len(held) == 0 {
+		return 0, fmt.Errorf("%w: you hold no seat in this game", ErrForbidden)
+	}
+	if req.Seat != nil {
+		if !slices.Contains(held, *req.Seat) {
+			return 0, fmt.Errorf("%w: seat %d is not yours", ErrForbidden, *req.Seat)
+		}
+		return *req.Seat, nil
+	}
+	toAct := g.ToAct()
+	for _, seat := range held {
+		if slices.Contains(toAct, seat) {
+			return seat, nil
+		}
+	}
+	return held[0], nil
+}
+
+// parseMove reads the move of a request.
+func parseMove(rules engine.Rules, req MoveRequest) (engine.Command, error) {
+	switch {
+	case len(req.Move) > 0 && req.Notation != "":
+		return nil, fmt.Errorf("%w: give the move as JSON or as notation, not both", engine.ErrBadCommand)
+	case len(req.Move) > 0:
+		return rules.ParseCommand(req.Move)
+	case req.Notation != "":
+		return rules.ParseNotation(req.Notation)
+	}
+	return nil, fmt.Errorf("%w: no move given", engine.ErrBadCommand)
+}
+
+// maxBotSteps bounds the bot moves made in one go (a whole bots-only game
+// is far shorter).
+const maxBotSteps = 5000
+
+// playBots moves the bot seats for as long as a bot must act.
+func (s *Service) playBots(ctx context.Context, g *Game) (*Game, error) {
+	for range maxBotSteps {
+		seat, kind, ok := botToAct(g)
+		if !ok {
+			return g, nil
+		}
+		move, err := bots.Choose(kind, g.State, seat, uint64(g.Version))
+		if err != nil {
+			return g, fmt.Errorf("bot %s at seat %d: %w", kind, seat, err)
+		}
+		res, err := s.moveOnce(ctx, g, MoveRequest{
+			GameID: g.ID, Actor: events.Actor{Kind: "bot", Bot: kind}, Seat: &seat,
+			Move: move.JSON, Channel: "bot",
+		})
+		if isConflict(err) {
+			if g, err = s.Game(ctx, g.ID); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return g, err
+		}
+		g = res.Game
+	}
+	return g, fmt.Errorf("game %s: bots still to act after %d moves", g.ID, maxBotSteps)
+}
+
+// botToAct finds a bot seat that must act now.
+func botToAct(g *Game) (int, string, bool) {
+	if g.Status != StatusActive {
+		return 0, "", false
+	}
+	for _, seat := range g.ToAct() {
+		if seat >= 0 && seat < len(g.Seats) && g.Seats[seat].Bot != "" {
+			return seat, g.Seats[seat].Bot, true
+		}
+	}
+	return 0, "", false
+}
+
+// botCatchUpInterval is how often RunBots looks for bots left to act.
+const botCatchUpInterval = 30 * time.Second
+
+// RunBots moves bots left to act (after a restart or a failed request),
+// at start and then periodically, until ctx ends.
+func (s *Service) RunBots(ctx context.Context) error {
+	ticker := time.NewTicker(botCatchUpInterval)
+	defer ticker.Stop()
+	for {
+		if err := s.catchUpBots(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "bot catch-up failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// catchUpBots plays every active game in which a bot must act.
+func (s *Service) catchUpBots(ctx context.Context) error {
+	ids, err := s.gamesWaitingForBots(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		g, err := s.Game(ctx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := s.playBots(ctx, g); err != nil {
+			s.log.WarnContext(ctx, "bot moves failed", "game", id, "err", err)
+		}
+	}
+	return nil
+}
+
+// gamesWaitingForBots lists active games in which a bot seat must act.
+func (s *Service) gamesWaitingForBots(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT DISTINCT g.id::text
+		FROM games g JOIN game_seats s ON s.game_id = g.id AND s.seat = ANY (g.to_act)
+		WHERE g.status = 'active' AND s.bot <> ''`)
+	if err != nil {
+		return nil, fmt.Errorf("find games waiting for bots: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("find games waiting for bots: %w", err)
+	}
+	return ids, nil
+}

@@ -1,0 +1,70 @@
+package play_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/play"
+)
+
+// pg hands every test a migrated database of its own.
+var pg *pgtest.Harness
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
+}
+
+// env is one test's database and the services on it.
+type env struct {
+	pool  *pgxpool.Pool
+	store *events.Store
+	svc   *play.Service
+}
+
+// newEnv opens a fresh database and a service on it; snapshotEvery is
+// passed through (negative disables snapshots).
+func newEnv(t *testing.T, snapshotEvery int) *env {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), pg.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store := events.NewStore(pool)
+	return &env{pool: pool, store: store, svc: newService(pool, store, snapshotEvery)}
+}
+
+func newService(pool *pgxpool.Pool, store *events.Store, snapshotEvery int) *play.Service {
+	return play.New(play.Config{Pool: pool, Store: store, Rules: rulesets.All(), SnapshotEvery: snapshotEvery})
+}
+
+// register creates a player.
+func (e *env) register(t *testing.T, name string) play.Player {
+	t.Helper()
+	p, token, err := e.svc.RegisterPlayer(context.Background(), name, name+"@example.org")
+	if err != nil {
+		t.Fatalf("register %s: %v", name, err)
+	}
+	if token == "" {
+		t.Fatal("no token")
+	}
+	return p
+}
+
+// viewJSON is a game's state JSON, the form compared across loads.
+func viewJSON(t *testing.T, g *play.Game) string {
+	t.Helper()
+	b, err := json.Marshal(g.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

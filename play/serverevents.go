@@ -1,0 +1,67 @@
+package play
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+)
+
+// Server event types. They carry dotted names so they never collide with
+// the engines' snake_case event types in the same stream.
+const (
+	EvGameCreated  = "game.created"
+	EvSeatJoined   = "game.joined"
+	EvSeedRevealed = "game.seed_revealed"
+)
+
+// isServerEvent tells server events from engine events by their name.
+func isServerEvent(eventType string) bool { return strings.Contains(eventType, ".") }
+
+// gameCreated is the first event of every game.
+type gameCreated struct {
+	Config      engine.Config `json:"config"`
+	Seats       []Seat        `json:"seats"`
+	TimeControl *TimeControl  `json:"time_control,omitempty"`
+	// SeedCommitment is the SHA-256 of the secret seed, public from now on.
+	SeedCommitment string `json:"seed_commitment"`
+	// Seed is set only when the creator chose a public seed.
+	Seed      string `json:"seed,omitempty"`
+	CreatedBy string `json:"created_by"`
+}
+
+// seatJoined fills a free seat.
+type seatJoined struct {
+	Seat     int    `json:"seat"`
+	PlayerID string `json:"player_id"`
+	Name     string `json:"name"`
+}
+
+// seedRevealed publishes the secret seed when the game is over.
+type seedRevealed struct {
+	Seed string `json:"seed"`
+}
+
+// serverEvent encodes one server event for the store.
+func serverEvent(eventType string, payload any) (events.NewEvent, error) {
+	data, err := json.Marshal(payload)
+	if err != nil {
+		return events.NewEvent{}, fmt.Errorf("encode %s: %w", eventType, err)
+	}
+	return events.NewEvent{Type: eventType, Schema: 1, Data: data}, nil
+}
+
+// engineEvents encodes engine events for the store.
+func engineEvents(evs []engine.Event) ([]events.NewEvent, error) {
+	out := make([]events.NewEvent, 0, len(evs))
+	for _, e := range evs {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
+		}
+		out = append(out, events.NewEvent{Type: e.EventType(), Schema: e.SchemaVersion(), Data: data})
+	}
+	return out, nil
+}

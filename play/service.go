@@ -1,0 +1,293 @@
+package play
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/projections"
+)
+
+// Config wires a Service.
+type Config struct {
+	Pool  *pgxpool.Pool
+	Store *events.Store
+	Rules engine.Registry
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+	// SnapshotEvery is how many events may pass between snapshots
+	// (default 64; negative disables snapshots).
+	SnapshotEvery int
+	// Hooks run inside every append's transaction after the read models
+	// are updated (the notification outbox uses this).
+	Hooks []AppendHook
+}
+
+// AppendHook runs inside an append's transaction with the game before and
+// after the appended records.
+type AppendHook func(ctx context.Context, tx pgx.Tx, before, after *Game, appended []events.Record) error
+
+// Service is the command path.
+type Service struct {
+	pool          *pgxpool.Pool
+	store         *events.Store
+	rules         engine.Registry
+	log           *slog.Logger
+	now           func() time.Time
+	snapshotEvery int
+	// snapshotFormat changes whenever the aggregate's or any engine's
+	// state format changes, so stale snapshots are simply not found.
+	snapshotFormat int
+	hooks          []AppendHook
+
+	// seeds caches the immutable secret seed of each game.
+	seeds sync.Map
+}
+
+// aggregateFormat is the version of the snapshot envelope written here.
+const aggregateFormat = 1
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	s := &Service{
+		pool: cfg.Pool, store: cfg.Store, rules: cfg.Rules,
+		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
+		hooks: slices.Clone(cfg.Hooks),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.snapshotEvery == 0 {
+		s.snapshotEvery = 64
+	}
+	s.snapshotFormat = snapshotFormat(cfg.Rules)
+	return s
+}
+
+// snapshotFormat fingerprints the aggregate format and every engine's
+// state format.
+func snapshotFormat(reg engine.Registry) int {
+	ids := make([]string, 0, len(reg))
+	for id := range reg {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	h := fnv.New32a()
+	fmt.Fprintf(h, "aggregate:%d", aggregateFormat)
+	for _, id := range ids {
+		fmt.Fprintf(h, ";%s:%d", id, reg[id].StateFormat())
+	}
+	return int(h.Sum32() & 0x7fffffff)
+}
+
+// Rules returns the registry the service plays with.
+func (s *Service) Rules() engine.Registry { return s.rules }
+
+// validUUID reports whether id is a UUID in text form.
+func validUUID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+// Game loads the current state of a game.
+func (s *Service) Game(ctx context.Context, id string) (*Game, error) {
+	return s.load(ctx, id, 0)
+}
+
+// GameAt returns a game as it was after its first version events.
+func (s *Service) GameAt(ctx context.Context, id string, version int64) (*Game, error) {
+	if version < 1 {
+		return nil, fmt.Errorf("%w: version must be at least 1", ErrInvalid)
+	}
+	g, err := s.load(ctx, id, version)
+	if err != nil {
+		return nil, err
+	}
+	if g.Version < version {
+		return nil, fmt.Errorf("%w: the game is at version %d", ErrInvalid, g.Version)
+	}
+	return g, nil
+}
+
+// load folds a game from its latest usable snapshot and the events after
+// it; upTo > 0 stops after that version.
+func (s *Service) load(ctx context.Context, id string, upTo int64) (*Game, error) {
+	if !validUUID(id) {
+		return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
+	}
+	g := newGame(id)
+	if s.snapshotEvery > 0 {
+		limit := upTo
+		if limit == 0 {
+			limit = 1 << 62
+		}
+		version, data, found, err := s.store.LatestSnapshot(ctx, id, s.snapshotFormat, limit)
+		if err != nil {
+			return nil, fmt.Errorf("load snapshot of game %s: %w", id, err)
+		}
+		if found {
+			if sg, err := s.decodeSnapshot(id, version, data); err == nil {
+				g = sg
+			} else {
+				s.log.WarnContext(ctx, "ignoring unreadable snapshot", "game", id, "version", version, "err", err)
+			}
+		}
+	}
+	limit := 0
+	if upTo > 0 {
+		limit = int(upTo - g.Version)
+		if limit <= 0 {
+			return g, nil
+		}
+	}
+	recs, err := s.store.Load(ctx, id, g.Version, limit)
+	if err != nil {
+		return nil, fmt.Errorf("load game %s: %w", id, err)
+	}
+	if g.Version == 0 && len(recs) == 0 {
+		return nil, fmt.Errorf("%w: game %s", ErrNotFound, id)
+	}
+	if err := g.foldRecords(s.rules, recs); err != nil {
+		return nil, fmt.Errorf("fold game %s: %w", id, err)
+	}
+	return g, nil
+}
+
+// Events returns a page of a game's event log.
+func (s *Service) Events(ctx context.Context, id string, afterVersion int64, limit int) ([]events.Record, error) {
+	if !validUUID(id) {
+		return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
+	}
+	if afterVersion < 0 || limit < 0 {
+		return nil, fmt.Errorf("%w: negative page bounds", ErrInvalid)
+	}
+	recs, err := s.store.Load(ctx, id, afterVersion, limit)
+	if err != nil {
+		return nil, fmt.Errorf("load events of game %s: %w", id, err)
+	}
+	if len(recs) == 0 && afterVersion == 0 {
+		return nil, fmt.Errorf("%w: game %s", ErrNotFound, id)
+	}
+	return recs, nil
+}
+
+// ListGames lists games from the read model.
+func (s *Service) ListGames(ctx context.Context, f projections.Filter) ([]projections.GameRow, string, error) {
+	return projections.ListGames(ctx, s.pool, f)
+}
+
+// Turns is a player's turn inbox.
+func (s *Service) Turns(ctx context.Context, playerID string) ([]projections.TurnRow, error) {
+	return projections.Inbox(ctx, s.pool, playerID)
+}
+
+// seed returns a game's secret seed.
+func (s *Service) seed(ctx context.Context, gameID string) (engine.Seed, error) {
+	if v, ok := s.seeds.Load(gameID); ok {
+		return v.(engine.Seed), nil
+	}
+	var text string
+	err := s.pool.QueryRow(ctx, `SELECT seed FROM game_secrets WHERE game_id = $1`, gameID).Scan(&text)
+	if err != nil {
+		return engine.Seed{}, fmt.Errorf("load seed of game %s: %w", gameID, err)
+	}
+	seed, err := engine.ParseSeed(text)
+	if err != nil {
+		return engine.Seed{}, fmt.Errorf("stored seed of game %s: %w", gameID, err)
+	}
+	s.seeds.Store(gameID, seed)
+	return seed, nil
+}
+
+// appendBatch appends events decided against g and keeps the read models
+// and hooks in the same transaction. It returns the game after the batch.
+func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEvent, meta events.Meta, idemScope, idemKey, requestHash string, extra func(ctx context.Context, tx pgx.Tx) error) (*Game, events.AppendResult, error) {
+	var after *Game
+	res, err := s.store.Append(ctx, events.AppendRequest{
+		StreamID: g.ID, ExpectedVersion: g.Version, Events: evs, Meta: meta,
+		IdempotencyScope: idemScope, IdempotencyKey: idemKey, RequestHash: requestHash,
+		Hook: func(ctx context.Context, tx pgx.Tx, appended []events.Record) error {
+			after = g.clone()
+			if err := after.foldRecords(s.rules, appended); err != nil {
+				return err
+			}
+			if extra != nil {
+				if err := extra(ctx, tx); err != nil {
+					return err
+				}
+			}
+			if err := projections.Apply(ctx, tx, after.Row()); err != nil {
+				return fmt.Errorf("update read models: %w", err)
+			}
+			for _, hook := range s.hooks {
+				if err := hook(ctx, tx, g, after, appended); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, res, err
+	}
+	if res.Replayed {
+		after = nil
+	}
+	if after != nil {
+		s.maybeSnapshot(ctx, after)
+	}
+	return after, res, nil
+}
+
+// requestHash fingerprints a command for idempotency checks.
+func requestHash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// isConflict reports a lost optimistic-concurrency race.
+func isConflict(err error) bool { return errors.Is(err, events.ErrConflict) }
+
+// MarshalJSON writes a Duration as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a Go duration string ("72h") or seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var text string
+	if err := json.Unmarshal(b, &text); err == nil {
+		v, err := time.ParseDuration(text)
+		if err != nil {
+			return fmt.Errorf("duration %q: %w", text, err)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("duration must be a string like \"72h\" or a number of seconds")
+	}
+	*d = Duration(time.Duration(secs * float64(time.Second)))
+	return nil
+}

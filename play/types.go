@@ -1,0 +1,128 @@
+// Package play is the command path every channel shares (HTTP, email,
+// bots, time control): load a game by folding its events, decide a
+// command through the engine, and append the resulting events together
+// with the read models they change, in one transaction.
+package play
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+)
+
+// Player is a registered player.
+type Player struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// SeatSpec asks for one seat when a game is created: a player (by id, or
+// "me" for the creator), a bot kind ("random"), or an open seat (neither).
+type SeatSpec struct {
+	Player string `json:"player,omitempty"`
+	Bot    string `json:"bot,omitempty"`
+}
+
+// TimeControl limits the time a seat has for each move.
+type TimeControl struct {
+	// PerMove is the time allowed for one move; zero means no limit.
+	PerMove Duration `json:"per_move"`
+	// OnTimeout is "bot" (the server plays a legal move) or "forfeit".
+	OnTimeout string `json:"on_timeout,omitempty"`
+	// RemindBefore is how long before the deadline a reminder is sent.
+	RemindBefore Duration `json:"remind_before,omitempty"`
+}
+
+// CreateGame is a request to create a game.
+type CreateGame struct {
+	Ruleset     string         `json:"ruleset"`
+	Options     engine.Options `json:"options"`
+	Seats       []SeatSpec     `json:"seats"`
+	TimeControl *TimeControl   `json:"time_control,omitempty"`
+	// Seed, 64 hex digits, fixes the game's draws (for tests and
+	// tournaments); it is public from the start. Empty: a secret seed.
+	Seed string `json:"seed,omitempty"`
+}
+
+// Seat is one seat of a game.
+type Seat struct {
+	Seat     int    `json:"seat"`
+	PlayerID string `json:"player_id,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Bot      string `json:"bot,omitempty"`
+}
+
+// Game is a game folded from its events.
+type Game struct {
+	ID      string        `json:"id"`
+	Config  engine.Config `json:"-"`
+	Status  string        `json:"status"`
+	Version int64         `json:"version"`
+	Seats   []Seat        `json:"seats"`
+	// State is nil while the game is open (seats free).
+	State          engine.State `json:"-"`
+	Rules          engine.Rules `json:"-"`
+	TimeControl    *TimeControl `json:"time_control,omitempty"`
+	SeedCommitment string       `json:"seed_commitment"`
+	// Seed is set once revealed (game over, or a public seed).
+	Seed      string    `json:"seed,omitempty"`
+	CreatedBy string    `json:"created_by"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Deadline of the seats to act, with a time control.
+	Deadline *time.Time `json:"deadline,omitempty"`
+
+	fold foldState
+}
+
+// Game statuses.
+const (
+	StatusOpen     = "open"
+	StatusActive   = "active"
+	StatusFinished = "finished"
+)
+
+// MoveRequest is a move by a player (or the system) in a game.
+type MoveRequest struct {
+	GameID string
+	// Actor is who moves; for a player, Actor.PlayerID is set.
+	Actor events.Actor
+	// Seat picks one of several seats the player holds (nil: the one whose
+	// turn it is). Required for system and bot actors.
+	Seat *int
+	// Move is the move as JSON, or Notation as text notation (exactly one).
+	Move     json.RawMessage
+	Notation string
+	// ExpectedVersion, when set (If-Match), must equal the game's version.
+	ExpectedVersion *int64
+	IdempotencyKey  string
+	// Channel is how the move arrived: api, web, email, cli.
+	Channel string
+}
+
+// MoveResult is what a move appended.
+type MoveResult struct {
+	Version  int64           `json:"version"`
+	Events   []events.Record `json:"events"`
+	Replayed bool            `json:"-"`
+	Game     *Game           `json:"-"`
+}
+
+// Errors of the command path, besides the engine's (*engine.RuleError,
+// engine.ErrNotYourTurn, engine.ErrGameOver, engine.ErrBadCommand) and the
+// store's (events.ErrConflict, events.ErrIdempotencyMismatch).
+var (
+	ErrNotFound        = errors.New("not found")
+	ErrUnauthenticated = errors.New("unknown or missing token")
+	ErrForbidden       = errors.New("forbidden")
+	ErrInvalid         = errors.New("invalid request")
+)
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("72h", "30m") or a number of seconds.
+type Duration time.Duration

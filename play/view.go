@@ -1,0 +1,109 @@
+package play
+
+import (
+	"time"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/projections"
+)
+
+// GameView is the state JSON of DESIGN.md §5: the engine's view of the
+// table plus the server's fields.
+type GameView struct {
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+	Status  string `json:"status"`
+	engine.View
+	Seats          []Seat       `json:"seats"`
+	SeedCommitment string       `json:"seed_commitment"`
+	Seed           string       `json:"seed,omitempty"`
+	TimeControl    *TimeControl `json:"time_control,omitempty"`
+	Deadline       *time.Time   `json:"deadline,omitempty"`
+	CreatedBy      string       `json:"created_by"`
+	CreatedAt      time.Time    `json:"created_at"`
+	UpdatedAt      time.Time    `json:"updated_at"`
+}
+
+// View is the game as the API shows it.
+func (g *Game) View() GameView {
+	v := GameView{
+		ID: g.ID, Version: g.Version, Status: g.Status,
+		Seats: g.Seats, SeedCommitment: g.SeedCommitment, Seed: g.Seed,
+		TimeControl: g.TimeControl, Deadline: g.Deadline,
+		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
+	}
+	if g.State == nil {
+		v.View = engine.View{Ruleset: g.Config.Ruleset, Options: g.Config.Options, ToAct: []int{}}
+		return v
+	}
+	v.View = g.State.View()
+	for i := range v.Players {
+		if seat := v.Players[i].Seat; seat >= 0 && seat < len(g.Seats) {
+			v.Players[i].Name = g.Seats[seat].displayName()
+		}
+	}
+	return v
+}
+
+// displayName is the seat's player name, or the bot's kind.
+func (s Seat) displayName() string {
+	if s.Bot != "" && s.Name == "" {
+		return s.Bot + " bot"
+	}
+	return s.Name
+}
+
+// ToAct are the seats that must act now (none while open or finished).
+func (g *Game) ToAct() []int {
+	if g.State == nil {
+		return nil
+	}
+	return g.State.ToAct()
+}
+
+// SeatsOf lists the seats a player holds.
+func (g *Game) SeatsOf(playerID string) []int {
+	var seats []int
+	for i, s := range g.Seats {
+		if playerID != "" && s.PlayerID == playerID {
+			seats = append(seats, i)
+		}
+	}
+	return seats
+}
+
+// LegalMoves lists a seat's legal moves now.
+func (g *Game) LegalMoves(seat int) []engine.Move {
+	if g.State == nil || seat < 0 || seat >= len(g.Seats) {
+		return nil
+	}
+	return g.State.LegalMoves(seat)
+}
+
+// Text renders the table as text, or a line about the free seats.
+func (g *Game) Text() string {
+	if g.State == nil {
+		return "The game has not started: seats are still free.\n"
+	}
+	return g.State.Text()
+}
+
+// Row is the game as the read models store it.
+func (g *Game) Row() projections.GameRow {
+	row := projections.GameRow{
+		ID: g.ID, Ruleset: g.Config.Ruleset, Options: g.Config.Options,
+		Status: g.Status, Version: g.Version, ToAct: g.ToAct(),
+		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, LastMoveAt: g.UpdatedAt,
+		Deadline: g.Deadline,
+	}
+	if row.ToAct == nil {
+		row.ToAct = []int{}
+	}
+	for i, s := range g.Seats {
+		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot, Name: s.displayName()})
+	}
+	if g.State != nil {
+		row.Final = g.State.Final()
+	}
+	return row
+}
