@@ -1,0 +1,275 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/play"
+)
+
+// pg gives every test a fresh, migrated database.
+var pg *pgtest.Harness
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
+}
+
+// testEnv is an azuld HTTP server over a database of its own.
+type testEnv struct {
+	url     string
+	pool    *pgxpool.Pool
+	svc     *play.Service
+	srv     *Server
+	metrics *prometheus.Registry
+	http    *httptest.Server
+	rules   engine.Registry
+}
+
+// testLogger shows server logs only with -v (go test prints them on
+// failure), as JSON like in production.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(WithRequestIDs(slog.NewJSONHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// newTestEnv starts a server on a fresh database; everything stops when
+// the test ends.
+func newTestEnv(t testing.TB) *testEnv {
+	t.Helper()
+	return newTestEnvAt(t, pg.NewDatabase(t), 0)
+}
+
+// newTestEnvAt starts a server on a database; maxConns > 0 sizes its pool.
+func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
+	t.Helper()
+	env := &testEnv{url: url, metrics: prometheus.NewRegistry(), rules: rulesets.All()}
+	ctx, cancel := context.WithCancel(context.Background())
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxConns > 0 {
+		pcfg.MaxConns = maxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.pool = pool
+	log := testLogger(t)
+	env.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: log})
+	listener := events.NewListener(env.url, log)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = listener.Run(ctx)
+	}()
+	env.srv, err = New(Config{
+		Service: env.svc, Listener: listener, Pool: pool, Logger: log,
+		Metrics: env.metrics, Heartbeat: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.http = httptest.NewServer(env.srv.Handler())
+	t.Cleanup(func() {
+		env.srv.Close()
+		env.http.Close()
+		cancel()
+		<-done
+		pool.Close()
+	})
+	return env
+}
+
+// client calls the API as one player (or anonymously).
+type client struct {
+	t     testing.TB
+	env   *testEnv
+	token string
+	// Player is set for registered clients.
+	Player play.Player
+}
+
+// response is what a call returned.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// decode reads the body as JSON into v.
+func (r response) decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// problem reads a problem body, failing when the response is not one.
+func (r response) problem(t testing.TB) Problem {
+	t.Helper()
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("status %d with content type %q, want a problem: %s", r.Status, ct, r.Body)
+	}
+	var p Problem
+	r.decode(t, &p)
+	if p.Status != r.Status || p.Type == "" || p.Title == "" {
+		t.Fatalf("incomplete problem %s for status %d", r.Body, r.Status)
+	}
+	return p
+}
+
+// header is one request header.
+type header struct{ name, value string }
+
+// call sends a request: body is sent as is when it is a string or
+// []byte, as JSON otherwise (nil: no body).
+func (c *client) call(method, path string, body any, headers ...header) response {
+	c.t.Helper()
+	var rd io.Reader
+	ct := ""
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd, ct = strings.NewReader(b), "text/plain"
+	case []byte:
+		rd, ct = bytes.NewReader(b), "application/json"
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		rd, ct = bytes.NewReader(data), "application/json"
+	}
+	req, err := http.NewRequest(method, c.env.http.URL+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	for _, h := range headers {
+		if h.value == "" {
+			req.Header.Del(h.name)
+			continue
+		}
+		req.Header.Set(h.name, h.value)
+	}
+	res, err := c.env.http.Client().Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return response{Status: res.StatusCode, Header: res.Header, Body: data}
+}
+
+// mustStatus fails the test unless the response has the status.
+func (r response) mustStatus(t testing.TB, status int) response {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	return r
+}
+
+// anonymous is a client without a token.
+func (env *testEnv) anonymous(t testing.TB) *client { return &client{t: t, env: env} }
+
+// register creates a player and returns its client.
+func (env *testEnv) register(t testing.TB, name string) *client {
+	t.Helper()
+	res := env.anonymous(t).call(http.MethodPost, "/v1/players", map[string]string{"name": name, "email": strings.ToLower(name) + "@example.org"})
+	res.mustStatus(t, http.StatusCreated)
+	var reg struct {
+		play.Player
+		Token string `json:"token"`
+	}
+	res.decode(t, &reg)
+	return &client{t: t, env: env, token: reg.Token, Player: reg.Player}
+}
+
+// game is the state JSON as the tests read it.
+type game struct {
+	ID         string      `json:"id"`
+	Version    int64       `json:"version"`
+	Status     string      `json:"status"`
+	Ruleset    string      `json:"ruleset"`
+	ToAct      []int       `json:"to_act"`
+	Seats      []play.Seat `json:"seats"`
+	YourSeats  []int       `json:"your_seats"`
+	LegalMoves []LegalMove `json:"legal_moves"`
+	Final      *struct {
+		Players []struct {
+			Seat      int `json:"seat"`
+			Rank      int `json:"rank"`
+			Breakdown []struct {
+				Item string `json:"item"`
+			} `json:"breakdown"`
+		} `json:"players"`
+		Winners []int `json:"winners"`
+	} `json:"final"`
+	Seed           string `json:"seed"`
+	SeedCommitment string `json:"seed_commitment"`
+}
+
+// createGame creates a game and returns its state.
+func (c *client) createGame(req play.CreateGame) game {
+	c.t.Helper()
+	var g game
+	c.call(http.MethodPost, "/v1/games", req).mustStatus(c.t, http.StatusCreated).decode(c.t, &g)
+	return g
+}
+
+// getGame reads a game as this client sees it.
+func (c *client) getGame(id string) game {
+	c.t.Helper()
+	var g game
+	c.call(http.MethodGet, "/v1/games/"+id, nil).mustStatus(c.t, http.StatusOK).decode(c.t, &g)
+	return g
+}
+
+// newReplica is a second command path on the test's database, as another
+// azuld process would have.
+func newReplica(t testing.TB, env *testEnv) *play.Service {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), env.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: testLogger(t)})
+}
+
+// actorOf is the event actor of a client's player.
+func actorOf(c *client) events.Actor { return events.Actor{Kind: "player", PlayerID: c.Player.ID} }

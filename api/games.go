@@ -1,0 +1,317 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
+)
+
+// LegalMove is one legal move of one seat, in both forms a move may be
+// posted in.
+type LegalMove struct {
+	Seat     int             `json:"seat"`
+	Move     json.RawMessage `json:"move"`
+	Notation string          `json:"notation"`
+}
+
+// gameResponse is a game's state plus what the caller may do in it.
+type gameResponse struct {
+	play.GameView
+	// YourSeats are the caller's seats (empty for spectators).
+	YourSeats []int `json:"your_seats"`
+	// LegalMoves are the caller's legal moves now.
+	LegalMoves []LegalMove `json:"legal_moves"`
+}
+
+// callerSeats are the seats whose moves a request asks about: ?seat= if
+// given (anyone may look at any seat's moves: the game is public),
+// otherwise the caller's seats.
+func callerSeats(g *play.Game, p *play.Player, seat *int) []int {
+	if seat != nil {
+		return []int{*seat}
+	}
+	if p == nil {
+		return nil
+	}
+	return g.SeatsOf(p.ID)
+}
+
+// legalMovesOf lists the legal moves of seats, seat by seat.
+func legalMovesOf(g *play.Game, seats []int) []LegalMove {
+	out := []LegalMove{}
+	for _, seat := range seats {
+		for _, m := range g.LegalMoves(seat) {
+			out = append(out, LegalMove{Seat: seat, Move: m.JSON, Notation: m.Notation})
+		}
+	}
+	return out
+}
+
+// newGameResponse builds the state JSON for a caller.
+func newGameResponse(g *play.Game, p *play.Player) gameResponse {
+	resp := gameResponse{GameView: g.View(), YourSeats: []int{}}
+	if p != nil {
+		if seats := g.SeatsOf(p.ID); len(seats) > 0 {
+			resp.YourSeats = seats
+		}
+	}
+	resp.LegalMoves = legalMovesOf(g, resp.YourSeats)
+	return resp
+}
+
+// createRequest is the body of POST /v1/games.
+type createRequest = play.CreateGame
+
+func (s *Server) createGame(c echo.Context) error {
+	p, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(c)
+	if err != nil {
+		return err
+	}
+	var req createRequest
+	if err := decodeJSON(c, &req, false); err != nil {
+		return err
+	}
+	if len(req.Seats) > maxSeats {
+		return problemf(http.StatusBadRequest, ProblemInvalidRequest, "a game has at most %d seats", maxSeats)
+	}
+	g, err := s.svc.CreateGame(c.Request().Context(), p, req, key)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set(echo.HeaderLocation, "/v1/games/"+g.ID)
+	h.Set("ETag", etag(g.Version))
+	return c.JSON(http.StatusCreated, newGameResponse(g, &p))
+}
+
+// getGame serves the current state. The body depends on the caller (its
+// seats and legal moves), hence Vary: Authorization.
+func (s *Server) getGame(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.optionalPlayer(c)
+	if err != nil {
+		return err
+	}
+	g, err := s.svc.Game(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("ETag", etag(g.Version))
+	h.Set("Vary", "Authorization")
+	h.Set(echo.HeaderCacheControl, "no-cache")
+	h.Add("Vary", "Accept")
+	if noneMatch(c, g.Version) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	if wantsText(c) {
+		return c.String(http.StatusOK, gameText(g, p))
+	}
+	return c.JSON(http.StatusOK, newGameResponse(g, p))
+}
+
+// wantsText reports whether the client asked for text rather than JSON
+// (curl -H 'Accept: text/plain', a terminal client).
+func wantsText(c echo.Context) bool {
+	accept := c.Request().Header.Get(echo.HeaderAccept)
+	return strings.Contains(accept, echo.MIMETextPlain) && !strings.Contains(accept, echo.MIMEApplicationJSON)
+}
+
+// gameText is the table as text, followed by the caller's legal moves,
+// numbered, in notation.
+func gameText(g *play.Game, p *play.Player) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Game %s, version %d, %s\n\n", g.ID, g.Version, g.Status)
+	b.WriteString(g.Text())
+	if p == nil {
+		return b.String()
+	}
+	moves := legalMovesOf(g, g.SeatsOf(p.ID))
+	if len(moves) == 0 {
+		b.WriteString("\nYou have no move to make now.\n")
+		return b.String()
+	}
+	b.WriteString("\nYour legal moves (POST one to /v1/games/" + g.ID + "/moves as text/plain):\n")
+	for i, m := range moves {
+		fmt.Fprintf(&b, "%4d. seat %d: %s\n", i+1, m.Seat, m.Notation)
+	}
+	return b.String()
+}
+
+// joinRequest is the optional body of POST /v1/games/{id}/join.
+type joinRequest struct {
+	Seat *int `json:"seat"`
+}
+
+func (s *Server) joinGame(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	var req joinRequest
+	if err := decodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	if req.Seat == nil {
+		if req.Seat, err = querySeat(c); err != nil {
+			return err
+		}
+	}
+	if req.Seat != nil && (*req.Seat < 0 || *req.Seat >= maxSeats) {
+		return problemf(http.StatusBadRequest, ProblemBadRequest, "seat must be from 0 to %d", maxSeats-1)
+	}
+	g, err := s.svc.Join(c.Request().Context(), id, p, req.Seat)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("ETag", etag(g.Version))
+	return c.JSON(http.StatusOK, newGameResponse(g, &p))
+}
+
+// legalMovesResponse is the body of GET /v1/games/{id}/legal-moves.
+type legalMovesResponse struct {
+	GameID  string      `json:"game_id"`
+	Version int64       `json:"version"`
+	ToAct   []int       `json:"to_act"`
+	Seats   []int       `json:"seats"`
+	Moves   []LegalMove `json:"moves"`
+}
+
+func (s *Server) legalMoves(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	seat, err := querySeat(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.optionalPlayer(c)
+	if err != nil {
+		return err
+	}
+	if p == nil && seat == nil {
+		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
+			"send a bearer token for your own moves, or ?seat=N for any seat's")
+	}
+	g, err := s.svc.Game(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	if seat != nil && *seat >= len(g.Seats) {
+		return problemf(http.StatusBadRequest, ProblemBadRequest, "this game has seats 0 to %d", len(g.Seats)-1)
+	}
+	seats := callerSeats(g, p, seat)
+	toAct := g.ToAct()
+	if toAct == nil {
+		toAct = []int{}
+	}
+	if seats == nil {
+		seats = []int{}
+	}
+	c.Response().Header().Set("ETag", etag(g.Version))
+	return c.JSON(http.StatusOK, legalMovesResponse{
+		GameID: g.ID, Version: g.Version, ToAct: toAct, Seats: seats, Moves: legalMovesOf(g, seats),
+	})
+}
+
+// gameState serves the state after the first N events (?version=N), or
+// the current state. A past version never changes, so it may be cached.
+func (s *Server) gameState(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	version, err := queryInt(c, "version", 0, 1, 1<<53)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	var g *play.Game
+	if version == 0 {
+		g, err = s.svc.Game(ctx, id)
+	} else {
+		g, err = s.svc.GameAt(ctx, id, version)
+	}
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("ETag", etag(g.Version))
+	if version > 0 {
+		h.Set(echo.HeaderCacheControl, "public, max-age=31536000, immutable")
+	} else {
+		h.Set(echo.HeaderCacheControl, "no-cache")
+	}
+	if noneMatch(c, g.Version) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.JSON(http.StatusOK, g.View())
+}
+
+// Event log paging.
+const (
+	defaultEventsLimit = 100
+	maxEventsLimit     = 1000
+)
+
+// eventsPage is one page of a game's event log.
+type eventsPage struct {
+	GameID string          `json:"game_id"`
+	Events []events.Record `json:"events"`
+	// Next is the URL of the next page, present when this page is full.
+	Next string `json:"next,omitempty"`
+}
+
+func (s *Server) gameEvents(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	after, err := queryInt(c, "after", 0, 0, 1<<53)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(c, "limit", defaultEventsLimit, 1, maxEventsLimit)
+	if err != nil {
+		return err
+	}
+	recs, err := s.svc.Events(c.Request().Context(), id, after, int(limit))
+	if err != nil {
+		return err
+	}
+	if recs == nil {
+		recs = []events.Record{}
+	}
+	page := eventsPage{GameID: id, Events: recs}
+	if int64(len(recs)) == limit {
+		last := recs[len(recs)-1].Version
+		q := url.Values{"after": {strconv.FormatInt(last, 10)}, "limit": {strconv.FormatInt(limit, 10)}}
+		page.Next = fmt.Sprintf("/v1/games/%s/events?%s", id, q.Encode())
+		c.Response().Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, page.Next))
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+// seatsContain reports whether seat is among seats.
+func seatsContain(seats []int, seat int) bool { return slices.Contains(seats, seat) }

@@ -1,0 +1,232 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
+)
+
+// maxNotation bounds a move in text notation (the longest real one is
+// about 40 characters).
+const maxNotation = 200
+
+// moveBody is a move as posted, in one of the accepted forms.
+type moveBody struct {
+	Move     json.RawMessage
+	Notation string
+	Seat     *int
+}
+
+// parseMoveBody reads the body of POST /v1/games/{id}/moves:
+//
+//   - text/plain: the move in notation ("F2 red 3");
+//   - JSON {"notation": "F2 red 3", "seat": 1};
+//   - JSON {"move": {...}, "seat": 1}: an entry of legal-moves posted back
+//     as it is (its "notation" is then ignored);
+//   - JSON the move itself: {"type": "take", ..., "seat": 1}.
+//
+// "seat" is optional everywhere (also ?seat=): it picks one of several
+// seats the caller holds.
+func parseMoveBody(c echo.Context) (moveBody, error) {
+	mt, err := mediaType(c)
+	if err != nil {
+		return moveBody{}, err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return moveBody{}, err
+	}
+	trimmed := bytes.TrimSpace(body)
+	mt = sniffedType(mt, trimmed)
+	switch {
+	case mt == echo.MIMETextPlain:
+		return notationBody(string(trimmed))
+	case isJSONType(mt):
+		return jsonMoveBody(trimmed)
+	}
+	return moveBody{}, problemf(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType,
+		"send the move as application/json or as text/plain notation, not %s", mt)
+}
+
+// notationBody checks a move in text notation before the engine parses it.
+func notationBody(text string) (moveBody, error) {
+	switch {
+	case text == "":
+		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no move given")
+	case len(text) > maxNotation || !utf8.ValidString(text):
+		return moveBody{}, problemf(http.StatusUnprocessableEntity, ProblemMalformedMove,
+			"a move in notation is at most %d characters of UTF-8 text", maxNotation)
+	}
+	return moveBody{Notation: text}, nil
+}
+
+// jsonMoveBody reads the JSON forms of a move.
+func jsonMoveBody(body []byte) (moveBody, error) {
+	if len(body) == 0 {
+		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no move given")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+		detail := "expected a JSON object"
+		if err != nil {
+			detail = jsonErrorDetail(err)
+		}
+		return moveBody{}, problemf(http.StatusBadRequest, ProblemBadRequest, "invalid JSON body: %s", detail)
+	}
+	var mb moveBody
+	if raw, ok := fields["seat"]; ok {
+		var seat int
+		if err := json.Unmarshal(raw, &seat); err != nil || seat < 0 || seat >= maxSeats {
+			return moveBody{}, problemf(http.StatusBadRequest, ProblemBadRequest, "seat must be an integer from 0 to %d", maxSeats-1)
+		}
+		mb.Seat = &seat
+		delete(fields, "seat")
+	}
+	if raw, ok := fields["move"]; ok {
+		if len(raw) == 0 || raw[0] != '{' {
+			return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, `"move" must be a JSON object`)
+		}
+		mb.Move = raw
+		return mb, nil
+	}
+	if _, ok := fields["type"]; ok {
+		move, err := json.Marshal(fields)
+		if err != nil {
+			return moveBody{}, fmt.Errorf("re-encode move: %w", err)
+		}
+		mb.Move = move
+		return mb, nil
+	}
+	if raw, ok := fields["notation"]; ok {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, `"notation" must be a string`)
+		}
+		if len(fields) > 1 {
+			return moveBody{}, newProblem(http.StatusBadRequest, ProblemBadRequest,
+				`a move in notation takes only "notation" and "seat"`)
+		}
+		nb, err := notationBody(text)
+		nb.Seat = mb.Seat
+		return nb, err
+	}
+	return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove,
+		`no move given: send {"type": ...}, {"notation": "..."} or {"move": {...}}`)
+}
+
+// moveResponse is the body of a successful move.
+type moveResponse struct {
+	// Version is the game's version after this move.
+	Version int64           `json:"version"`
+	Events  []events.Record `json:"events"`
+	// CurrentVersion is the game's version after the bots that had to
+	// answer did (the game's ETag).
+	CurrentVersion int64  `json:"current_version"`
+	Status         string `json:"status"`
+	ToAct          []int  `json:"to_act"`
+	// Replayed is true when the Idempotency-Key had been used: nothing
+	// new was written and this is the first attempt's result.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+func (s *Server) postMove(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	expected, err := parseIfMatch(c)
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(c)
+	if err != nil {
+		return err
+	}
+	seat, err := querySeat(c)
+	if err != nil {
+		return err
+	}
+	mb, err := parseMoveBody(c)
+	if err != nil {
+		return err
+	}
+	if mb.Seat != nil {
+		if seat != nil && *seat != *mb.Seat {
+			return newProblem(http.StatusBadRequest, ProblemBadRequest, "?seat= and the body's seat differ")
+		}
+		seat = mb.Seat
+	}
+	ctx := c.Request().Context()
+	res, err := s.svc.Move(ctx, play.MoveRequest{
+		GameID:          id,
+		Actor:           events.Actor{Kind: "player", PlayerID: p.ID},
+		Seat:            seat,
+		Move:            mb.Move,
+		Notation:        mb.Notation,
+		ExpectedVersion: expected,
+		IdempotencyKey:  key,
+		Channel:         "api",
+	})
+	if err != nil {
+		return s.moveProblem(c, id, p, seat, err)
+	}
+	out := moveResponse{Version: res.Version, Events: res.Events, CurrentVersion: res.Version, Replayed: res.Replayed}
+	g := res.Game
+	if g == nil {
+		// A replayed command: report where the game is now.
+		if g, err = s.svc.Game(ctx, id); err != nil {
+			return err
+		}
+	}
+	out.CurrentVersion, out.Status, out.ToAct = g.Version, g.Status, g.ToAct()
+	if out.ToAct == nil {
+		out.ToAct = []int{}
+	}
+	if out.Events == nil {
+		out.Events = []events.Record{}
+	}
+	h := c.Response().Header()
+	h.Set("ETag", etag(out.CurrentVersion))
+	h.Set(echo.HeaderLocation, "/v1/games/"+id+"/state?version="+strconv.FormatInt(res.Version, 10))
+	if res.Replayed {
+		h.Set("Idempotent-Replayed", "true")
+	}
+	return c.JSON(http.StatusCreated, out)
+}
+
+// moveProblem explains a refused move. When the move itself was wrong the
+// problem lists the caller's legal moves, so a client can recover at once.
+func (s *Server) moveProblem(c echo.Context, id string, p play.Player, seat *int, err error) error {
+	pr := toProblem(err)
+	var rule *engine.RuleError
+	wrongMove := errors.As(err, &rule) || errors.Is(err, engine.ErrBadCommand) || errors.Is(err, engine.ErrNotYourTurn)
+	if !wrongMove {
+		return pr
+	}
+	g, lerr := s.svc.Game(c.Request().Context(), id)
+	if lerr != nil {
+		return pr
+	}
+	seats := g.SeatsOf(p.ID)
+	if seat != nil && seatsContain(seats, *seat) {
+		seats = []int{*seat}
+	}
+	pr.LegalMoves = legalMovesOf(g, seats)
+	v := g.Version
+	pr.CurrentVersion = &v
+	return pr
+}

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/projections"
+)
+
+func TestToProblemMapsEveryKnownError(t *testing.T) {
+	rule := &engine.RuleError{Rule: "azul.line-holds-other-colour", Ref: "RULES.md §2.2", Detail: "line 3 holds blue"}
+	cases := []struct {
+		err    error
+		status int
+		typ    string
+	}{
+		{fmt.Errorf("decide: %w", rule), http.StatusUnprocessableEntity, ProblemIllegalMove},
+		{&events.ConflictError{StreamID: "g", Expected: 3, Actual: 5}, http.StatusConflict, ProblemVersionConflict},
+		{fmt.Errorf("move: %w", events.ErrConflict), http.StatusConflict, ProblemVersionConflict},
+		{events.ErrIdempotencyMismatch, http.StatusUnprocessableEntity, ProblemIdempotencyMismatch},
+		{play.ErrUnauthenticated, http.StatusUnauthorized, ProblemUnauthenticated},
+		{fmt.Errorf("x: %w", engine.ErrNotYourTurn), http.StatusForbidden, ProblemNotYourTurn},
+		{fmt.Errorf("%w: seat 2 is not yours", play.ErrForbidden), http.StatusForbidden, ProblemForbidden},
+		{fmt.Errorf("%w: game x", play.ErrNotFound), http.StatusNotFound, ProblemNotFound},
+		{engine.ErrGameOver, http.StatusConflict, ProblemGameOver},
+		{fmt.Errorf("%w: unknown colour", engine.ErrBadCommand), http.StatusUnprocessableEntity, ProblemMalformedMove},
+		{fmt.Errorf("%w: bad seed", play.ErrInvalid), http.StatusBadRequest, ProblemInvalidRequest},
+		{fmt.Errorf("%w: bad cursor", projections.ErrInvalid), http.StatusBadRequest, ProblemInvalidRequest},
+		{fmt.Errorf("%w: bad stream", events.ErrInvalid), http.StatusBadRequest, ProblemInvalidRequest},
+		{echo.ErrNotFound, http.StatusNotFound, ProblemNotFound},
+		{echo.ErrMethodNotAllowed, http.StatusMethodNotAllowed, ProblemMethodNotAllowed},
+		{echo.ErrStatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge},
+		{context.Canceled, http.StatusServiceUnavailable, ProblemUnavailable},
+		{errors.New("connection refused"), http.StatusInternalServerError, ProblemInternal},
+	}
+	for _, c := range cases {
+		p := toProblem(c.err)
+		if p.Status != c.status || p.Type != c.typ || p.Title == "" {
+			t.Errorf("%v: got %d %s %q, want %d %s", c.err, p.Status, p.Type, p.Title, c.status, c.typ)
+		}
+	}
+	p := toProblem(rule)
+	if p.Rule != rule.Rule || p.Ref != rule.Ref || p.Detail != rule.Detail {
+		t.Errorf("illegal move problem %+v does not name the rule", p)
+	}
+	p = toProblem(&events.ConflictError{Expected: 3, Actual: 5})
+	if p.CurrentVersion == nil || *p.CurrentVersion != 5 {
+		t.Errorf("conflict problem %+v does not give the current version", p)
+	}
+	// A server fault never shows its internals.
+	if p := toProblem(errors.New("password authentication failed for user x")); p.Detail != "" {
+		t.Errorf("internal error leaked: %q", p.Detail)
+	}
+}

@@ -1,0 +1,292 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/play"
+)
+
+// authenticate returns the player of the request's bearer token.
+func (s *Server) authenticate(c echo.Context) (play.Player, error) {
+	token, ok := bearerToken(c.Request())
+	if !ok {
+		return play.Player{}, newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
+			"send Authorization: Bearer <token> with the token POST /v1/players returned")
+	}
+	if p, ok := s.auth.get(token); ok {
+		return p, nil
+	}
+	p, err := s.svc.Authenticate(c.Request().Context(), token)
+	if err != nil {
+		return play.Player{}, err
+	}
+	s.auth.put(token, p)
+	return p, nil
+}
+
+// optionalPlayer authenticates the request when it carries a token. A
+// token that is sent but wrong is an error, never silently ignored.
+func (s *Server) optionalPlayer(c echo.Context) (*play.Player, error) {
+	if c.Request().Header.Get(echo.HeaderAuthorization) == "" {
+		return nil, nil
+	}
+	p, err := s.authenticate(c)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// bearerToken reads "Authorization: Bearer <token>" (scheme
+// case-insensitive).
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get(echo.HeaderAuthorization)
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// gameID reads and checks the {id} path parameter. A malformed id names
+// no game: 404, like an unknown one.
+func gameID(c echo.Context) (string, error) {
+	id := c.Param("id")
+	if u, err := uuid.Parse(id); err != nil || len(id) != 36 || u.String() != strings.ToLower(id) {
+		return "", problemf(http.StatusNotFound, ProblemNotFound, "no game %q: game ids are UUIDs", truncate(id, 64))
+	}
+	return strings.ToLower(id), nil
+}
+
+// readBody reads the request body within the body limit.
+func readBody(c echo.Context) ([]byte, error) {
+	if c.Request().Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, problemf(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
+				"the request body exceeds the limit of %d bytes", tooLarge.Limit)
+		}
+		return nil, problemf(http.StatusBadRequest, ProblemBadRequest, "reading the request body failed")
+	}
+	return body, nil
+}
+
+// mediaType is the request's content type without parameters, lower case
+// ("" when absent).
+func mediaType(c echo.Context) (string, error) {
+	ct := c.Request().Header.Get(echo.HeaderContentType)
+	if ct == "" {
+		return "", nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "", problemf(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType, "unreadable Content-Type %q", truncate(ct, 64))
+	}
+	return mt, nil
+}
+
+// isJSONType accepts application/json and its +json relatives.
+func isJSONType(mt string) bool {
+	return mt == "" || mt == echo.MIMEApplicationJSON || strings.HasSuffix(mt, "+json")
+}
+
+// sniffedType is the content type a body is read as. A body sent without
+// a type, or with the form type that "curl -d" sends by default, is JSON
+// when it looks like a JSON object, else text.
+func sniffedType(mt string, body []byte) string {
+	if mt != "" && mt != echo.MIMEApplicationForm {
+		return mt
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] == '{' {
+		return echo.MIMEApplicationJSON
+	}
+	return echo.MIMETextPlain
+}
+
+// decodeJSON reads a JSON request body into v. Unknown fields are refused
+// so that a misspelt option is an error, not a silent default. An empty
+// body is accepted when optional is true.
+func decodeJSON(c echo.Context, v any, optional bool) error {
+	mt, err := mediaType(c)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if mt = sniffedType(mt, body); !isJSONType(mt) {
+		return problemf(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType, "send application/json, not %s", mt)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil
+		}
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "the request needs a JSON body")
+	}
+	return unmarshalStrict(body, v)
+}
+
+// unmarshalStrict decodes exactly one JSON value with no unknown fields.
+func unmarshalStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return problemf(http.StatusBadRequest, ProblemBadRequest, "invalid JSON body: %s", jsonErrorDetail(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "invalid JSON body: unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// jsonErrorDetail describes a JSON decoding error without echoing Go type
+// names at clients.
+func jsonErrorDetail(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field != "" {
+			return fmt.Sprintf("field %q has the wrong type (%s)", typeErr.Field, typeErr.Value)
+		}
+		return fmt.Sprintf("expected a JSON object, not %s", typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return fmt.Sprintf("syntax error at byte %d", syntaxErr.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the JSON value is incomplete"
+	}
+	return truncate(err.Error(), 200)
+}
+
+// queryInt reads an optional integer query parameter within [min, max].
+func queryInt(c echo.Context, name string, def, min, max int64) (int64, error) {
+	text := c.QueryParam(name)
+	if text == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < min || n > max {
+		return 0, problemf(http.StatusBadRequest, ProblemBadRequest, "query parameter %s must be an integer from %d to %d", name, min, max)
+	}
+	return n, nil
+}
+
+// querySeat reads the optional ?seat= parameter.
+func querySeat(c echo.Context) (*int, error) {
+	if c.QueryParam("seat") == "" {
+		return nil, nil
+	}
+	n, err := queryInt(c, "seat", 0, 0, maxSeats-1)
+	if err != nil {
+		return nil, err
+	}
+	seat := int(n)
+	return &seat, nil
+}
+
+// maxSeats bounds seat numbers in requests (no rule set seats more).
+const maxSeats = 8
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 200
+
+// idempotencyKey reads the Idempotency-Key header: printable ASCII, at
+// most 200 characters (a UUID is typical).
+func idempotencyKey(c echo.Context) (string, error) {
+	key := c.Request().Header.Get("Idempotency-Key")
+	if key == "" {
+		return "", nil
+	}
+	if len(key) > maxIdempotencyKey {
+		return "", problemf(http.StatusBadRequest, ProblemBadRequest, "Idempotency-Key is longer than %d characters", maxIdempotencyKey)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return "", newProblem(http.StatusBadRequest, ProblemBadRequest, "Idempotency-Key must be printable ASCII without spaces")
+		}
+	}
+	return key, nil
+}
+
+// parseIfMatch reads If-Match as the expected game version: a number,
+// plain or as an entity tag ("12", W/"12"). "*" or no header means any.
+func parseIfMatch(c echo.Context) (*int64, error) {
+	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	if h == "" || h == "*" {
+		return nil, nil
+	}
+	v, ok := parseVersionTag(h)
+	if !ok {
+		return nil, problemf(http.StatusBadRequest, ProblemBadRequest,
+			"If-Match must be one game version, e.g. If-Match: \"12\" (the ETag of the game)")
+	}
+	return &v, nil
+}
+
+// parseVersionTag reads one version from an entity tag or a bare number.
+func parseVersionTag(tag string) (int64, bool) {
+	tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+	if len(tag) >= 2 && tag[0] == '"' && tag[len(tag)-1] == '"' {
+		tag = tag[1 : len(tag)-1]
+	}
+	v, err := strconv.ParseInt(tag, 10, 64)
+	if err != nil || v < 0 {
+		return 0, false
+	}
+	return v, true
+}
+
+// etag is the entity tag of a game version.
+func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
+
+// noneMatch reports whether If-None-Match names the version (the client's
+// copy is current).
+func noneMatch(c echo.Context, version int64) bool {
+	h := c.Request().Header.Get("If-None-Match")
+	if h == "" {
+		return false
+	}
+	for _, tag := range strings.Split(h, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" {
+			return true
+		}
+		if v, ok := parseVersionTag(tag); ok && v == version {
+			return true
+		}
+	}
+	return false
+}
+
+// truncate shortens client text quoted in a problem detail.
+func truncate(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,202 @@
+// Package api is azuld's HTTP interface (DESIGN.md §5): the REST handlers
+// over the play command path, bearer-token authentication, RFC 9457
+// problem responses, server-sent events, operational endpoints and the
+// OpenAPI document that describes them.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
+)
+
+// DefaultBodyLimit bounds request bodies when Config.BodyLimit is zero.
+// The largest legitimate body (a game creation) is well under 4 KiB.
+const DefaultBodyLimit = 64 << 10
+
+// DefaultHeartbeat is how often an idle event stream sends a comment, so
+// proxies and clients notice a dead connection.
+const DefaultHeartbeat = 15 * time.Second
+
+// Config wires a Server.
+type Config struct {
+	// Service is the command path every handler calls.
+	Service *play.Service
+	// Listener delivers change notices for the event streams; nil
+	// disables GET /v1/games/{id}/stream (it answers 503).
+	Listener *events.Listener
+	// Pool is pinged by /readyz; nil makes /readyz report ready.
+	Pool *pgxpool.Pool
+	// Logger receives one JSON line per request; nil discards logs.
+	Logger *slog.Logger
+	// Metrics is the Prometheus registry /metrics serves and the HTTP
+	// metrics are registered with; nil creates a private one.
+	Metrics *prometheus.Registry
+	// BodyLimit is the largest accepted request body in bytes
+	// (0: DefaultBodyLimit).
+	BodyLimit int64
+	// Heartbeat is the event stream's keep-alive interval
+	// (0: DefaultHeartbeat).
+	Heartbeat time.Duration
+	// Version is the build version /healthz reports.
+	Version string
+	// AuthCacheTTL is how long a verified bearer token is trusted without
+	// a database lookup (0: DefaultAuthCacheTTL; negative: no cache).
+	AuthCacheTTL time.Duration
+}
+
+// Server is azuld's HTTP handler.
+type Server struct {
+	svc       *play.Service
+	listener  *events.Listener
+	pool      *pgxpool.Pool
+	log       *slog.Logger
+	metrics   *httpMetrics
+	gatherer  prometheus.Gatherer
+	bodyLimit int64
+	heartbeat time.Duration
+	version   string
+	auth      *authCache
+	echo      *echo.Echo
+
+	// closing is closed by Close: it ends the long-lived event streams so
+	// a graceful shutdown does not wait for them.
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+// New builds the server and its routes.
+func New(cfg Config) (*Server, error) {
+	if cfg.Service == nil {
+		return nil, errors.New("api: Config.Service is required")
+	}
+	s := &Server{
+		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
+		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
+		closing: make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.bodyLimit <= 0 {
+		s.bodyLimit = DefaultBodyLimit
+	}
+	if s.heartbeat <= 0 {
+		s.heartbeat = DefaultHeartbeat
+	}
+	switch {
+	case cfg.AuthCacheTTL == 0:
+		s.auth = newAuthCache(DefaultAuthCacheTTL)
+	case cfg.AuthCacheTTL > 0:
+		s.auth = newAuthCache(cfg.AuthCacheTTL)
+	}
+	reg := cfg.Metrics
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m, err := newHTTPMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics, s.gatherer = m, reg
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Pre(requestID())
+	e.Use(s.observe, s.recoverPanics, s.limitBody)
+	s.routes(e)
+	s.echo = e
+	return s, nil
+}
+
+// routes registers every endpoint. Each must be documented in
+// openapi.json (TestOpenAPICoversRoutes checks both ways).
+func (s *Server) routes(e *echo.Echo) {
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
+	e.GET("/openapi.json", s.openAPI)
+
+	v1 := e.Group("/v1")
+	v1.POST("/players", s.registerPlayer)
+	v1.GET("/me", s.me)
+	v1.GET("/me/turns", s.myTurns)
+	v1.POST("/games", s.createGame)
+	v1.GET("/games", s.listGames)
+	v1.GET("/games/:id", s.getGame)
+	v1.POST("/games/:id/join", s.joinGame)
+	v1.GET("/games/:id/legal-moves", s.legalMoves)
+	v1.POST("/games/:id/moves", s.postMove)
+	v1.GET("/games/:id/events", s.gameEvents)
+	v1.GET("/games/:id/state", s.gameState)
+	v1.GET("/games/:id/stream", s.stream)
+}
+
+// Handler is the http.Handler to serve.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Close ends the open event streams. Call it when the HTTP server starts
+// shutting down (http.Server.RegisterOnShutdown), so draining does not
+// wait for clients that never hang up.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closing) }) }
+
+// Routes lists the registered routes as "METHOD /path" with OpenAPI-style
+// {parameters}.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.echo.Routes() {
+		out = append(out, r.Method+" "+openAPIPath(r.Path))
+	}
+	return out
+}
+
+// handleError turns any error into a problem response and logs server
+// faults.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	p := toProblem(err)
+	if p.Status >= 500 {
+		s.log.ErrorContext(c.Request().Context(), "request failed",
+			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+			"method", c.Request().Method, "route", routeOf(c), "err", err.Error())
+	}
+	if werr := writeProblem(c, p); werr != nil {
+		s.log.WarnContext(c.Request().Context(), "writing a problem response failed", "err", werr.Error())
+	}
+}
+
+// healthz answers as long as the process serves HTTP.
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "version": s.version})
+}
+
+// readyz answers 200 when the database answers.
+func (s *Server) readyz(c echo.Context) error {
+	if s.pool != nil {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+		defer cancel()
+		if err := s.pool.Ping(ctx); err != nil {
+			s.log.WarnContext(ctx, "readiness check failed", "err", err.Error())
+			return problemf(http.StatusServiceUnavailable, ProblemUnavailable, "the database does not answer")
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// errNoListener is served by the stream endpoint without a listener.
+var errNoListener = fmt.Errorf("live streams are not enabled on this server")

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// config is azuld's configuration. Every field has a flag and an AZUL_*
+// environment variable; a flag wins over the variable, which wins over the
+// default.
+type config struct {
+	DatabaseURL     string
+	DataDir         string
+	PGBin           string
+	PGPort          int
+	PGOSUser        string
+	HTTPAddr        string
+	LogLevel        string
+	BodyLimit       int64
+	DBMaxConns      int
+	ShutdownTimeout time.Duration
+	Bots            bool
+}
+
+// option describes one configuration setting for flags, environment and
+// the printout at start.
+type option struct {
+	flag, env, usage string
+	// secret values are masked when printed.
+	secret bool
+	// source is where the value came from: "flag", "env" or "default".
+	source string
+}
+
+// settings is a parsed FlagSet with the origin of every value.
+type settings struct {
+	fs      *flag.FlagSet
+	options []*option
+}
+
+// defaultDataDir is where the embedded cluster keeps its data when
+// AZUL_DATA_DIR is not set: $XDG_DATA_HOME/azuld, else ~/.local/share/azuld
+// on Unix, the user config dir (~/Library/Application Support) on macOS and
+// %LocalAppData% on Windows. Root gets /var/lib/azuld: PostgreSQL then runs
+// as another account, which could not enter root's home.
+func defaultDataDir(getenv func(string) string, euid int) string {
+	if euid == 0 {
+		return "/var/lib/azuld"
+	}
+	if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "azuld")
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		if dir, err := os.UserConfigDir(); err == nil {
+			return filepath.Join(dir, "azuld")
+		}
+	case "windows":
+		if dir, err := os.UserCacheDir(); err == nil {
+			return filepath.Join(dir, "azuld")
+		}
+	}
+	home := getenv("HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = h
+		}
+	}
+	if home == "" {
+		return filepath.Join(os.TempDir(), "azuld")
+	}
+	return filepath.Join(home, ".local", "share", "azuld")
+}
+
+// Which settings a subcommand takes.
+const (
+	withDatabase = 1 << iota // database URL or embedded cluster
+	withHTTP                 // HTTP server, bots, shutdown
+)
+
+// newSettings declares the flags of a subcommand into cfg.
+func newSettings(name string, what int, cfg *config, getenv func(string) string, out io.Writer) *settings {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	s := &settings{fs: fs}
+	add := func(flagName, env, usage string, secret bool) {
+		s.options = append(s.options, &option{flag: flagName, env: env, usage: usage, secret: secret, source: "default"})
+	}
+	if what&withDatabase != 0 {
+		fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL; empty runs a private cluster under the data dir")
+		add("database-url", "AZUL_DATABASE_URL", "", true)
+		fs.StringVar(&cfg.DataDir, "data-dir", defaultDataDir(getenv, os.Geteuid()), "folder of the private PostgreSQL cluster (when no database URL is set)")
+		add("data-dir", "AZUL_DATA_DIR", "", false)
+		fs.StringVar(&cfg.PGBin, "pg-bin", "", "folder holding initdb, pg_ctl and postgres; empty searches PATH, pg_config and /usr/lib/postgresql/*/bin")
+		add("pg-bin", "AZUL_PG_BIN", "", false)
+		fs.IntVar(&cfg.PGPort, "pg-port", 0, "TCP port of the private cluster on 127.0.0.1; 0 picks a free port")
+		add("pg-port", "AZUL_PG_PORT", "", false)
+		fs.StringVar(&cfg.PGOSUser, "pg-os-user", "", "account the private cluster runs as when azuld runs as root (default postgres)")
+		add("pg-os-user", "AZUL_PG_OS_USER", "", false)
+		fs.IntVar(&cfg.DBMaxConns, "db-max-conns", 16, "size of the database connection pool")
+		add("db-max-conns", "AZUL_DB_MAX_CONNS", "", false)
+	}
+	if what&withHTTP != 0 {
+		fs.StringVar(&cfg.HTTPAddr, "http-addr", "127.0.0.1:8080", "address the HTTP server listens on")
+		add("http-addr", "AZUL_HTTP_ADDR", "", false)
+		fs.Int64Var(&cfg.BodyLimit, "body-limit", 64<<10, "largest accepted request body, in bytes")
+		add("body-limit", "AZUL_BODY_LIMIT", "", false)
+		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
+		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
+		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart); bots also answer moves in the request path")
+		add("bots", "AZUL_BOTS", "", false)
+	}
+	fs.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	add("log-level", "AZUL_LOG_LEVEL", "", false)
+
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "Usage: azuld %s [flags]\n\n%s\n\nFlags (each also read from the environment variable shown):\n", name, commandHelp[name])
+		for _, o := range s.options {
+			f := fs.Lookup(o.flag)
+			def := f.DefValue
+			if def == "" {
+				def = `""`
+			}
+			fmt.Fprintf(out, "  --%s  (%s, default %s)\n      %s\n", o.flag, o.env, def, f.Usage)
+		}
+	}
+	return s
+}
+
+// parse reads the flags, then fills every setting not given as a flag
+// from its environment variable.
+func (s *settings) parse(args []string, getenv func(string) string) error {
+	if err := s.fs.Parse(args); err != nil {
+		return err
+	}
+	if s.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see --help)", s.fs.Arg(0))
+	}
+	set := map[string]bool{}
+	s.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, o := range s.options {
+		if set[o.flag] {
+			o.source = "flag"
+			continue
+		}
+		v, ok := lookupEnv(getenv, o.env)
+		if !ok {
+			continue
+		}
+		if err := s.fs.Set(o.flag, v); err != nil {
+			return fmt.Errorf("environment variable %s: %w", o.env, err)
+		}
+		o.source = "env"
+	}
+	return nil
+}
+
+// lookupEnv treats an empty variable as unset, as shells make it easy to
+// export an empty value by mistake.
+func lookupEnv(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, v != ""
+}
+
+// printable lists the settings for the start-up log, secrets masked.
+func (s *settings) printable() []any {
+	attrs := make([]any, 0, 2*len(s.options))
+	for _, o := range s.options {
+		v := s.fs.Lookup(o.flag).Value.String()
+		if o.secret {
+			v = maskURL(v)
+		}
+		attrs = append(attrs, o.env, fmt.Sprintf("%s (%s)", v, o.source))
+	}
+	return attrs
+}
+
+// dsnPassword finds password=... in a key/value connection string.
+var dsnPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]+)`)
+
+// userinfoPassword finds user:password@ in a URL that net/url refuses.
+var userinfoPassword = regexp.MustCompile(`(://[^:/@]*:)[^/]*(@)`)
+
+// maskURL hides the password of a PostgreSQL connection string, in URL or
+// key/value form, and in a URL's password query parameter.
+func maskURL(dsn string) string {
+	if dsn == "" {
+		return dsn
+	}
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		for k := range q {
+			if strings.EqualFold(k, "password") {
+				q.Set(k, "xxxxx")
+			}
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	masked := userinfoPassword.ReplaceAllString(dsn, "${1}xxxxx${2}")
+	return dsnPassword.ReplaceAllString(masked, "${1}xxxxx")
+}
+
+// errHelp is returned after --help was printed.
+var errHelp = flag.ErrHelp
+
+// isHelp reports whether err means the usage was asked for.
+func isHelp(err error) bool { return errors.Is(err, errHelp) }

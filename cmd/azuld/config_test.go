@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// envOf returns a getenv over a fixed map.
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestSettingsPrecedenceFlagEnvDefault(t *testing.T) {
+	env := envOf(map[string]string{
+		"AZUL_HTTP_ADDR":        "0.0.0.0:9000",
+		"AZUL_LOG_LEVEL":        "debug",
+		"AZUL_SHUTDOWN_TIMEOUT": "3s",
+		"AZUL_BOTS":             "false",
+		"HOME":                  "/home/ana",
+	})
+	var cfg config
+	var out bytes.Buffer
+	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &out)
+	if err := s.parse([]string{"--log-level", "warn"}, env); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.LogLevel != "warn" {
+		t.Errorf("a flag must win over the environment: log level %q", cfg.LogLevel)
+	}
+	if cfg.HTTPAddr != "0.0.0.0:9000" || cfg.ShutdownTimeout != 3*time.Second || cfg.Bots {
+		t.Errorf("environment not applied: %+v", cfg)
+	}
+	if cfg.BodyLimit != 64<<10 || cfg.DBMaxConns != 16 || cfg.DatabaseURL != "" {
+		t.Errorf("defaults not kept: %+v", cfg)
+	}
+	if want := defaultDataDir(env, os.Geteuid()); cfg.DataDir != want {
+		t.Errorf("default data dir %q, want %q", cfg.DataDir, want)
+	}
+	sources := map[string]string{}
+	for _, o := range s.options {
+		sources[o.env] = o.source
+	}
+	if sources["AZUL_LOG_LEVEL"] != "flag" || sources["AZUL_HTTP_ADDR"] != "env" || sources["AZUL_BODY_LIMIT"] != "default" {
+		t.Errorf("sources %v", sources)
+	}
+}
+
+func TestSettingsRejectBadEnvironmentValue(t *testing.T) {
+	env := envOf(map[string]string{"AZUL_BODY_LIMIT": "lots"})
+	var cfg config
+	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
+	err := s.parse(nil, env)
+	if err == nil || !strings.Contains(err.Error(), "AZUL_BODY_LIMIT") {
+		t.Fatalf("want an error naming the variable, got %v", err)
+	}
+}
+
+func TestSettingsRejectStrayArguments(t *testing.T) {
+	var cfg config
+	s := newSettings("migrate", withDatabase, &cfg, envOf(nil), &bytes.Buffer{})
+	if err := s.parse([]string{"now"}, envOf(nil)); err == nil {
+		t.Fatal("a stray argument must be refused")
+	}
+}
+
+func TestDefaultDataDir(t *testing.T) {
+	if got := defaultDataDir(envOf(map[string]string{"XDG_DATA_HOME": "/data", "HOME": "/root"}), 0); got != "/var/lib/azuld" {
+		t.Fatalf("root's default data dir %q, want /var/lib/azuld (out of /root, which the server's account cannot enter)", got)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	got := defaultDataDir(envOf(map[string]string{"XDG_DATA_HOME": "/data", "HOME": "/home/ana"}), 1000)
+	if got != "/data/azuld" {
+		t.Fatalf("got %q", got)
+	}
+	// A relative XDG_DATA_HOME is invalid by the XDG spec and ignored.
+	got = defaultDataDir(envOf(map[string]string{"XDG_DATA_HOME": "data", "HOME": "/home/ana"}), 1000)
+	if got != "/home/ana/.local/share/azuld" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestMaskURL(t *testing.T) {
+	cases := []struct{ in, secret string }{
+		{"postgres://azul:s3cret@db:5432/azul?sslmode=disable", "s3cret"},
+		{"postgres://azul:p@ss@db/azul", "p@ss"},
+		{"postgres://azul@db/azul?password=hunter2&sslmode=require", "hunter2"},
+		{"host=db user=azul password=hunter2 dbname=azul", "hunter2"},
+		{"host=db password='two words' dbname=azul", "two words"},
+		{"postgres://azul:s3cret@db:badport/azul", "s3cret"},
+	}
+	for _, c := range cases {
+		got := maskURL(c.in)
+		if strings.Contains(got, c.secret) {
+			t.Errorf("maskURL(%q) = %q still shows the password", c.in, got)
+		}
+		if !strings.Contains(got, "xxxxx") {
+			t.Errorf("maskURL(%q) = %q does not show where the password was", c.in, got)
+		}
+	}
+	plain := "postgres://azul@db/azul?sslmode=disable"
+	if got := maskURL(plain); got != plain {
+		t.Errorf("a URL without a password must stay as it is: %q", got)
+	}
+}
+
+func TestPrintableMasksTheDatabaseURL(t *testing.T) {
+	env := envOf(map[string]string{"AZUL_DATABASE_URL": "postgres://azul:s3cret@db/azul"})
+	var cfg config
+	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
+	if err := s.parse(nil, env); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DatabaseURL != "postgres://azul:s3cret@db/azul" {
+		t.Fatalf("the real URL must be kept for connecting: %q", cfg.DatabaseURL)
+	}
+	printed := strings.Join(func() []string {
+		var out []string
+		for _, a := range s.printable() {
+			out = append(out, a.(string))
+		}
+		return out
+	}(), " ")
+	if strings.Contains(printed, "s3cret") || !strings.Contains(printed, "AZUL_DATABASE_URL") {
+		t.Fatalf("printed configuration %q", printed)
+	}
+}
+
+func TestHelpListsEveryVariable(t *testing.T) {
+	var out, errOut bytes.Buffer
+	a := &app{getenv: envOf(nil), stdout: &out, stderr: &errOut}
+	if code := a.run(t.Context(), []string{"serve", "--help"}); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	for _, v := range []string{"AZUL_DATABASE_URL", "AZUL_DATA_DIR", "AZUL_HTTP_ADDR", "AZUL_LOG_LEVEL", "AZUL_PG_BIN", "--http-addr"} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("serve --help does not mention %s:\n%s", v, out.String())
+		}
+	}
+}
+
+func TestUnknownCommandAndFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	a := &app{getenv: envOf(nil), stdout: &out, stderr: &errOut}
+	if code := a.run(t.Context(), []string{"frobnicate"}); code != 2 {
+		t.Errorf("unknown command: exit code %d", code)
+	}
+	if code := a.run(t.Context(), []string{"serve", "--no-such-flag"}); code != 2 {
+		t.Errorf("unknown flag: exit code %d", code)
+	}
+	if code := a.run(t.Context(), []string{"serve", "--log-level", "loud", "--database-url", "postgres://x@127.0.0.1:1/x"}); code != 1 {
+		t.Errorf("bad log level: exit code %d", code)
+	}
+	out.Reset()
+	if code := a.run(t.Context(), []string{"version"}); code != 0 || !strings.HasPrefix(out.String(), "azuld ") {
+		t.Errorf("version: exit code %d, output %q", code, out.String())
+	}
+}
