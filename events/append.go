@@ -376,18 +376,19 @@ func checkAppend(req AppendRequest) (appendArgs, error) {
 		batch:     len(req.Events) > 1,
 		keyed:     req.IdempotencyKey != "",
 	}}
-	// Text, not []byte: pgx sends []byte as bytea.
+	// The statements cast $5 and $6 to json, so pgx sends the bytes as
+	// they are (as JSON, not bytea).
 	args.params = make([]any, 6, 9)
-	args.params[0], args.params[1], args.params[5] = id, req.ExpectedVersion, string(meta)
+	args.params[0], args.params[1], args.params[5] = id, req.ExpectedVersion, meta
 	if args.shape.batch {
-		types, schemas, data := make([]string, len(req.Events)), make([]int32, len(req.Events)), make([]string, len(req.Events))
+		types, schemas, data := make([]string, len(req.Events)), make([]int32, len(req.Events)), make([][]byte, len(req.Events))
 		for i, e := range req.Events {
-			types[i], schemas[i], data[i] = e.Type, int32(e.Schema), string(e.Data)
+			types[i], schemas[i], data[i] = e.Type, int32(e.Schema), e.Data
 		}
 		args.params[2], args.params[3], args.params[4] = types, schemas, data
 	} else {
 		e := req.Events[0]
-		args.params[2], args.params[3], args.params[4] = e.Type, int32(e.Schema), string(e.Data)
+		args.params[2], args.params[3], args.params[4] = e.Type, int32(e.Schema), []byte(e.Data)
 	}
 	if args.shape.keyed {
 		if len(req.IdempotencyKey) > MaxKeyLength || len(req.IdempotencyScope) > MaxKeyLength || len(req.RequestHash) > MaxKeyLength {

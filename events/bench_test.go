@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
@@ -100,6 +101,8 @@ func benchmarkAppend(b *testing.B, writers int, keyed, hook bool) {
 // clients. The two alternate in windows of AZUL_BENCH_SECONDS (default 3)
 // seconds, three times, so that other load on the machine hits both
 // alike; it reports the medians and ratio = appends/s ÷ inserts/s.
+// A third contender shows the client's share: the same bare INSERT sent
+// from Go through pgx (pgx-inserts/s, pgx-ratio = its rate ÷ pgbench's).
 func BenchmarkAppendVsPgbench(b *testing.B) {
 	pgbench, err := findPgbench()
 	if err != nil {
@@ -125,7 +128,7 @@ func BenchmarkAppendVsPgbench(b *testing.B) {
 			}
 			store := events.NewStore(pool)
 			for range b.N {
-				var appends, inserts []float64
+				var appends, inserts, pgxInserts []float64
 				for range 3 {
 					rate, err := runPgbench(pgbench, url, writers, window)
 					if err != nil {
@@ -133,12 +136,16 @@ func BenchmarkAppendVsPgbench(b *testing.B) {
 					}
 					inserts = append(inserts, rate)
 					appends = append(appends, timedAppends(b, store, writers, window))
+					pgxInserts = append(pgxInserts, timedBareInserts(b, pool, writers, window))
 				}
 				slices.Sort(appends)
 				slices.Sort(inserts)
+				slices.Sort(pgxInserts)
 				b.ReportMetric(appends[1], "appends/s")
 				b.ReportMetric(inserts[1], "pgbench-inserts/s")
 				b.ReportMetric(appends[1]/inserts[1], "ratio")
+				b.ReportMetric(pgxInserts[1], "pgx-inserts/s")
+				b.ReportMetric(pgxInserts[1]/inserts[1], "pgx-ratio")
 			}
 		})
 	}
@@ -159,6 +166,29 @@ func timedAppends(b *testing.B, store *events.Store, writers int, d time.Duratio
 			for v := int64(0); time.Now().Before(deadline); v++ {
 				if _, err := store.Append(ctx, events.AppendRequest{StreamID: id, ExpectedVersion: v, Meta: meta,
 					Events: []events.NewEvent{{Type: "tiles_taken", Schema: 1, Data: benchEventData}}}); err != nil {
+					b.Error(err)
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(done.Load()) / time.Since(start).Seconds()
+}
+
+// timedBareInserts runs the INSERT of bench/insert.sql from Go, through
+// pgx, with writers goroutines for d, and returns the inserts per second.
+func timedBareInserts(b *testing.B, pool *pgxpool.Pool, writers int, d time.Duration) float64 {
+	ctx := context.Background()
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for range writers {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				if _, err := pool.Exec(ctx, `INSERT INTO azuld_bench_insert.bench_insert (data) VALUES ($1::jsonb)`, string(benchEventData)); err != nil {
 					b.Error(err)
 					return
 				}

@@ -41,7 +41,7 @@ const notifyTimeout = 10 * time.Second
 // notifyLinger is how long the notifier collects appends before sending
 // them: every notification is a transaction that takes PostgreSQL's
 // notify lock, so one per append would cost nearly an append each.
-const notifyLinger = 2 * time.Millisecond
+const notifyLinger = 5 * time.Millisecond
 
 // maxPayload keeps a notification's payload under PostgreSQL's limit of
 // 8000 bytes.
