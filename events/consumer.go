@@ -60,11 +60,14 @@ const lockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('azuld.consumer:'
 
 // consumeSQL reads the next events after the checkpoint among those whose
 // transaction has ended for every snapshot (tx_id below xmin).
-const consumeSQL = `SELECT stream_id::text, version, global_position, type, schema_version, data, meta, recorded_at, tx_id::text
-FROM events
-WHERE (tx_id, global_position) > ($1::text::xid8, $2)
-  AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-ORDER BY tx_id, global_position
+// (The ORDER BY names the table's columns: a bare tx_id would mean the
+// output column tx_id::text, and sort transaction ids as text.)
+const consumeSQL = `SELECT e.stream_id::text, e.version, e.global_position, e.type, e.schema_version, e.data, e.meta,
+	e.recorded_at, e.tx_id::text AS tx
+FROM events e
+WHERE (e.tx_id, e.global_position) > ($1::text::xid8, $2)
+  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY e.tx_id, e.global_position
 LIMIT $3`
 
 // Process handles the next batch of at most limit events (at least one)
@@ -181,10 +184,11 @@ func (c *Consumer) StartAtEnd(ctx context.Context) error {
 		return err
 	}
 	_, err := c.pool.Exec(ctx, `INSERT INTO consumer_checkpoints (name, tx_id, position)
-		SELECT $1, coalesce(max(e.tx_id), '0'::xid8), coalesce(max(e.global_position), 0) FROM (
+		SELECT $1, coalesce(e.tx_id, '0'::xid8), coalesce(e.global_position, 0)
+		FROM (SELECT) AS one LEFT JOIN LATERAL (
 			SELECT tx_id, global_position FROM events
 			WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-			ORDER BY tx_id DESC, global_position DESC LIMIT 1) e
+			ORDER BY tx_id DESC, global_position DESC LIMIT 1) e ON true
 		ON CONFLICT (name) DO NOTHING`, c.name)
 	if err != nil {
 		return fmt.Errorf("consumer %s: start at the end: %w", c.name, err)

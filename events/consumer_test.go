@@ -205,6 +205,29 @@ func TestConsumerOrdersByTransaction(t *testing.T) {
 	}
 }
 
+// TestConsumerSortsTransactionIDsAsNumbers writes events with chosen
+// transaction ids (old ones, long ended) whose decimal forms sort the
+// other way as text, and whose positions sort the other way too.
+func TestConsumerSortsTransactionIDsAsNumbers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := newPool(t, 2)
+	var first, second int64
+	if err := pool.QueryRow(ctx, `INSERT INTO events (stream_id, version, type, schema_version, data, meta, tx_id)
+		VALUES ($1, 1, 'a', 1, '{}', '{}', '1000') RETURNING global_position`, newStreamID()).Scan(&second); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `INSERT INTO events (stream_id, version, type, schema_version, data, meta, tx_id)
+		VALUES ($1, 1, 'b', 1, '{}', '{}', '999') RETURNING global_position`, newStreamID()).Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	var got collector
+	processUntil(t, events.NewConsumer(pool, "numbers"), 2, got.handle)
+	if p := got.positions(); !slices.Equal(p, []int64{first, second}) {
+		t.Fatalf("delivered %v, want transaction 999's event (%d) before transaction 1000's (%d)", p, first, second)
+	}
+}
+
 // TestConsumerDeliversEveryEventOnce runs writers whose transactions
 // commit out of position order, against several processes of one
 // consumer that restart now and then. Every event must be handled exactly

@@ -200,7 +200,7 @@ func ReadBatches(ctx context.Context, q Querier, streamID string) ([][]Record, e
 
 // StreamIDs lists every stream, in id order.
 func StreamIDs(ctx context.Context, q Querier) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT id::text FROM streams ORDER BY id`)
+	rows, err := q.Query(ctx, `SELECT s.id::text FROM streams s ORDER BY s.id`)
 	if err != nil {
 		return nil, fmt.Errorf("list streams: %w", err)
 	}
