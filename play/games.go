@@ -230,7 +230,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 // (a bot, a simultaneous grey-wall choice) is retried on the new state.
 func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error) {
 	for range 5 {
-		g, err := s.Game(ctx, req.GameID)
+		g, cached, err := s.gameForMove(ctx, req)
 		if err != nil {
 			return nil, err
 		}
@@ -238,6 +238,12 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 			return nil, &events.ConflictError{StreamID: g.ID, Expected: *req.ExpectedVersion, Actual: g.Version}
 		}
 		res, err := s.moveOnce(ctx, g, req)
+		if err != nil && cached {
+			// A refusal may come from a copy that another replica's move
+			// made stale: only the store's game may refuse a move.
+			s.cache.forget(g.ID)
+			continue
+		}
 		if isConflict(err) && req.ExpectedVersion == nil {
 			continue
 		}
@@ -254,6 +260,22 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 		return res, nil
 	}
 	return nil, fmt.Errorf("move in game %s: %w", req.GameID, events.ErrConflict)
+}
+
+// gameForMove is the game a move is decided against, and whether it is the
+// cached copy. The cached copy is used when it can be right: an accepted
+// move is then checked by the append's expected version (a copy another
+// replica made stale fails there), and a refused one is decided again
+// against the store's game (see Move).
+func (s *Service) gameForMove(ctx context.Context, req MoveRequest) (*Game, bool, error) {
+	if g, ok := s.cache.get(req.GameID); ok && (req.ExpectedVersion == nil || *req.ExpectedVersion == g.Version) {
+		return g, true, nil
+	}
+	g, err := s.Game(ctx, req.GameID)
+	if err == nil {
+		s.cache.put(g)
+	}
+	return g, false, err
 }
 
 // moveOnce decides and appends one move against g.

@@ -37,6 +37,9 @@ type Config struct {
 	// Hooks run inside every append's transaction after the read models
 	// are updated (the notification outbox uses this).
 	Hooks []AppendHook
+	// CacheSize is how many recently played games are kept folded in
+	// memory for moves (0: DefaultCacheSize; negative: none).
+	CacheSize int
 }
 
 // AppendHook runs inside an append's transaction with the game before and
@@ -55,6 +58,7 @@ type Service struct {
 	// state format changes, so stale snapshots are simply not found.
 	snapshotFormat int
 	hooks          []AppendHook
+	cache          *gameCache
 
 	// seeds caches the immutable secret seed of each game.
 	seeds sync.Map
@@ -68,7 +72,7 @@ func New(cfg Config) *Service {
 	s := &Service{
 		pool: cfg.Pool, store: cfg.Store, rules: cfg.Rules,
 		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
-		hooks: slices.Clone(cfg.Hooks),
+		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -246,6 +250,9 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 			return nil
 		},
 	})
+	if isConflict(err) {
+		s.cache.forget(g.ID)
+	}
 	if err != nil {
 		return nil, res, err
 	}
@@ -254,6 +261,7 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 	}
 	if after != nil {
 		s.maybeSnapshot(ctx, after)
+		s.cache.put(after)
 	}
 	return after, res, nil
 }
