@@ -239,7 +239,12 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 					return err
 				}
 			}
-			if err := projections.Apply(ctx, tx, after.Row()); err != nil {
+			var before *projections.GameRow
+			if g.Version > 0 {
+				row := g.Row()
+				before = &row
+			}
+			if err := projections.ApplyChange(ctx, tx, before, after.Row()); err != nil {
 				return fmt.Errorf("update read models: %w", err)
 			}
 			for _, hook := range s.hooks {

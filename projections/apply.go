@@ -58,6 +58,22 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 		enc.id, row.Ruleset, enc.options, row.Status, row.Version, enc.toAct, enc.seats, row.CreatedBy,
 		row.CreatedAt, row.LastMoveAt, row.Deadline, enc.final)
 
+	queueSeats(b, enc, true)
+	queueInbox(b, enc, since)
+	queueResults(b, enc)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("update the read models of game %s: %w", enc.id, err)
+	}
+	return nil
+}
+
+// queueSeats queues the statements that make game_seats hold the row's
+// seats (none when changed is false).
+func queueSeats(b *pgx.Batch, enc encodedRow, changed bool) {
+	if !changed {
+		return
+	}
+	row := enc.row
 	b.Queue(`DELETE FROM game_seats WHERE game_id = $1 AND seat <> ALL($2::int[])`, enc.id, enc.seatNumbers)
 	if len(row.Seats) > 0 {
 		b.Queue(`INSERT INTO game_seats (game_id, seat, player_id, bot, name)
@@ -69,7 +85,13 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 				IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name)`,
 			enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames)
 	}
+}
 
+// queueInbox queues the statements that make the turn inbox hold the
+// row's human seats to act; since gives the inbox's since for some seats
+// (Rebuild), the others get the row's LastMoveAt.
+func queueInbox(b *pgx.Batch, enc encodedRow, since map[turnKey]time.Time) {
+	row := enc.row
 	// The inbox: rows of seats no longer to act go; new ones come with
 	// since = now (the row's last move); those that stay keep their since.
 	turns := humanTurns(row)
@@ -94,7 +116,12 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 			WHERE turn_inbox.deadline IS DISTINCT FROM excluded.deadline`,
 			enc.id, players, seats, sinces, row.Deadline)
 	}
+}
 
+// queueResults queues the statements that make results hold the row's
+// final scores (none while it has none).
+func queueResults(b *pgx.Batch, enc encodedRow) {
+	row := enc.row
 	if row.Final == nil {
 		b.Queue(`DELETE FROM results WHERE game_id = $1`, enc.id)
 	} else {
@@ -114,10 +141,6 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 				IS DISTINCT FROM (excluded.player_id, excluded.score, excluded.rank, excluded.finished_at)`,
 			enc.id, rs, rp, rsc, rr, row.LastMoveAt)
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("update the read models of game %s: %w", enc.id, err)
-	}
-	return nil
 }
 
 // humanTurns lists the inbox rows a game row calls for: the seats in

@@ -157,7 +157,16 @@ func (g *liveGame) append(tb testing.TB, store *events.Store, evs ...events.NewE
 			if err != nil {
 				return err
 			}
-			return projections.Apply(ctx, tx, row)
+			if len(g.recs) == 0 {
+				return projections.Apply(ctx, tx, row)
+			}
+			// Later appends write only what changed, as the command
+			// path does; rebuilds (full rows) must agree with them.
+			before, err := fold(ctx, g.id, g.recs)
+			if err != nil {
+				return err
+			}
+			return projections.ApplyChange(ctx, tx, &before, row)
 		},
 	})
 	if err != nil {

@@ -268,3 +268,39 @@ func TestApplyRefusesMalformedRows(t *testing.T) {
 	applyRows(t, pool, good)
 	sameDump(t, dump(t, pool), once)
 }
+
+// ApplyChange writes the same tables as Apply, also when the game's row is
+// missing (it was truncated by a rebuild under way) or the seats change.
+func TestApplyChangeEqualsApply(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	changed, full := newPool(t), newPool(t)
+	ana, ben := uuid.NewString(), uuid.NewString()
+	before := projections.GameRow{ID: uuid.NewString(), Ruleset: "azul-mini", Status: "open", ToAct: []int{},
+		CreatedAt: base, LastMoveAt: base, Seats: []projections.SeatRow{{Seat: 0, PlayerID: ana, Name: "A"}, {Seat: 1}}}
+	joined := before
+	joined.Seats = []projections.SeatRow{{Seat: 0, PlayerID: ana, Name: "A"}, {Seat: 1, PlayerID: ben, Name: "B"}}
+	joined.Status, joined.Version, joined.ToAct, joined.LastMoveAt = "active", 3, []int{0}, base.Add(time.Minute)
+	moved := joined
+	moved.Version, moved.ToAct, moved.LastMoveAt = 4, []int{1}, base.Add(2*time.Minute)
+	over := moved
+	over.Status, over.Version, over.ToAct, over.LastMoveAt = "finished", 5, []int{}, base.Add(3*time.Minute)
+	over.Final = &engine.Final{Reason: "resigned", Players: []engine.FinalPlayer{{Seat: 0, Rank: 1}, {Seat: 1, Rank: 2}}, Winners: []int{0}}
+
+	applyRows(t, changed, before)
+	steps := [][2]projections.GameRow{{before, joined}, {joined, moved}, {moved, over}}
+	for i, s := range steps {
+		if i == 1 {
+			// A rebuild emptied the table between two moves.
+			if _, err := changed.Exec(ctx, `DELETE FROM games`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prev := s[0]
+		if err := pgx.BeginFunc(ctx, changed, func(tx pgx.Tx) error { return projections.ApplyChange(ctx, tx, &prev, s[1]) }); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		applyRows(t, full, s[1])
+		sameDump(t, dump(t, changed), dump(t, full))
+	}
+}
