@@ -218,7 +218,8 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 		if err := g.apply(s.rules, rec); err != nil {
 			return nil, fmt.Errorf("fold game %s: %w", id, err)
 		}
-		if g.State == nil {
+		if g.State == nil || g.State.View().Round == 0 {
+			// Setup, before the first deal.
 			continue
 		}
 		if !isServerEvent(rec.Type) {
