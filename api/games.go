@@ -263,7 +263,22 @@ func (s *Server) gameState(c echo.Context) error {
 	if noneMatch(c, g.Version) {
 		return c.NoContent(http.StatusNotModified)
 	}
-	return c.JSON(http.StatusOK, g.View())
+	if version == 0 {
+		return c.JSON(http.StatusOK, g.View())
+	}
+	// A version inside an undone branch shows that branch, marked.
+	undoneBy, err := s.svc.UndoneBy(ctx, id, version)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, replayState{GameView: g.View(), Undone: undoneBy > 0, UndoneBy: undoneBy})
+}
+
+// replayState is a past state; Undone marks a state of an undone branch.
+type replayState struct {
+	play.GameView
+	Undone   bool  `json:"undone,omitempty"`
+	UndoneBy int64 `json:"undone_by,omitempty"`
 }
 
 // Event log paging.

@@ -132,6 +132,19 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	if tableOf(t, branch) != tableOf(t, moved.Body) {
 		t.Fatal("the state inside the undone branch is not the branch's")
 	}
+	var mark struct {
+		Undone   bool  `json:"undone"`
+		UndoneBy int64 `json:"undone_by"`
+	}
+	if json.Unmarshal(branch, &mark); !mark.Undone || mark.UndoneBy != tb.Takeback.TakenBackAt {
+		t.Fatalf("the branch's state is not marked undone by %d: %+v", tb.Takeback.TakenBackAt, mark)
+	}
+	var standing struct {
+		Undone *bool `json:"undone"`
+	}
+	if json.Unmarshal(anon.call(http.MethodGet, base+"/state?version=3", nil).mustStatus(t, http.StatusOK).Body, &standing); standing.Undone != nil {
+		t.Fatal("a standing version is marked undone")
+	}
 
 	// The audit trail marks the undone move and names the players.
 	var page struct {

@@ -254,3 +254,26 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 	}
 	return out, nil
 }
+
+// UndoneBy is the version of the take-back that undid version of a game,
+// or 0 when version stands.
+func (s *Service) UndoneBy(ctx context.Context, id string, version int64) (int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT version, data::text FROM events WHERE stream_id = $1 AND type = $2 AND version > $3 ORDER BY version`,
+		id, EvTakenBack, version)
+	if err != nil {
+		return 0, fmt.Errorf("read the take-backs of game %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at int64
+		var data string
+		if err := rows.Scan(&at, &data); err != nil {
+			return 0, fmt.Errorf("read the take-backs of game %s: %w", id, err)
+		}
+		var tb takenBack
+		if json.Unmarshal([]byte(data), &tb) == nil && tb.ToVersion < version && slices.Contains(tb.Undone, version) {
+			return at, rows.Err()
+		}
+	}
+	return 0, rows.Err()
+}
