@@ -127,6 +127,19 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	if tableOf(t, after) != tableOf(t, before) {
 		t.Fatalf("the take-back did not restore the table:\n%s\n%s", tableOf(t, after), tableOf(t, before))
 	}
+	// The turn went back to Ana, like any turn change.
+	inboxOf := func(c *client) int {
+		var turns struct {
+			Turns []struct {
+				GameID string `json:"game_id"`
+			} `json:"turns"`
+		}
+		c.call(http.MethodGet, "/v1/me/turns", nil).mustStatus(t, http.StatusOK).decode(t, &turns)
+		return len(turns.Turns)
+	}
+	if inboxOf(ana) != 1 || inboxOf(ben) != 0 {
+		t.Fatalf("turn inboxes after the take-back: Ana %d, Ben %d", inboxOf(ana), inboxOf(ben))
+	}
 	// The undone branch still replays.
 	branch := anon.call(http.MethodGet, base+"/state?version="+strconv.FormatInt(movedVersion.Version, 10), nil).mustStatus(t, http.StatusOK).Body
 	if tableOf(t, branch) != tableOf(t, moved.Body) {

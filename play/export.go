@@ -121,9 +121,9 @@ func (s *Service) ImportGame(ctx context.Context, recs []events.Record) (*Game, 
 	case VerifyFail:
 		return nil, fmt.Errorf("%w: the fairness check fails at version %d: %s", ErrBadLog, check.Mismatch.Version, check.Mismatch.Reason)
 	case VerifyCommitted:
-		if g.Status != StatusFinished {
-			return nil, fmt.Errorf("%w: the game is still running with a secret seed", ErrBadLog)
-		}
+		// A finished game always reveals its seed; a running one with a
+		// secret seed could not draw its next tiles here.
+		return nil, fmt.Errorf("%w: the seed is not in the log (a running game with a secret seed, or a finished game without game.seed_revealed)", ErrBadLog)
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {

@@ -260,6 +260,23 @@ type TakebackRequest struct {
 // RequestTakeback records a take-back request; when no other human seat
 // must consent, the take-back happens in the same append.
 func (s *Service) RequestTakeback(ctx context.Context, req TakebackRequest) (*TakebackResult, error) {
+	return retryOnConflict(func() (*TakebackResult, error) { return s.requestTakeback(ctx, req) })
+}
+
+// retryOnConflict runs a take-back command again when another append won
+// the race for the game's next version: the command is decided anew on
+// the new state (which may refuse it).
+func retryOnConflict(f func() (*TakebackResult, error)) (*TakebackResult, error) {
+	for range 4 {
+		res, err := f()
+		if !isConflict(err) {
+			return res, err
+		}
+	}
+	return f()
+}
+
+func (s *Service) requestTakeback(ctx context.Context, req TakebackRequest) (*TakebackResult, error) {
 	if req.Moves == 0 {
 		req.Moves = 1
 	}
@@ -301,6 +318,10 @@ func (s *Service) RequestTakeback(ctx context.Context, req TakebackRequest) (*Ta
 // the caller's seats. Consenting again changes nothing; answering a
 // closed request is ErrTakebackConflict.
 func (s *Service) AnswerTakeback(ctx context.Context, gameID string, id int64, p Player, accept bool, channel string) (*TakebackResult, error) {
+	return retryOnConflict(func() (*TakebackResult, error) { return s.answerTakeback(ctx, gameID, id, p, accept, channel) })
+}
+
+func (s *Service) answerTakeback(ctx context.Context, gameID string, id int64, p Player, accept bool, channel string) (*TakebackResult, error) {
 	g, err := s.Game(ctx, gameID)
 	if err != nil {
 		return nil, err
