@@ -35,7 +35,7 @@ type foldState struct {
 	// revealCommand is the command id of the batch that revealed last:
 	// its events after the reveal cannot be taken back without it.
 	revealCommand string
-	// pending is the open take-back request, if any.
+	// pending is the latest take-back request: open, or how it closed.
 	pending *Takeback
 }
 
@@ -149,7 +149,9 @@ func (g *Game) applyEngine(rec events.Record) error {
 	}
 	g.State = next
 	// Any engine event voids an open take-back request: the game moved on.
-	g.fold.pending = nil
+	if p := g.fold.pending; p != nil && p.Status == TakebackPending {
+		p.Status = TakebackLapsed
+	}
 	if reveal := next.Reveals() != before; reveal || g.fold.base == nil {
 		// A reveal (or game_started) starts a new base that take-backs can
 		// never cross.

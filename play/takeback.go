@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
@@ -331,6 +332,9 @@ func (s *Service) answerTakeback(ctx context.Context, gameID string, id int64, p
 	}
 	t := g.PendingTakeback()
 	if t == nil || t.ID != id {
+		if last := g.fold.pending; last != nil && last.ID == id {
+			return nil, fmt.Errorf("%w: take-back %d is no longer pending: %s", ErrTakebackConflict, id, strings.ReplaceAll(last.Status, "_", " "))
+		}
 		return nil, fmt.Errorf("%w: take-back %d is no longer pending (declined, lapsed or done)", ErrTakebackConflict, id)
 	}
 	held := g.SeatsOf(p.ID)
