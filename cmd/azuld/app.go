@@ -41,6 +41,9 @@ var commandHelp = map[string]string{
 		"(no database needed). Before a secret-seeded game ends, only the commitment is shown.",
 }
 
+// commandArgs are the positional arguments of a subcommand, for --help.
+var commandArgs = map[string]string{"verify": " <game id | exported file>"}
+
 const usage = `azuld: the Azul play-by-mail server.
 
 Usage:

@@ -18,11 +18,6 @@ import (
 // mismatch.
 var errVerifyFailed = errors.New("the verification failed")
 
-// verifyUsage is printed for `azuld verify --help` before the flags.
-const verifyUsage = `Usage: azuld verify <game id | exported file> [flags]
-
-`
-
 // verify re-derives every draw of a game from its seed: a game of the
 // configured database (by id), or an exported log (a file from
 // GET /v1/games/{id}/export, no database needed).
@@ -30,9 +25,6 @@ func (a *app) verify(ctx context.Context, args []string) error {
 	target := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		target, args = args[0], args[1:]
-	}
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-		fmt.Fprint(a.stdout, verifyUsage)
 	}
 	cfg, s, err := a.parseSettings("verify", withDatabase, args)
 	if err != nil {
