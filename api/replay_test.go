@@ -240,6 +240,12 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	if len(rounds.Rounds) != 1 || rounds.Rounds[0].Round != 1 || rounds.Rounds[0].Moves != 2 || rounds.Rounds[0].TakenBack != 1 {
 		t.Fatalf("rounds: %+v", rounds.Rounds)
 	}
+	// Azul scores start at 0 and change only when tiling, after the round.
+	for seat, gained := range rounds.Rounds[0].Gained {
+		if gained != 0 || rounds.Rounds[0].Scores[seat] != 0 {
+			t.Fatalf("round 1 before tiling: %+v", rounds.Rounds[0])
+		}
+	}
 
 	// Verify: the commitment only while the seed is secret; the whole
 	// check once the game is over.

@@ -136,7 +136,7 @@ func (g *Game) describe(rec events.Record) string {
 	case EvTakebackRequested:
 		var r takebackRequested
 		_ = json.Unmarshal(rec.Data, &r)
-		text = fmt.Sprintf("seat %d asked to take back %d move(s), back to version %d (%d event(s))", r.Seat, r.Moves, r.ToVersion, len(r.Undo))
+		text = fmt.Sprintf("seat %d asked to take back %s, back to version %d (%s)", r.Seat, plural(r.Moves, "move"), r.ToVersion, plural(len(r.Undo), "event"))
 		if len(r.Needs) > 0 {
 			parts := make([]string, len(r.Needs))
 			for i, n := range r.Needs {
@@ -155,7 +155,7 @@ func (g *Game) describe(rec events.Record) string {
 	case EvTakenBack:
 		var tb takenBack
 		_ = json.Unmarshal(rec.Data, &tb)
-		text = fmt.Sprintf("take-back %d: the game went back to version %d, %d event(s) undone", tb.Takeback, tb.ToVersion, len(tb.Undone))
+		text = fmt.Sprintf("take-back %d: the game went back to version %d, %s undone", tb.Takeback, tb.ToVersion, plural(len(tb.Undone), "event"))
 	default:
 		text = rec.Type
 		if g.Rules != nil {
@@ -170,6 +170,14 @@ func (g *Game) describe(rec events.Record) string {
 		}
 	}
 	return g.withNames(text)
+}
+
+// plural is "1 move", "2 moves".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // withNames puts the seats' names in place of "seat N".
@@ -212,9 +220,14 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 	undone := UndoneVersions(recs)
 	g := newGame(id)
 	out := []RoundSummary{}
+	// prev are the scores when the current round began.
 	var prev []int
 	lastBatch := ""
 	for _, rec := range recs {
+		var before []int
+		if g.State != nil {
+			before = g.State.Scores()
+		}
 		if err := g.apply(s.rules, rec); err != nil {
 			return nil, fmt.Errorf("fold game %s: %w", id, err)
 		}
@@ -224,9 +237,7 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 		}
 		if !isServerEvent(rec.Type) {
 			if round := g.State.View().Round; len(out) == 0 || out[len(out)-1].Round != round {
-				if len(out) > 0 {
-					prev = out[len(out)-1].Scores
-				}
+				prev = before
 				out = append(out, RoundSummary{Round: round, FromVersion: rec.Version})
 			}
 		}

@@ -184,3 +184,35 @@ func FuzzReadRecords(f *testing.F) {
 		_ = play.VerifyRecords(rulesets.All(), recs)
 	})
 }
+
+func TestRoundsAddUpToTheFinalScores(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0)
+	ctx := context.Background()
+	for _, ruleset := range []string{"azul-mini", "summer-pavilion"} {
+		g, _ := finishedBotGame(t, e, ruleset)
+		rounds, err := e.svc.Rounds(ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start, err := e.svc.GameAt(ctx, g.ID, 2) // after game_started
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := start.State.Scores()
+		for i, r := range rounds {
+			if r.Round != i+1 || r.FromVersion > r.ToVersion || r.Moves == 0 {
+				t.Fatalf("%s: round %d: %+v", ruleset, i+1, r)
+			}
+			for seat := range r.Scores {
+				if r.Gained[seat] != r.Scores[seat]-prev[seat] {
+					t.Fatalf("%s: round %d seat %d gained %d, scores %d → %d", ruleset, r.Round, seat, r.Gained[seat], prev[seat], r.Scores[seat])
+				}
+			}
+			prev = r.Scores
+		}
+		if got, want := mustJSON(t, prev), mustJSON(t, g.State.Scores()); got != want {
+			t.Fatalf("%s: the last round ends at %s, the game at %s", ruleset, got, want)
+		}
+	}
+}
