@@ -234,6 +234,50 @@ func (s *Server) requestTakeback(c echo.Context) error {
 	return s.takebackResponse(c, http.StatusCreated, res)
 }
 
+// listTakebacks lists a game's take-back requests and how each ended.
+func (s *Server) listTakebacks(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	list, err := s.svc.Takebacks(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"game_id": id, "takebacks": list})
+}
+
+// getTakeback serves one take-back request.
+func (s *Server) getTakeback(c echo.Context) error {
+	id, err := gameID(c)
+	if err != nil {
+		return err
+	}
+	tid, err := takebackID(c)
+	if err != nil {
+		return err
+	}
+	list, err := s.svc.Takebacks(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	for _, t := range list {
+		if t.ID == tid {
+			return c.JSON(http.StatusOK, t)
+		}
+	}
+	return problemf(http.StatusNotFound, ProblemNotFound, "no take-back %d in game %s", tid, id)
+}
+
+// takebackID reads the {tid} path parameter.
+func takebackID(c echo.Context) (int64, error) {
+	tid, err := strconv.ParseInt(c.Param("tid"), 10, 64)
+	if err != nil || tid < 1 {
+		return 0, newProblem(http.StatusNotFound, ProblemNotFound, "a take-back id is the version of its request: a positive integer")
+	}
+	return tid, nil
+}
+
 func (s *Server) acceptTakeback(c echo.Context) error { return s.answerTakeback(c, true) }
 
 func (s *Server) declineTakeback(c echo.Context) error { return s.answerTakeback(c, false) }
@@ -243,9 +287,9 @@ func (s *Server) answerTakeback(c echo.Context, accept bool) error {
 	if err != nil {
 		return err
 	}
-	tid, err := strconv.ParseInt(c.Param("tid"), 10, 64)
-	if err != nil || tid < 1 {
-		return newProblem(http.StatusNotFound, ProblemNotFound, "a take-back id is the version of its request: a positive integer")
+	tid, err := takebackID(c)
+	if err != nil {
+		return err
 	}
 	p, err := s.authenticate(c)
 	if err != nil {

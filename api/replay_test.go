@@ -220,6 +220,24 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	ana.call(http.MethodPost, base+"/takebacks", nil).mustStatus(t, http.StatusCreated).decode(t, fresh(&tb))
 	tid = strconv.FormatInt(tb.Takeback.ID, 10)
 	ben.firstMove(g.ID)
+	var listed struct {
+		Takebacks []play.Takeback `json:"takebacks"`
+	}
+	anon.call(http.MethodGet, base+"/takebacks", nil).mustStatus(t, http.StatusOK).decode(t, &listed)
+	var statuses []string
+	for _, l := range listed.Takebacks {
+		statuses = append(statuses, l.Status)
+	}
+	if got := strings.Join(statuses, ","); got != "taken_back,declined,lapsed" {
+		t.Fatalf("take-backs listed as %s", got)
+	}
+	var one play.Takeback
+	anon.call(http.MethodGet, base+"/takebacks/"+tid, nil).mustStatus(t, http.StatusOK).decode(t, &one)
+	if strconv.FormatInt(one.ID, 10) != tid || one.Status != play.TakebackLapsed {
+		t.Fatalf("take-back %s: %+v", tid, one)
+	}
+	anon.call(http.MethodGet, base+"/takebacks/2", nil).mustStatus(t, http.StatusNotFound).problem(t)
+	anon.call(http.MethodGet, base+"/takebacks/x", nil).mustStatus(t, http.StatusNotFound).problem(t)
 	if p := ben.call(http.MethodPost, base+"/takebacks/"+tid+"/accept", nil).mustStatus(t, http.StatusConflict).problem(t); !strings.Contains(p.Detail, "lapsed") {
 		t.Errorf("accepting a lapsed take-back: %+v", p)
 	}

@@ -149,6 +149,8 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games/:id/verify", s.verifyGame)
 	v1.POST("/games/import", s.importGame)
 	v1.POST("/games/:id/takebacks", s.requestTakeback)
+	v1.GET("/games/:id/takebacks", s.listTakebacks)
+	v1.GET("/games/:id/takebacks/:tid", s.getTakeback)
 	v1.POST("/games/:id/takebacks/:tid/accept", s.acceptTakeback)
 	v1.POST("/games/:id/takebacks/:tid/decline", s.declineTakeback)
 }

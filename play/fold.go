@@ -32,8 +32,8 @@ type foldState struct {
 	revealVersion int64
 	// snapshotVersion is the version of the last snapshot written or read.
 	snapshotVersion int64
-	// revealCommand is the command id of the batch that revealed last:
-	// its events after the reveal cannot be taken back without it.
+	// revealCommand is the batch key of the batch that revealed last: its
+	// events after the reveal cannot be taken back without the reveal.
 	revealCommand string
 	// pending is the latest take-back request: open, or how it closed.
 	pending *Takeback

@@ -390,6 +390,31 @@ func (s *Service) answerTakeback(ctx context.Context, gameID string, id int64, p
 	return s.appendTakeback(ctx, g, mine[0], batch, p, channel)
 }
 
+// Takebacks lists every take-back request of a game, oldest first, with
+// how each ended (or that it is pending).
+func (s *Service) Takebacks(ctx context.Context, id string) ([]Takeback, error) {
+	recs, err := s.Events(ctx, id, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	g := newGame(id)
+	out := []Takeback{}
+	for _, rec := range recs {
+		if err := g.apply(s.rules, rec); err != nil {
+			return nil, fmt.Errorf("fold game %s: %w", id, err)
+		}
+		t := g.fold.pending
+		if t == nil {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].ID != t.ID {
+			out = append(out, Takeback{})
+		}
+		out[len(out)-1] = t.clone()
+	}
+	return out, nil
+}
+
 // isTakebackRequest checks that version id of the game is a take-back
 // request.
 func (s *Service) isTakebackRequest(ctx context.Context, g *Game, id int64) error {
