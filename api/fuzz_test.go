@@ -73,6 +73,15 @@ func FuzzHandlers(f *testing.F) {
 		{0, "/v1/games/../../etc/passwd", "", 0, 0, "", ""},
 		{0, "/v1/games/%zz", "", 0, 0, "", ""},
 		{0, "/metrics", "", 0, 0, "", ""},
+		{1, "/v1/games/{game}/takebacks", `{"moves":2,"seat":1}`, 1, 1, "", ""},
+		{1, "/v1/games/{game}/takebacks/3/accept", "", 0, 1, "", ""},
+		{1, "/v1/games/{game}/takebacks/99999999999999999999/decline", "", 0, 1, "", ""},
+		{0, "/v1/games/{game}/events?type=tiles_taken,,game.created&seat=1&format=jsonl", "", 0, 0, "", ""},
+		{0, "/v1/games/{game}/diff?from=1&to=3", "", 0, 0, "", ""},
+		{0, "/v1/games/{game}/rounds", "", 0, 0, "", ""},
+		{0, "/v1/games/{game}/verify", "", 0, 0, "", ""},
+		{0, "/v1/games/{game}/export", "", 0, 0, "", ""},
+		{1, "/v1/games/import", `{"game_id":"x","version":1,"type":"game.created","schema":1,"data":{"config":{"ruleset":"azul-mini"}}}`, 1, 1, "", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, []byte(s.body), s.ct, s.auth, s.ifMatch, s.idempotent)

@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/play"
 )
 
@@ -266,7 +263,22 @@ func (s *Server) gameState(c echo.Context) error {
 	if noneMatch(c, g.Version) {
 		return c.NoContent(http.StatusNotModified)
 	}
-	return c.JSON(http.StatusOK, g.View())
+	if version == 0 {
+		return c.JSON(http.StatusOK, g.View())
+	}
+	// A version inside an undone branch shows that branch, marked.
+	undoneBy, err := s.svc.UndoneBy(ctx, id, version)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, replayState{GameView: g.View(), Undone: undoneBy > 0, UndoneBy: undoneBy})
+}
+
+// replayState is a past state; Undone marks a state of an undone branch.
+type replayState struct {
+	play.GameView
+	Undone   bool  `json:"undone,omitempty"`
+	UndoneBy int64 `json:"undone_by,omitempty"`
 }
 
 // Event log paging.
@@ -274,44 +286,6 @@ const (
 	defaultEventsLimit = 100
 	maxEventsLimit     = 1000
 )
-
-// eventsPage is one page of a game's event log.
-type eventsPage struct {
-	GameID string          `json:"game_id"`
-	Events []events.Record `json:"events"`
-	// Next is the URL of the next page, present when this page is full.
-	Next string `json:"next,omitempty"`
-}
-
-func (s *Server) gameEvents(c echo.Context) error {
-	id, err := gameID(c)
-	if err != nil {
-		return err
-	}
-	after, err := queryInt(c, "after", 0, 0, 1<<53)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(c, "limit", defaultEventsLimit, 1, maxEventsLimit)
-	if err != nil {
-		return err
-	}
-	recs, err := s.svc.Events(c.Request().Context(), id, after, int(limit))
-	if err != nil {
-		return err
-	}
-	if recs == nil {
-		recs = []events.Record{}
-	}
-	page := eventsPage{GameID: id, Events: recs}
-	if int64(len(recs)) == limit {
-		last := recs[len(recs)-1].Version
-		q := url.Values{"after": {strconv.FormatInt(last, 10)}, "limit": {strconv.FormatInt(limit, 10)}}
-		page.Next = fmt.Sprintf("/v1/games/%s/events?%s", id, q.Encode())
-		c.Response().Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, page.Next))
-	}
-	return c.JSON(http.StatusOK, page)
-}
 
 // seatsContain reports whether seat is among seats.
 func seatsContain(seats []int, seat int) bool { return slices.Contains(seats, seat) }

@@ -37,6 +37,9 @@ const (
 	ProblemIdempotencyMismatch  = ProblemBase + "idempotency-key-reused"
 	ProblemUnavailable          = ProblemBase + "unavailable"
 	ProblemInternal             = ProblemBase + "internal"
+	ProblemTakebackConflict     = ProblemBase + "takeback-conflict"
+	ProblemNothingToTakeBack    = ProblemBase + "nothing-to-take-back"
+	ProblemBadLog               = ProblemBase + "bad-game-log"
 )
 
 // problemTitles are the fixed, human titles of each type.
@@ -57,6 +60,9 @@ var problemTitles = map[string]string{
 	ProblemIdempotencyMismatch:  "The idempotency key was used for another request",
 	ProblemUnavailable:          "Service unavailable",
 	ProblemInternal:             "Internal server error",
+	ProblemTakebackConflict:     "The take-back cannot be answered now",
+	ProblemNothingToTakeBack:    "There is no such move to take back",
+	ProblemBadLog:               "The game log is refused",
 }
 
 // Problem is an RFC 9457 problem details object. The extension members
@@ -131,6 +137,12 @@ func toProblem(err error) *Problem {
 		return newProblem(http.StatusForbidden, ProblemForbidden, cleanDetail(err))
 	case errors.Is(err, play.ErrNotFound), errors.Is(err, events.ErrNotFound):
 		return newProblem(http.StatusNotFound, ProblemNotFound, cleanDetail(err))
+	case errors.Is(err, play.ErrTakebackConflict):
+		return newProblem(http.StatusConflict, ProblemTakebackConflict, cleanDetail(err))
+	case errors.Is(err, play.ErrNothingToTakeBack):
+		return newProblem(http.StatusUnprocessableEntity, ProblemNothingToTakeBack, cleanDetail(err))
+	case errors.Is(err, play.ErrBadLog):
+		return newProblem(http.StatusUnprocessableEntity, ProblemBadLog, cleanDetail(err))
 	case errors.Is(err, engine.ErrGameOver):
 		return newProblem(http.StatusConflict, ProblemGameOver, "the game is over: no more moves are accepted")
 	case errors.Is(err, engine.ErrBadCommand):

@@ -143,6 +143,16 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games/:id/events", s.gameEvents)
 	v1.GET("/games/:id/state", s.gameState)
 	v1.GET("/games/:id/stream", s.stream)
+	v1.GET("/games/:id/diff", s.gameDiff)
+	v1.GET("/games/:id/rounds", s.gameRounds)
+	v1.GET("/games/:id/export", s.exportGame)
+	v1.GET("/games/:id/verify", s.verifyGame)
+	v1.POST("/games/import", s.importGame)
+	v1.POST("/games/:id/takebacks", s.requestTakeback)
+	v1.GET("/games/:id/takebacks", s.listTakebacks)
+	v1.GET("/games/:id/takebacks/:tid", s.getTakeback)
+	v1.POST("/games/:id/takebacks/:tid/accept", s.acceptTakeback)
+	v1.POST("/games/:id/takebacks/:tid/decline", s.declineTakeback)
 }
 
 // Handler is the http.Handler to serve.

@@ -21,7 +21,7 @@ type Record struct {
 	Position int64 `json:"position"`
 	// Type is the event type: engine events use the engine's snake_case
 	// names ("tiles_taken"); server events use dotted names
-	// ("game.created", "takeback.applied").
+	// ("game.created", "game.taken_back").
 	Type string `json:"type"`
 	// Schema is the event's schema version, for upcasting.
 	Schema     int             `json:"schema"`

@@ -14,6 +14,10 @@ import (
 type tailEvent struct {
 	version int64
 	event   engine.Event
+	// batch and seat say which command (and which seat's) caused the
+	// event, so a take-back can find a seat's last moves.
+	batch string
+	seat  int
 }
 
 // foldState is the part of a Game that folding needs besides its public
@@ -28,6 +32,11 @@ type foldState struct {
 	revealVersion int64
 	// snapshotVersion is the version of the last snapshot written or read.
 	snapshotVersion int64
+	// revealCommand is the batch key of the batch that revealed last: its
+	// events after the reveal cannot be taken back without the reveal.
+	revealCommand string
+	// pending is the latest take-back request: open, or how it closed.
+	pending *Takeback
 }
 
 // newGame starts an empty game for a stream; records are folded into it.
@@ -38,6 +47,10 @@ func (g *Game) clone() *Game {
 	c := *g
 	c.Seats = slices.Clone(g.Seats)
 	c.fold.tail = slices.Clone(g.fold.tail)
+	if g.fold.pending != nil {
+		p := g.fold.pending.clone()
+		c.fold.pending = &p
+	}
 	return &c
 }
 
@@ -135,16 +148,25 @@ func (g *Game) applyEngine(rec events.Record) error {
 		return err
 	}
 	g.State = next
+	// Any engine event voids an open take-back request: the game moved on.
+	if p := g.fold.pending; p != nil && p.Status == TakebackPending {
+		p.Status = TakebackLapsed
+	}
 	if reveal := next.Reveals() != before; reveal || g.fold.base == nil {
 		// A reveal (or game_started) starts a new base that take-backs can
 		// never cross.
 		g.fold.base, g.fold.tail = next, nil
+		g.fold.revealCommand = batchKey(rec.Meta)
 		if reveal {
 			g.fold.revealVersion = rec.Version
 		}
 		return nil
 	}
-	g.fold.tail = append(g.fold.tail, tailEvent{version: rec.Version, event: ev})
+	seat := -1
+	if rec.Meta.Actor.Seat != nil {
+		seat = *rec.Meta.Actor.Seat
+	}
+	g.fold.tail = append(g.fold.tail, tailEvent{version: rec.Version, event: ev, batch: batchKey(rec.Meta), seat: seat})
 	return nil
 }
 
@@ -182,5 +204,16 @@ func (g *Game) freeSeats() []int {
 // applyServerExtension folds server events beyond creation, joining and the
 // seed reveal.
 func (g *Game) applyServerExtension(rec events.Record) error {
+	switch rec.Type {
+	case EvTakebackRequested, EvTakebackAccepted, EvTakebackDeclined, EvTakenBack:
+		return g.applyTakeback(rec)
+	}
 	return fmt.Errorf("%w: unknown server event %q", engine.ErrInconsistent, rec.Type)
+}
+
+// batchKey identifies the command batch an event belongs to. A client's
+// idempotency key is the command id, and two players may pick the same
+// key, but one player's key appends at most once per game.
+func batchKey(m events.Meta) string {
+	return m.CommandID + "\x00" + m.Actor.Kind + "\x00" + m.Actor.PlayerID
 }

@@ -19,9 +19,11 @@ type GameView struct {
 	Seed           string       `json:"seed,omitempty"`
 	TimeControl    *TimeControl `json:"time_control,omitempty"`
 	Deadline       *time.Time   `json:"deadline,omitempty"`
-	CreatedBy      string       `json:"created_by"`
-	CreatedAt      time.Time    `json:"created_at"`
-	UpdatedAt      time.Time    `json:"updated_at"`
+	// PendingTakeback is the open take-back request, awaiting consents.
+	PendingTakeback *Takeback `json:"pending_takeback,omitempty"`
+	CreatedBy       string    `json:"created_by"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // View is the game as the API shows it.
@@ -31,6 +33,7 @@ func (g *Game) View() GameView {
 		Seats: g.Seats, SeedCommitment: g.SeedCommitment, Seed: g.Seed,
 		TimeControl: g.TimeControl, Deadline: g.Deadline,
 		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
+		PendingTakeback: g.PendingTakeback(),
 	}
 	if g.State == nil {
 		v.View = engine.View{Ruleset: g.Config.Ruleset, Options: g.Config.Options, ToAct: []int{}}

@@ -35,7 +35,14 @@ var commandHelp = map[string]string{
 	"migrate":             "Apply the database migrations, then exit.",
 	"projections rebuild": "Rebuild the read models (games list, turn inboxes) from the events, then exit.",
 	"version":             "Print the version.",
+	"verify": "Re-derive every draw and event of a game from its revealed (or public) seed and its\n" +
+		"recorded commands, and report PASS or the first mismatch (exit status 1). The argument is\n" +
+		"a game id (read from the configured database) or a file from GET /v1/games/{id}/export\n" +
+		"(no database needed). Before a secret-seeded game ends, only the commitment is shown.",
 }
+
+// commandArgs are the positional arguments of a subcommand, for --help.
+var commandArgs = map[string]string{"verify": " <game id | exported file>"}
 
 const usage = `azuld: the Azul play-by-mail server.
 
@@ -43,6 +50,7 @@ Usage:
   azuld [serve] [flags]          run the server (default)
   azuld migrate [flags]          apply the database migrations
   azuld projections rebuild      rebuild the read models from the events
+  azuld verify <game | file>     check a game's draws against its seed
   azuld version                  print the version
 
 Run "azuld <command> --help" for a command's flags. Every flag can also be
@@ -71,6 +79,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 			return 2
 		}
 		err = a.rebuildProjections(ctx, args[1:])
+	case "verify":
+		err = a.verify(ctx, args)
 	case "version":
 		fmt.Fprintln(a.stdout, "azuld", version())
 		return 0
@@ -88,6 +98,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.Is(err, errVerifyFailed):
+		return 1
 	}
 	fmt.Fprintf(a.stderr, "azuld %s: %v\n", cmd, err)
 	return 1

@@ -124,7 +124,7 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 
 	fs.Usage = func() {
 		out := fs.Output()
-		fmt.Fprintf(out, "Usage: azuld %s [flags]\n\n%s\n\nFlags (each also read from the environment variable shown):\n", name, commandHelp[name])
+		fmt.Fprintf(out, "Usage: azuld %s%s [flags]\n\n%s\n\nFlags (each also read from the environment variable shown):\n", name, commandArgs[name], commandHelp[name])
 		for _, o := range s.options {
 			f := fs.Lookup(o.flag)
 			def := f.DefValue

@@ -4,6 +4,7 @@
 //	azuld [serve]              run the server (the default)
 //	azuld migrate              apply the database migrations
 //	azuld projections rebuild  rebuild the read models from the events
+//	azuld verify <game|file>   check a game's draws against its seed
 //	azuld version              print the version
 //
 // With no database configured, azuld runs a private PostgreSQL cluster

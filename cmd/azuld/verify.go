@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/play"
+)
+
+// errVerifyFailed makes `azuld verify` exit with 1 after printing the
+// mismatch.
+var errVerifyFailed = errors.New("the verification failed")
+
+// verify re-derives every draw of a game from its seed: a game of the
+// configured database (by id), or an exported log (a file from
+// GET /v1/games/{id}/export, no database needed).
+func (a *app) verify(ctx context.Context, args []string) error {
+	target := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		target, args = args[0], args[1:]
+	}
+	cfg, s, err := a.parseSettings("verify", withDatabase, args)
+	if err != nil {
+		return err
+	}
+	if target == "" {
+		fmt.Fprint(a.stderr, "azuld verify: give a game id or an exported file (see --help)\n")
+		return errUsage
+	}
+	var report *play.Verification
+	if _, statErr := os.Stat(target); statErr == nil || !isUUID(target) {
+		report, err = verifyFile(target)
+	} else {
+		report, err = a.verifyStored(ctx, cfg, s, target)
+	}
+	if err != nil {
+		return err
+	}
+	return a.printVerification(report)
+}
+
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
+}
+
+// verifyFile checks an exported log.
+func verifyFile(path string) (*play.Verification, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open the exported game: %w", err)
+	}
+	defer f.Close()
+	recs, err := play.ReadRecords(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return play.VerifyRecords(rulesets.All(), recs), nil
+}
+
+// verifyStored checks a game of the configured database.
+func (a *app) verifyStored(ctx context.Context, cfg *config, s *settings, id string) (*play.Verification, error) {
+	log, err := a.newLogger(cfg.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	log.Debug("configuration", s.printable()...)
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	defer db.close(log)
+	pool, err := connect(ctx, db, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	return newService(pool, log).Verify(ctx, id)
+}
+
+// printVerification writes the report for people, then the mismatch.
+func (a *app) printVerification(v *play.Verification) error {
+	w := a.stdout
+	fmt.Fprintf(w, "game             %s\n", v.GameID)
+	fmt.Fprintf(w, "seed commitment  %s\n", v.SeedCommitment)
+	if v.Seed != "" {
+		fmt.Fprintf(w, "seed             %s\n", v.Seed)
+	}
+	fmt.Fprintf(w, "events           %d (commands replayed %d, random reveals re-derived %d)\n", v.Events, v.Commands, v.Reveals)
+	switch v.Result {
+	case play.VerifyPass:
+		fmt.Fprintln(w, "result           PASS: every event is what the seed and the recorded commands derive")
+	case play.VerifyCommitted:
+		fmt.Fprintln(w, "result           COMMITTED: the seed is still secret; the log folds; check again after the game ends")
+	default:
+		fmt.Fprintf(w, "result           FAIL at version %d: %s\n", v.Mismatch.Version, v.Mismatch.Reason)
+		if len(v.Mismatch.Expected) > 0 {
+			fmt.Fprintf(w, "expected         %s\n", compactJSON(v.Mismatch.Expected))
+		}
+		if len(v.Mismatch.Stored) > 0 {
+			fmt.Fprintf(w, "stored           %s\n", compactJSON(v.Mismatch.Stored))
+		}
+		return errVerifyFailed
+	}
+	return nil
+}
+
+func compactJSON(raw json.RawMessage) string {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
