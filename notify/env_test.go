@@ -171,7 +171,11 @@ type env struct {
 	inbound string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { t.Helper(); return newEnvWith(t, 2) }
+
+// newEnvWith is newEnv with a number of workers for the notifier the
+// command path enqueues through (0: it only enqueues).
+func newEnvWith(t *testing.T, workers int) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, pg.NewDatabase(t))
@@ -180,7 +184,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(pool.Close)
 	e := &env{t: t, pool: pool, relay: startRelay(t)}
-	e.n = e.newNotifier(2)
+	e.n = e.newNotifier(workers)
 	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}})
 	e.n.Attach(e.svc)
 	e.start(e.n)

@@ -86,8 +86,21 @@ func NewSMTPMailer(rawURL string) (*SMTPMailer, error) {
 }
 
 // Send delivers raw to the relay. A 5xx answer is permanent (a retry
-// would fail the same way); anything else is retried.
+// would fail the same way); anything else is retried. When ctx ends first,
+// Send returns at once and the session is left to go-mail's per-command
+// timeout (closing it from here would wait for the command in progress).
 func (m *SMTPMailer) Send(ctx context.Context, from string, to []string, raw []byte) error {
+	done := make(chan error, 1)
+	go func() { done <- m.send(ctx, from, to, raw) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("SMTP delivery abandoned: %w", ctx.Err())
+	}
+}
+
+func (m *SMTPMailer) send(ctx context.Context, from string, to []string, raw []byte) error {
 	c, err := gomail.NewClient(m.host, m.opts...)
 	if err != nil {
 		return fmt.Errorf("SMTP client: %w", err)
@@ -97,9 +110,6 @@ func (m *SMTPMailer) Send(ctx context.Context, from string, to []string, raw []b
 		return fmt.Errorf("SMTP connect to %s: %w", m.host, err)
 	}
 	defer func() { _ = c.CloseWithSMTPClient(sc) }()
-	// Abort the session when ctx ends mid-transfer.
-	stop := context.AfterFunc(ctx, func() { _ = sc.Close() })
-	defer stop()
 	if err := sc.Mail(from); err != nil {
 		return smtpError("MAIL FROM", err)
 	}
