@@ -210,12 +210,13 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if req.ContentLength > s.bodyLimit {
+		limit := s.bodyLimitOf(c)
+		if req.ContentLength > limit {
 			return problemf(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
-				"the request body is %d bytes; the limit is %d", req.ContentLength, s.bodyLimit)
+				"the request body is %d bytes; the limit is %d", req.ContentLength, limit)
 		}
 		if req.Body != nil {
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, s.bodyLimit)
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 		}
 		return next(c)
 	}

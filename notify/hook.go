@@ -69,7 +69,11 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 		out = append(out, river.InsertManyParams{Args: a})
 	}
 	hookTo := func(seat int, event string) {
-		for _, id := range people[seat].webhooks {
+		r, ok := people[seat]
+		if !ok {
+			return // a bot or an open seat
+		}
+		for _, id := range r.webhooks {
 			out = append(out, river.InsertManyParams{Args: WebhookArgs{WebhookID: id, Event: event, GameID: after.ID, Version: after.Version, Seat: seat, At: at}})
 		}
 	}

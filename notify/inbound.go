@@ -50,7 +50,7 @@ var ErrMalformed = errors.New("unreadable mail")
 func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
 	msg, err := reply.Parse(raw, n.cfg.Sender.Domain, env.From, env.Rcpts)
 	if err != nil {
-		n.log.WarnContext(ctx, "inbound mail unreadable", "err", err)
+		n.log.InfoContext(ctx, "inbound mail unreadable", "err", err)
 		return "", fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	log := n.log.With("message_id", msg.MessageID, "from", msg.From)
@@ -76,7 +76,7 @@ func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return "", err
 	}
 	if !ok {
-		log.WarnContext(ctx, "inbound mail ignored: unknown reply address", "recipients", msg.Recipients)
+		log.InfoContext(ctx, "inbound mail ignored: unknown reply address", "recipients", msg.Recipients)
 		return OutcomeNoToken, n.record(ctx, key, "", -1, OutcomeNoToken)
 	}
 	log = log.With("game", gameID, "seat", seat)
@@ -85,7 +85,7 @@ func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return "", fmt.Errorf("load game %s: %w", gameID, err)
 	}
 	if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].PlayerID == "" {
-		log.WarnContext(ctx, "inbound mail ignored: the seat has no player")
+		log.InfoContext(ctx, "inbound mail ignored: the seat has no player")
 		return OutcomeNoToken, n.record(ctx, key, gameID, seat, OutcomeNoToken)
 	}
 	player, err := n.svc.Player(ctx, g.Seats[seat].PlayerID)
@@ -93,7 +93,7 @@ func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return "", fmt.Errorf("load player: %w", err)
 	}
 	if player.Email == "" || addressOf(player.Email) != addressOf(msg.From) {
-		log.WarnContext(ctx, "inbound mail ignored: the sender is not the seat's player")
+		log.InfoContext(ctx, "inbound mail ignored: the sender is not the seat's player")
 		return OutcomeForged, n.record(ctx, key, gameID, seat, OutcomeForged)
 	}
 	command := strings.TrimSpace(msg.Command)
