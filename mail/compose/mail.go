@@ -175,21 +175,37 @@ func (h *headerWriter) raw(name, value string) {
 	h.fold(name, value)
 }
 
-// text writes an unstructured field (Subject), as encoded-words when it is
-// not plain ASCII.
+// text writes an unstructured field (Subject). Runs of non-ASCII words
+// become encoded-words (RFC 2047) and ASCII words stay readable, so the
+// field still folds at its spaces. A run keeps its inner spaces inside the
+// encoded-word, because whitespace between two encoded-words is dropped
+// when they are decoded.
 func (h *headerWriter) text(name, value string) {
-	if !isASCII(value) {
-		value = mime.QEncoding.Encode("utf-8", value)
+	words := strings.Split(value, " ")
+	var out []string
+	for i := 0; i < len(words); {
+		if isASCII(words[i]) && !strings.Contains(words[i], "=?") {
+			out = append(out, words[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(words) && !(isASCII(words[j]) && !strings.Contains(words[j], "=?")) {
+			j++
+		}
+		out = append(out, mime.QEncoding.Encode("utf-8", strings.Join(words[i:j], " ")))
+		i = j
 	}
-	h.raw(name, value)
+	h.raw(name, strings.Join(out, " "))
 }
 
 // fold writes "Name: value" with lines of at most 78 characters where the
-// value has spaces to break at (RFC 5322 §2.2.3).
+// value has spaces to break at (RFC 5322 §2.2.3); a single longer token
+// (a long Message-ID) gets a line of its own.
 func (h *headerWriter) fold(name, value string) {
 	line := name + ":"
-	for i, word := range strings.Split(value, " ") {
-		if i > 0 && len(line)+1+len(word) > 78 && strings.TrimSpace(line) != "" {
+	for _, word := range strings.Split(value, " ") {
+		if len(line)+1+len(word) > 78 && strings.TrimSpace(line) != "" {
 			h.b.WriteString(line + "\r\n")
 			line = ""
 		}

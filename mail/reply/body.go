@@ -9,6 +9,7 @@ import (
 	"mime/quotedprintable"
 	"net/mail"
 	"net/textproto"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -27,6 +28,20 @@ const (
 func mimeHeaderKey(k string) string { return textproto.CanonicalMIMEHeaderKey(k) }
 
 func partHeader(h mail.Header) textproto.MIMEHeader { return textproto.MIMEHeader(h) }
+
+// decodeHeader decodes the encoded-words of an unstructured header. The
+// standard decoder reads iso-8859-1 itself; mail programs mean
+// windows-1252 by that label (Outlook's dashes and quotes), so the label is
+// rewritten first.
+func decodeHeader(dec *mime.WordDecoder, v string) string {
+	v = latin1Label.ReplaceAllString(v, "=?windows-1252?")
+	if s, err := dec.DecodeHeader(v); err == nil {
+		return s
+	}
+	return v
+}
+
+var latin1Label = regexp.MustCompile(`(?i)=\?(iso-8859-1|us-ascii|latin1)(\*[a-z-]+)?\?`)
 
 // wordDecoder decodes RFC 2047 encoded-words in any charset we know.
 func wordDecoder() *mime.WordDecoder {
@@ -55,6 +70,7 @@ func lookupCharset(name string) (encoding.Encoding, error) {
 // are not UTF-8 although they claim to be, fall back to windows-1252 (the
 // usual truth of mislabelled mail); the result is always valid UTF-8.
 func decodeCharset(body []byte, charset string) string {
+	body = bytes.TrimPrefix(body, []byte("\ufeff"))
 	enc, err := lookupCharset(charset)
 	if err == nil && enc != unicode.UTF8 {
 		if out, err := enc.NewDecoder().Bytes(body); err == nil {

@@ -78,11 +78,7 @@ func Parse(raw []byte, domain string, envelopeFrom string, envelopeRcpts []strin
 		InReplyTo:  firstID(h.Get("In-Reply-To")),
 		References: allIDs(h.Get("References")),
 	}
-	if s, err := dec.DecodeHeader(h.Get("Subject")); err == nil {
-		m.Subject = oneLine(s)
-	} else {
-		m.Subject = oneLine(h.Get("Subject"))
-	}
+	m.Subject = oneLine(decodeHeader(dec, h.Get("Subject")))
 	if from := parseAddresses(h.Get("From"), dec); len(from) > 0 {
 		m.From = strings.ToLower(from[0].Address)
 		m.FromName = oneLine(from[0].Name)
