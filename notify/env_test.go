@@ -62,7 +62,7 @@ type outMail struct {
 	text    string
 }
 
-func startRelay(t *testing.T) *relay {
+func startRelay(t testing.TB) *relay {
 	t.Helper()
 	r := &relay{}
 	srv := gosmtp.NewServer(gosmtp.BackendFunc(func(*gosmtp.Conn) (gosmtp.Session, error) { return &relaySession{r: r}, nil }))
@@ -141,7 +141,7 @@ func (r *relay) all() []outMail {
 }
 
 // wait polls until a mail matches or the time is up.
-func (r *relay) wait(t *testing.T, what string, match func(outMail) bool) outMail {
+func (r *relay) wait(t testing.TB, what string, match func(outMail) bool) outMail {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -162,7 +162,7 @@ func (r *relay) wait(t *testing.T, what string, match func(outMail) bool) outMai
 
 // env is one test's database, command path, notifier, relay and listener.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	pool  *pgxpool.Pool
 	svc   *play.Service
 	n     *notify.Notifier
@@ -171,11 +171,11 @@ type env struct {
 	inbound string
 }
 
-func newEnv(t *testing.T) *env { t.Helper(); return newEnvWith(t, 2) }
+func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, 2) }
 
 // newEnvWith is newEnv with a number of workers for the notifier the
 // command path enqueues through (0: it only enqueues).
-func newEnvWith(t *testing.T, workers int) *env {
+func newEnvWith(t testing.TB, workers int) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, pg.NewDatabase(t))
@@ -256,7 +256,7 @@ func (e *env) eventCount(gameID string) int64 {
 }
 
 // replyTo is the Reply-To address of a mail.
-func replyTo(t *testing.T, m outMail) string {
+func replyTo(t testing.TB, m outMail) string {
 	t.Helper()
 	a, err := mail.ParseAddress(m.header.Get("Reply-To"))
 	if err != nil || !strings.HasPrefix(a.Address, "play+") || !strings.HasSuffix(a.Address, "@"+domain) {
