@@ -90,8 +90,21 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
 		// Show the table as it is now: the numbers of the moves must
 		// refer to the current version.
 		g, err = n.svc.Game(ctx, a.GameID)
-		if err == nil && a.Mail != compose.KindRefused && !slices.Contains(g.ToAct(), a.Seat) {
-			return fmt.Errorf("%w: seat %d no longer has to act", errSkip, a.Seat)
+		if err == nil && a.Mail != compose.KindRefused {
+			if !slices.Contains(g.ToAct(), a.Seat) {
+				return fmt.Errorf("%w: seat %d no longer has to act", errSkip, a.Seat)
+			}
+			if g.Version > a.Version {
+				acted, aerr := n.actedSince(ctx, a.GameID, a.Seat, a.Version)
+				if aerr != nil {
+					return aerr
+				}
+				if acted {
+					// The seat moved since; the hook enqueued a newer
+					// mail, which shows the same table.
+					return fmt.Errorf("%w: seat %d moved since version %d", errSkip, a.Seat, a.Version)
+				}
+			}
 		}
 	default:
 		g, err = n.svc.GameAt(ctx, a.GameID, a.Version)
@@ -234,4 +247,18 @@ func addressOf(s string) string {
 		return strings.ToLower(a.Address)
 	}
 	return strings.ToLower(strings.TrimSpace(s))
+}
+
+// actedSince reports whether a seat appended events after a version.
+func (n *Notifier) actedSince(ctx context.Context, gameID string, seat int, version int64) (bool, error) {
+	recs, err := n.svc.Events(ctx, gameID, version, 0)
+	if err != nil {
+		return false, fmt.Errorf("check moves since version %d: %w", version, err)
+	}
+	for _, r := range recs {
+		if s := r.Meta.Actor.Seat; s != nil && *s == seat {
+			return true, nil
+		}
+	}
+	return false, nil
 }
