@@ -11,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/mail"
+	"net/netip"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,8 +39,13 @@ type Config struct {
 	// insert-only notifier (the hook still enqueues, another replica
 	// delivers).
 	Workers int
-	// HTTPClient posts webhooks (default: a client without redirects).
+	// HTTPClient posts webhooks (default: a client that follows no
+	// redirects and, unless WebhookAllowPrivate, connects to public
+	// addresses only).
 	HTTPClient *http.Client
+	// WebhookAllowPrivate lets webhooks reach loopback, private and
+	// link-local addresses (a bot on the same host or network).
+	WebhookAllowPrivate bool
 	// WebhookTimeout bounds one webhook attempt (default 10s).
 	WebhookTimeout time.Duration
 	// MailTimeout bounds one mail delivery attempt (default 1m).
@@ -92,7 +100,7 @@ func New(cfg Config) (*Notifier, error) {
 		n.mailer = LogMailer{Logger: n.log}
 	}
 	if n.http == nil {
-		n.http = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		n.http = webhookClient(cfg.WebhookAllowPrivate)
 	}
 	if n.cfg.WebhookTimeout <= 0 {
 		n.cfg.WebhookTimeout = 10 * time.Second
@@ -185,4 +193,50 @@ func FixedRetry(d time.Duration) river.ClientRetryPolicy { return fixedRetry(d) 
 // NextRetry implements river.ClientRetryPolicy.
 func (f fixedRetry) NextRetry(job *rivertype.JobRow) time.Time {
 	return time.Now().Add(time.Duration(f))
+}
+
+// webhookClient posts webhooks: no redirects (a 3xx is an answer, and
+// retried), no proxy from the environment, and unless allowPrivate no
+// connection to an address inside the server's networks, so a player
+// cannot make the server call its own internals (SSRF). The check runs on
+// the address actually dialled, after DNS.
+func webhookClient(allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if !allowPrivate {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			ip, err := netip.ParseAddr(host)
+			if err != nil {
+				return fmt.Errorf("webhook address %q: %w", host, err)
+			}
+			if !publicAddr(ip) {
+				return fmt.Errorf("%w: webhooks may not reach %s", ErrPrivateAddress, ip)
+			}
+			return nil
+		}
+	}
+	return &http.Client{
+		Transport: &http.Transport{
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       time.Minute,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// ErrPrivateAddress refuses a webhook to an internal address.
+var ErrPrivateAddress = errors.New("private address")
+
+// publicAddr reports an address on the public internet.
+func publicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() &&
+		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip) && // carrier-grade NAT
+		!netip.MustParsePrefix("fc00::/7").Contains(ip)
 }

@@ -278,3 +278,48 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 		t.Fatalf("a stale timer changed the game: version %d, want %d", v, res.Version)
 	}
 }
+
+// TestWebhookToPrivateAddressRefused: by default a webhook may not make
+// the server call into its own networks; the delivery is given up at once.
+func TestWebhookToPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	strict, err := notify.New(notify.Config{
+		Pool: e.pool, Sender: e.n.Sender(), Workers: 1,
+		FetchPollInterval: 10 * time.Millisecond, RetryPolicy: notify.FixedRetry(20 * time.Millisecond),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(strict)
+	var calls int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mu.Lock(); calls++; mu.Unlock() }))
+	t.Cleanup(srv.Close)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	if _, err := e.n.RegisterWebhook(context.Background(), ben.ID, srv.URL, ""); err != nil {
+		t.Fatal(err)
+	}
+	e.newPavilion(ana, ben, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var refused, open int
+		if err := e.pool.QueryRow(context.Background(), `
+			SELECT (SELECT count(*) FROM deliveries WHERE kind LIKE 'webhook:%' AND outcome = 'refused' AND detail LIKE '%private address%'),
+			       (SELECT count(*) FROM river_job WHERE kind = 'azuld_webhook' AND state NOT IN ('cancelled', 'completed'))`).Scan(&refused, &open); err != nil {
+			t.Fatal(err)
+		}
+		if refused > 0 && open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d refused, %d webhook jobs still open", refused, open)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 0 {
+		t.Fatalf("the private endpoint was called %d times", calls)
+	}
+}

@@ -78,9 +78,12 @@ func (n *Notifier) remind(ctx context.Context, g *play.Game, a TimeoutArgs) erro
 		return nil
 	}
 	deadline := a.Deadline
+	// Dated at the reminder point, not now: a retried timer then inserts
+	// the same arguments, which the unique option folds into one mail.
+	at := deadline.Add(-time.Duration(g.TimeControl.RemindBefore))
 	_, err = n.client.Insert(ctx, MailArgs{
 		Mail: compose.KindReminder, GameID: g.ID, Version: g.Version, Seat: a.Seat,
-		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), Deadline: &deadline,
+		PlayerID: p.ID, To: p.Email, Name: p.Name, At: at, Deadline: &deadline,
 	}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}})
 	if err != nil {
 		return fmt.Errorf("enqueue reminder: %w", err)

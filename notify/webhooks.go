@@ -189,7 +189,10 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 	}
 	status, err := n.postWebhook(ctx, hookURL, secret, strconv.FormatInt(job.ID, 10), a.Event, body)
 	outcome, detail := "sent", "HTTP "+strconv.Itoa(status)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrPrivateAddress):
+		outcome, detail = "refused", err.Error()
+	case err != nil:
 		outcome, detail = "failed", err.Error()
 	}
 	n.logDelivery(ctx, job.ID, job.Attempt, "webhook:"+a.Event, a.GameID, a.Seat, hookURL, outcome, detail)
@@ -229,6 +232,9 @@ func (n *Notifier) postWebhook(ctx context.Context, hookURL, secret, deliveryID,
 	req.Header.Set(HeaderEvent, event)
 	req.Header.Set(webhooksig.Header, webhooksig.Sign([]byte(secret), body, n.now()))
 	resp, err := n.http.Do(req)
+	if errors.Is(err, ErrPrivateAddress) {
+		return 0, river.JobCancel(fmt.Errorf("post webhook: %w", err))
+	}
 	if err != nil {
 		return 0, fmt.Errorf("post webhook: %w", err)
 	}

@@ -39,6 +39,8 @@ type config struct {
 	InboundSecret string
 	Notify        bool
 	NotifyWorkers int
+	// WebhookAllowPrivate lets webhooks reach internal addresses.
+	WebhookAllowPrivate bool
 }
 
 // option describes one configuration setting for flags, environment and
@@ -148,6 +150,8 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("notify", "AZUL_NOTIFY", "", false)
 		fs.IntVar(&cfg.NotifyWorkers, "notify-workers", 4, "deliveries run at once by this process")
 		add("notify-workers", "AZUL_NOTIFY_WORKERS", "", false)
+		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
+		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
 	}
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	add("log-level", "AZUL_LOG_LEVEL", "", false)

@@ -63,7 +63,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger) (*notify.Not
 	} else if workers < 1 {
 		return nil, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
 	}
-	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Workers: workers, Logger: log})
+	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Workers: workers, Logger: log, WebhookAllowPrivate: cfg.WebhookAllowPrivate})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
