@@ -109,8 +109,11 @@ func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: player.ID}, Seat: &seat,
 		Channel: "email", IdempotencyKey: key,
 	}
+	if g.Status == play.StatusFinished {
+		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
+	}
 	answered := n.answeredVersion(msg, gameID, seat, tokenVersion)
-	if number, err := strconv.Atoi(strings.TrimSuffix(command, ".")); err == nil {
+	if number, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(command, "#"), ".")); err == nil {
 		if answered != g.Version {
 			return n.refuse(ctx, log, key, g, seat, player,
 				fmt.Sprintf("the game has moved on since the mail you answered (version %d, now %d), so move %d no longer means what it did; here are the moves now", answered, g.Version, number))

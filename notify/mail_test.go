@@ -124,6 +124,17 @@ func TestWholeGameByEmail(t *testing.T) {
 			}
 		}
 	}
+	// A reply to the game-over mail changes nothing and is answered.
+	over := e.relay.wait(t, "game over to Ana", func(m outMail) bool { return m.kind == compose.KindGameOver && slices.Contains(m.to, ana.Email) })
+	if err := e.sendReply(ana.Email, replyTo(t, over), over.header.Get("Message-Id"), "<after-the-end@example.org>", "1"); err != nil {
+		t.Fatal(err)
+	}
+	e.relay.wait(t, "refusal after the end", func(m outMail) bool {
+		return strings.HasPrefix(m.kind, compose.KindRefused) && slices.Contains(m.to, ana.Email) && strings.Contains(m.text, "over")
+	})
+	if v := e.eventCount(g.ID); v != g.Version {
+		t.Fatalf("a reply after the end changed the log: version %d, want %d", v, g.Version)
+	}
 	// Every accepted move was confirmed.
 	accepted := 0
 	for _, m := range e.relay.all() {
