@@ -82,8 +82,8 @@ type Server struct {
 	mu       sync.Mutex
 	ln       net.Listener
 	ctx      context.Context // the context of Serve, for handlers
-	closing  chan struct{} // closed when Close starts
-	closed   chan struct{} // closed when Close is done
+	closing  chan struct{}   // closed when Close starts
+	closed   chan struct{}   // closed when Close is done
 	closeOne sync.Once
 	closeErr error
 }
