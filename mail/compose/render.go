@@ -30,7 +30,8 @@ type doc struct {
 	stopURL   string
 }
 
-const replyHint = `Reply with the number, the notation or the JSON of one move as the first line of your answer.`
+// replyHint fits one line of the text part.
+const replyHint = `Answer with the number, the notation or the JSON of one move.`
 
 func (d *doc) text() string {
 	var b strings.Builder
