@@ -387,6 +387,9 @@ func TestGameOverShowsResult(t *testing.T) {
 	if strings.Contains(m.Text, "Your legal moves") {
 		t.Error("a finished game lists moves")
 	}
+	if inv := mails["invitation"]; strings.Contains(inv.Text, "Scores:") || strings.Contains(inv.HTML, "Scores:") {
+		t.Error("an invitation shows scores")
+	}
 }
 
 // TestGolden keeps one whole mail on file, so a change of the layout shows
