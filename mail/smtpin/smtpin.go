@@ -256,6 +256,7 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	local, domain, ok := cutLast(to, "@")
 	if !ok || !strings.EqualFold(domain, ss.s.cfg.Domain) {
+		ss.s.log.Debug("relay refused", "from", ss.from, "rcpt", to, "remote", ss.remote)
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied"}
 	}
 	l := strings.ToLower(local)
@@ -275,6 +276,7 @@ func (ss *session) Data(r io.Reader) error {
 	env := Envelope{From: ss.from, Rcpts: append([]string(nil), ss.rcpts...), RemoteAddr: ss.remote}
 	herr := ss.s.cfg.Handler(ss.s.handlerContext(), env, raw)
 	if herr == nil {
+		ss.s.log.Debug("message accepted", "from", env.From, "rcpts", env.Rcpts, "bytes", len(raw), "remote", env.RemoteAddr)
 		return nil
 	}
 	var rej *Reject
