@@ -387,6 +387,9 @@ func TestGameOverShowsResult(t *testing.T) {
 	if strings.Contains(m.Text, "Your legal moves") {
 		t.Error("a finished game lists moves")
 	}
+	if inv := mails["invitation"]; strings.Contains(inv.Text, "Scores:") || strings.Contains(inv.HTML, "Scores:") {
+		t.Error("an invitation shows scores")
+	}
 }
 
 // TestGolden keeps one whole mail on file, so a change of the layout shows
@@ -416,4 +419,36 @@ func TestGolden(t *testing.T) {
 	if !bytes.Equal(raw, want) {
 		t.Errorf("turn mail differs from %s (run go test -update and review the diff)", path)
 	}
+}
+
+func FuzzParseMessageID(f *testing.F) {
+	f.Add(MessageID(sender, gameID, 17, 0, "turn"), "azul.example.org")
+	f.Add(MessageID(sender, "with space", 1, 2, "refused-abc"), "AZUL.example.org")
+	f.Add("<azuld.x.1.2.3@d>", "d")
+	f.Fuzz(func(t *testing.T, id, domain string) {
+		gid, version, seat, ok := ParseMessageID(id, domain)
+		if !ok {
+			return
+		}
+		// What parses is a game, version and seat we can write again.
+		s := Sender{Domain: domain}
+		g2, v2, s2, ok2 := ParseMessageID(MessageID(s, gid, version, seat, "turn"), domain)
+		if !ok2 || g2 != gid || v2 != version || s2 != seat {
+			t.Fatalf("%q -> %q %d %d does not round-trip", id, gid, version, seat)
+		}
+	})
+}
+
+func BenchmarkTurnMail(b *testing.B) {
+	s := table(b, "summer-pavilion", 4)
+	g := info(s, "Ann", "Bob", "Cy", "Di")
+	r := Recipient{Name: "Ann", Address: "ann@example.net", SeatToken: token}
+	moves := s.LegalMoves(0)
+	for b.Loop() {
+		m := Turn(sender, r, g, moves, &deadline, now)
+		if _, err := m.Bytes(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(moves)), "moves")
 }

@@ -30,7 +30,8 @@ type doc struct {
 	stopURL   string
 }
 
-const replyHint = `Reply with the number, the notation or the JSON of one move as the first line of your answer.`
+// replyHint fits one line of the text part.
+const replyHint = `Answer with the number, the notation or the JSON of one move.`
 
 func (d *doc) text() string {
 	var b strings.Builder
@@ -58,7 +59,7 @@ func (d *doc) text() string {
 			}
 		}
 		b.WriteString("\n")
-	} else if len(d.game.Players) > 0 {
+	} else if d.board && len(d.game.Players) > 0 {
 		var scores []string
 		for _, p := range d.game.Players {
 			scores = append(scores, fmt.Sprintf("%s %d", cleanName(p.Name, "seat "+strconv.Itoa(p.Seat)), p.Score))
@@ -160,7 +161,7 @@ func (d *doc) html() string {
 	if d.board && strings.TrimSpace(d.game.Board) != "" {
 		data["Board"] = strings.TrimRight(d.game.Board, "\n")
 	}
-	if len(d.final) == 0 {
+	if len(d.final) == 0 && d.board {
 		var ps []PlayerScore
 		for _, p := range d.game.Players {
 			ps = append(ps, PlayerScore{Seat: p.Seat, Name: cleanName(p.Name, "seat "+strconv.Itoa(p.Seat)), Score: p.Score})

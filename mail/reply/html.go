@@ -40,7 +40,9 @@ func htmlToText(src string) string {
 				continue
 			}
 			if atLineStart {
-				b.WriteString(strings.Repeat("> ", quote))
+				// Capped: the depth only has to say "quoted", and a hostile
+				// nesting must not multiply the text.
+				b.WriteString(strings.Repeat("> ", min(quote, maxQuoteDepth)))
 				atLineStart = false
 			} else if startsWithSpace(raw) {
 				b.WriteByte(' ')
@@ -90,6 +92,9 @@ func htmlToText(src string) string {
 		}
 	}
 }
+
+// maxQuoteDepth is the deepest quote marker htmlToText writes.
+const maxQuoteDepth = 4
 
 func startsWithSpace(s string) bool { return s != "" && strings.ContainsRune(" \t\n\r", rune(s[0])) }
 func endsWithSpace(s string) bool {

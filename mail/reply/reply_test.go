@@ -3,6 +3,7 @@ package reply
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,4 +270,39 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Token = %q despite the envelope", m.Token)
 		}
 	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{"gmail-top.eml", "outlook.eml", "html-only-latin1.eml"} {
+		raw := crlf(load(b, name))
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if _, err := Parse(raw, domain, "a@example.net", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestHostileShapesStaySmall feeds shapes that could make the text much
+// larger than the mail; the text must stay in proportion.
+func TestHostileShapesStaySmall(t *testing.T) {
+	deep := "Content-Type: text/html\r\n\r\n" + strings.Repeat("<blockquote>", 40000) + strings.Repeat("x<br>", 40000)
+	var nested strings.Builder
+	nested.WriteString("Content-Type: multipart/mixed; boundary=b0\r\n\r\n")
+	for i := 1; i < 50; i++ {
+		fmt.Fprintf(&nested, "--b%d\r\nContent-Type: multipart/mixed; boundary=b%d\r\n\r\n", i-1, i)
+	}
+	nested.WriteString("--b49\r\nContent-Type: text/plain\r\n\r\ndeep\r\n")
+	for name, raw := range map[string]string{"blockquotes": deep, "multiparts": nested.String()} {
+		m, err := Parse([]byte(raw), domain, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(m.Text) > 4*len(raw) {
+			t.Errorf("%s: %d bytes of text from %d bytes of mail", name, len(m.Text), len(raw))
+		}
+	}
 }

@@ -82,7 +82,8 @@ type Server struct {
 	mu       sync.Mutex
 	ln       net.Listener
 	ctx      context.Context // the context of Serve, for handlers
-	closing  chan struct{}
+	closing  chan struct{}   // closed when Close starts
+	closed   chan struct{}   // closed when Close is done
 	closeOne sync.Once
 	closeErr error
 }
@@ -114,7 +115,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "smtpin"), closing: make(chan struct{}), ctx: context.Background()}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "smtpin"), closing: make(chan struct{}), closed: make(chan struct{}), ctx: context.Background()}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &session{s: s, remote: c.Conn().RemoteAddr()}, nil
 	}))
@@ -135,24 +136,33 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	s.mu.Lock()
 	s.ln = l
+	// Handlers outlive a cancelled Serve context by design: Close lets the
+	// transactions in progress finish.
 	s.ctx = context.WithoutCancel(ctx)
 	s.mu.Unlock()
+	if s.isClosing() {
+		l.Close()
+		return nil
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.srv.Serve(l) }()
 	select {
 	case err := <-done:
 		if errors.Is(err, smtp.ErrServerClosed) || s.isClosing() {
+			<-s.closed
 			return nil
 		}
 		return fmt.Errorf("smtpin: serve: %w", err)
 	case <-ctx.Done():
 		_ = s.Close()
-		<-done
-		return nil
 	case <-s.closing:
-		<-done
-		return nil
 	}
+	// Close may have run before go-smtp registered l; closing it here
+	// ends the accept loop in every case.
+	l.Close()
+	<-done
+	<-s.closed
+	return nil
 }
 
 // ListenAndServe listens on Config.Addr and serves (see Serve).
@@ -165,7 +175,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	return s.Serve(ctx, l)
 }
 
-// Addr is the address served, nil before Serve.
+// Addr is the address served; nil until Serve has been called.
 func (s *Server) Addr() net.Addr {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,6 +191,7 @@ func (s *Server) Addr() net.Addr {
 // connection. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOne.Do(func() {
+		defer close(s.closed)
 		close(s.closing)
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 		defer cancel()
@@ -245,6 +256,7 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	local, domain, ok := cutLast(to, "@")
 	if !ok || !strings.EqualFold(domain, ss.s.cfg.Domain) {
+		ss.s.log.Debug("relay refused", "from", ss.from, "rcpt", to, "remote", ss.remote)
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied"}
 	}
 	l := strings.ToLower(local)
@@ -264,6 +276,7 @@ func (ss *session) Data(r io.Reader) error {
 	env := Envelope{From: ss.from, Rcpts: append([]string(nil), ss.rcpts...), RemoteAddr: ss.remote}
 	herr := ss.s.cfg.Handler(ss.s.handlerContext(), env, raw)
 	if herr == nil {
+		ss.s.log.Debug("message accepted", "from", env.From, "rcpts", env.Rcpts, "bytes", len(raw), "remote", env.RemoteAddr)
 		return nil
 	}
 	var rej *Reject
