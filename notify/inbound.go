@@ -281,13 +281,19 @@ func (n *Notifier) LookupToken(ctx context.Context, token string) (gameID string
 }
 
 // SMTPHandler is the handler of the built-in SMTP listener: an unreadable
-// mail is refused for good (5xx, the sender gets a bounce); a failure of
-// ours is temporary (4xx, the sending server retries).
+// mail or an unknown address is refused for good in the SMTP session
+// (5xx: the sending server bounces it to its sender, azuld never sends a
+// bounce itself); a failure of ours is temporary (4xx, the sending server
+// retries). Everything else is taken, including a mail from the wrong
+// sender, which is dropped without a word.
 func (n *Notifier) SMTPHandler() smtpin.Handler {
 	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
-		_, err := n.Receive(ctx, Envelope{From: env.From, Rcpts: env.Rcpts}, raw)
-		if errors.Is(err, ErrMalformed) {
+		outcome, err := n.Receive(ctx, Envelope{From: env.From, Rcpts: env.Rcpts}, raw)
+		switch {
+		case errors.Is(err, ErrMalformed):
 			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}
+		case err == nil && outcome == OutcomeNoToken:
+			return &smtpin.Reject{Code: 550, Message: "5.1.1 No such mailbox"}
 		}
 		return err
 	}
