@@ -171,54 +171,31 @@ func (n *Notifier) recipients(ctx context.Context, tx pgx.Tx, g *play.Game) (map
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT id::text, name, email FROM players WHERE id = ANY($1::uuid[])`, ids)
+	// One round trip inside the append's transaction: the players with
+	// their webhooks, and the game's stopped seats on every row.
+	rows, err := tx.Query(ctx, `
+		SELECT p.id::text, p.name, p.email,
+		       array(SELECT w.id::text FROM webhooks w WHERE w.player_id = p.id ORDER BY w.created_at, w.id),
+		       array(SELECT s.seat FROM mail_stops s WHERE s.game_id = $2)
+		FROM players p WHERE p.id = ANY($1::uuid[])`, ids, g.ID)
 	if err != nil {
-		return nil, fmt.Errorf("load players: %w", err)
+		return nil, fmt.Errorf("load recipients: %w", err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var r recipient
-		if err := rows.Scan(&r.playerID, &r.name, &r.email); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("load players: %w", err)
+		var stopped []int32
+		if err := rows.Scan(&r.playerID, &r.name, &r.email, &r.webhooks, &stopped); err != nil {
+			return nil, fmt.Errorf("load recipients: %w", err)
 		}
 		for _, seat := range byPlayer[r.playerID] {
 			rc := r
+			rc.stopped = slices.Contains(stopped, int32(seat))
 			out[seat] = &rc
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load players: %w", err)
+		return nil, fmt.Errorf("load recipients: %w", err)
 	}
-	rows, err = tx.Query(ctx, `SELECT seat FROM mail_stops WHERE game_id = $1`, g.ID)
-	if err != nil {
-		return nil, fmt.Errorf("load stopped mails: %w", err)
-	}
-	stopped, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		return nil, fmt.Errorf("load stopped mails: %w", err)
-	}
-	for _, seat := range stopped {
-		if r := out[int(seat)]; r != nil {
-			r.stopped = true
-		}
-	}
-	rows, err = tx.Query(ctx, `SELECT id::text, player_id::text FROM webhooks WHERE player_id = ANY($1::uuid[]) ORDER BY created_at, id`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("load webhooks: %w", err)
-	}
-	for rows.Next() {
-		var id, player string
-		if err := rows.Scan(&id, &player); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("load webhooks: %w", err)
-		}
-		for _, seat := range byPlayer[player] {
-			if r := out[seat]; r != nil {
-				r.webhooks = append(r.webhooks, id)
-			}
-		}
-	}
-	rows.Close()
-	return out, rows.Err()
+	return out, nil
 }
