@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-sasl"
 	gosmtp "github.com/emersion/go-smtp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -49,6 +50,8 @@ type relay struct {
 	holding chan struct{}
 	// failures is how many deliveries to refuse with 451 first.
 	failures int
+	// user and pass, when set, are required with AUTH PLAIN.
+	user, pass string
 }
 
 // outMail is a mail the relay received, read back.
@@ -79,14 +82,35 @@ func startRelay(t testing.TB) *relay {
 }
 
 type relaySession struct {
-	r    *relay
-	to   []string
-	from string
+	r      *relay
+	to     []string
+	from   string
+	authed bool
+}
+
+func (s *relaySession) AuthMechanisms() []string {
+	if s.r.user == "" {
+		return nil
+	}
+	return []string{sasl.Plain}
+}
+
+func (s *relaySession) Auth(string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(_, user, pass string) error {
+		if user != s.r.user || pass != s.r.pass {
+			return &gosmtp.SMTPError{Code: 535, EnhancedCode: gosmtp.EnhancedCode{5, 7, 8}, Message: "bad credentials"}
+		}
+		s.authed = true
+		return nil
+	}), nil
 }
 
 func (s *relaySession) Reset()        { s.to = nil }
 func (s *relaySession) Logout() error { return nil }
 func (s *relaySession) Mail(from string, _ *gosmtp.MailOptions) error {
+	if s.r.user != "" && !s.authed {
+		return &gosmtp.SMTPError{Code: 530, EnhancedCode: gosmtp.EnhancedCode{5, 7, 0}, Message: "authentication required"}
+	}
 	s.from = from
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"strconv"
+	"strings"
 
 	gomail "github.com/wneessen/go-mail"
 )
@@ -27,6 +28,16 @@ func (m LogMailer) Send(ctx context.Context, from string, to []string, raw []byt
 	return nil
 }
 
+// authMechanisms are the mechanisms an SMTP URL may name with auth=...;
+// without it go-mail picks the strongest the relay offers (and refuses
+// PLAIN and LOGIN without TLS, except to localhost with auth=plain).
+var authMechanisms = map[string]gomail.SMTPAuthType{
+	"plain": gomail.SMTPAuthPlain, "login": gomail.SMTPAuthLogin, "cram-md5": gomail.SMTPAuthCramMD5,
+	"scram-sha-1": gomail.SMTPAuthSCRAMSHA1, "scram-sha-256": gomail.SMTPAuthSCRAMSHA256,
+	"plain-noenc": gomail.SMTPAuthPlainNoEnc, "login-noenc": gomail.SMTPAuthLoginNoEnc,
+	"autodiscover": gomail.SMTPAuthAutoDiscover,
+}
+
 // SMTPMailer sends through an SMTP relay with go-mail, which handles the
 // TLS policy and the authentication mechanisms; the message itself is
 // sent byte for byte as rendered.
@@ -37,7 +48,8 @@ type SMTPMailer struct {
 
 // NewSMTPMailer reads a relay URL: smtp://[user:pass@]host[:port][?tls=starttls|opportunistic|none]
 // (default port 587, STARTTLS required) or smtps://[user:pass@]host[:port]
-// (TLS from the start, default port 465).
+// (TLS from the start, default port 465); &auth=<mechanism> picks the
+// authentication mechanism, &helo=<name> the HELO name.
 func NewSMTPMailer(rawURL string) (*SMTPMailer, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -76,7 +88,15 @@ func NewSMTPMailer(rawURL string) (*SMTPMailer, error) {
 	opts = append(opts, gomail.WithPort(port))
 	if u.User != nil && u.User.Username() != "" {
 		pass, _ := u.User.Password()
-		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
+		mech := gomail.SMTPAuthAutoDiscover
+		if v := u.Query().Get("auth"); v != "" {
+			m, ok := authMechanisms[strings.ToLower(v)]
+			if !ok {
+				return nil, fmt.Errorf("SMTP URL: auth=%q: want one of plain, login, cram-md5, scram-sha-1, scram-sha-256, plain-noenc, login-noenc", v)
+			}
+			mech = m
+		}
+		opts = append(opts, gomail.WithSMTPAuth(mech),
 			gomail.WithUsername(u.User.Username()), gomail.WithPassword(pass))
 	}
 	if helo := u.Query().Get("helo"); helo != "" {
