@@ -126,9 +126,10 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 			mailTo(seat, compose.KindTurn, func(a *MailArgs) { a.Deadline = after.Deadline })
 			hookTo(seat, "your_turn")
 		}
-		// The deadline moves with every append, so every seat to act gets
-		// timers for this version; older ones find the game moved on.
-		if after.Deadline != nil && after.TimeControl != nil {
+		// The deadline moves with every append, so every player's seat to
+		// act gets timers for this version; older ones find the game moved
+		// on. Bots move at once and need none.
+		if after.Deadline != nil && after.TimeControl != nil && after.Seats[seat].PlayerID != "" {
 			out = append(out, n.timers(after, seat)...)
 		}
 	}
