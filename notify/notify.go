@@ -112,6 +112,7 @@ func New(cfg Config) (*Notifier, error) {
 	river.AddWorker(workers, &mailWorker{n: n})
 	river.AddWorker(workers, &webhookWorker{n: n})
 	river.AddWorker(workers, &timeoutWorker{n: n})
+	river.AddWorker(workers, &cleanupWorker{n: n})
 	rc := &river.Config{
 		Workers:              workers,
 		Logger:               n.log.With("component", "river"),
@@ -127,6 +128,7 @@ func New(cfg Config) (*Notifier, error) {
 	}
 	if cfg.Workers > 0 {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{cleanupJob()}
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
 	if err != nil {

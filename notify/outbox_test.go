@@ -323,3 +323,51 @@ func TestWebhookToPrivateAddressRefused(t *testing.T) {
 		t.Fatalf("the private endpoint was called %d times", calls)
 	}
 }
+
+// TestCleanup deletes only the bookkeeping past its retention.
+func TestCleanup(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	ctx := context.Background()
+	for _, q := range []string{
+		`INSERT INTO inbound_mails (message_id, outcome, received_at) VALUES ('old', 'refused', now() - interval '31 days'), ('new', 'refused', now())`,
+		`INSERT INTO deliveries (job_id, attempt, kind, target, outcome, created_at) VALUES (1, 1, 'mail:turn', 'a@b', 'sent', now() - interval '91 days'), (2, 1, 'mail:turn', 'a@b', 'sent', now())`,
+	} {
+		if _, err := e.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.n.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var inbound, deliveries int
+	if err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM inbound_mails WHERE message_id = 'new'), (SELECT count(*) FROM inbound_mails)`).Scan(&inbound, &deliveries); err != nil || inbound != 1 || deliveries != 1 {
+		t.Fatalf("inbound mails left: %d new of %d (%v)", inbound, deliveries, err)
+	}
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE job_id = 2`).Scan(&deliveries); err != nil || deliveries != 1 {
+		t.Fatalf("recent delivery rows: %d (%v)", deliveries, err)
+	}
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries`).Scan(&deliveries); err != nil || deliveries != 1 {
+		t.Fatalf("delivery rows: %d (%v)", deliveries, err)
+	}
+
+	// Reply tokens go a month after their game ended, not while it runs.
+	ana, ben := e.register("Ana"), e.register("Ben")
+	ended, running := e.newPavilion(ana, ben, nil), e.newPavilion(ana, ben, nil)
+	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: ended.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID}, Notation: "resign", Channel: "api"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(ctx, `INSERT INTO mail_tokens (token_hash, game_id, seat, version) VALUES ('\x01', $1, 0, 1), ('\x02', $2, 0, 1)`, ended.ID, running.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(ctx, `UPDATE games SET last_move_at = now() - interval '31 days'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.n.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var left string
+	if err := e.pool.QueryRow(ctx, `SELECT string_agg(game_id::text, ',') FROM mail_tokens`).Scan(&left); err != nil || left != running.ID {
+		t.Fatalf("tokens left for %q, want only the running game's (%v)", left, err)
+	}
+}
