@@ -48,6 +48,17 @@ var ErrMalformed = errors.New("unreadable mail")
 // a forger would confirm the address); a mail seen before (same
 // Message-ID) applies once. Every outcome is logged.
 func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	outcome, err := n.receive(ctx, env, raw)
+	switch {
+	case errors.Is(err, ErrMalformed):
+		n.inbound.WithLabelValues("malformed").Inc()
+	case err == nil:
+		n.inbound.WithLabelValues(string(outcome)).Inc()
+	}
+	return outcome, err
+}
+
+func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
 	msg, err := reply.Parse(raw, n.cfg.Sender.Domain, env.From, env.Rcpts)
 	if err != nil {
 		n.log.InfoContext(ctx, "inbound mail unreadable", "err", err)

@@ -227,6 +227,8 @@ func (n *Notifier) stopped(ctx context.Context, gameID string, seat int) (bool, 
 // logDelivery writes the audit row of a delivery attempt; a failure to log
 // does not fail the delivery.
 func (n *Notifier) logDelivery(ctx context.Context, jobID int64, attempt int, kind, gameID string, seat int, target, outcome, detail string) {
+	channel, _, _ := strings.Cut(kind, ":")
+	n.deliveries.WithLabelValues(channel, outcome).Inc()
 	var game any
 	if gameID != "" {
 		game = gameID

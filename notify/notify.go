@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
@@ -61,8 +62,10 @@ type Config struct {
 	RescueStuckJobsAfter time.Duration
 	// MaxAttempts of a delivery before it is given up (default 25).
 	MaxAttempts int
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Metrics registers the delivery and inbound counters (none when nil).
+	Metrics prometheus.Registerer
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // Notifier enqueues and delivers notifications.
@@ -75,6 +78,11 @@ type Notifier struct {
 	mailer Mailer
 	http   *http.Client
 	svc    *play.Service
+
+	// deliveries counts delivery attempts by channel and outcome;
+	// inbound counts inbound mails by outcome.
+	deliveries *prometheus.CounterVec
+	inbound    *prometheus.CounterVec
 }
 
 // New builds a Notifier. Attach the command path with Attach before
@@ -107,6 +115,19 @@ func New(cfg Config) (*Notifier, error) {
 	}
 	if n.cfg.MailTimeout <= 0 {
 		n.cfg.MailTimeout = time.Minute
+	}
+	n.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "azuld_deliveries_total", Help: "Notification delivery attempts by channel (mail, webhook) and outcome (sent, failed, refused, skipped).",
+	}, []string{"channel", "outcome"})
+	n.inbound = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed).",
+	}, []string{"outcome"})
+	if cfg.Metrics != nil {
+		for _, c := range []prometheus.Collector{n.deliveries, n.inbound} {
+			if err := cfg.Metrics.Register(c); err != nil {
+				return nil, fmt.Errorf("notify: register metrics: %w", err)
+			}
+		}
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &mailWorker{n: n})

@@ -37,7 +37,7 @@ func newService(pool *pgxpool.Pool, log *slog.Logger, hooks ...play.AppendHook) 
 }
 
 // newNotifier builds the notification outbox from the mail settings.
-func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger) (*notify.Notifier, error) {
+func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer) (*notify.Notifier, error) {
 	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if sender.BaseURL == "" {
 		sender.BaseURL = "http://" + cfg.HTTPAddr
@@ -63,7 +63,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger) (*notify.Not
 	} else if workers < 1 {
 		return nil, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
 	}
-	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Workers: workers, Logger: log, WebhookAllowPrivate: cfg.WebhookAllowPrivate})
+	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Workers: workers, Logger: log, WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -92,7 +92,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	defer pool.Close()
 	log.Info("database ready", "database", maskURL(db.url))
 
-	notifier, err := newNotifier(cfg, pool, log)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	notifier, err := newNotifier(cfg, pool, log, reg)
 	if err != nil {
 		return err
 	}
@@ -100,8 +102,6 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	notifier.Attach(svc)
 	listener := events.NewListener(db.url, log)
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := api.New(api.Config{
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),

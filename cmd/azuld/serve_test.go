@@ -248,6 +248,9 @@ func TestServeWithMail(t *testing.T) {
 	if status, body := r.call(t, http.MethodPost, "/v1/inbound/email", secret, "From: a@example.org\r\nTo: play+abc@azul.example.org\r\nMessage-ID: <1@example.org>\r\n\r\n1\r\n"); status != http.StatusOK || !strings.Contains(string(body), "unknown_token") {
 		t.Fatalf("inbound with the secret: %d %s", status, body)
 	}
+	if status, body := r.call(t, http.MethodGet, "/metrics", "", ""); status != http.StatusOK || !strings.Contains(string(body), `azuld_inbound_mails_total{outcome="unknown_token"} 1`) {
+		t.Fatalf("metrics: %d\n%s", status, body)
+	}
 	if code := r.stop(t); code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, r.log)
 	}
