@@ -308,3 +308,47 @@ func TestNewChecksConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestListenAndServe(t *testing.T) {
+	got := make(chan Envelope, 1)
+	srv, err := New(Config{Addr: "127.0.0.1:0", Domain: domain, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: func(_ context.Context, env Envelope, _ []byte) error { got <- env; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.ListenAndServe(ctx) }()
+	for srv.Addr() == nil {
+		select {
+		case err := <-served:
+			t.Fatalf("ListenAndServe: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	c := dial(t, srv.Addr().String())
+	if code, err := send(c, "a@example.net", []string{"play+abc@azul.example.org"}, message); err != nil {
+		t.Fatalf("send: %d %v", code, err)
+	}
+	if env := <-got; env.Rcpts[0] != "play+abc@azul.example.org" {
+		t.Errorf("envelope %+v", env)
+	}
+	c.Quit()
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("ListenAndServe after cancel: %v", err)
+	}
+	// A taken address is an error, not a hang.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	busy, err := New(Config{Addr: l.Addr().String(), Domain: domain, Handler: func(context.Context, Envelope, []byte) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := busy.ListenAndServe(context.Background()); err == nil {
+		t.Error("ListenAndServe on a taken address returned nil")
+	}
+}
