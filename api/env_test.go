@@ -20,7 +20,9 @@ import (
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -40,7 +42,12 @@ type testEnv struct {
 	metrics *prometheus.Registry
 	http    *httptest.Server
 	rules   engine.Registry
+	// notifier enqueues notifications; nothing delivers them.
+	notifier *notify.Notifier
 }
+
+// testInboundSecret authenticates POST /v1/inbound/email in tests.
+const testInboundSecret = "inbound-secret-of-the-tests"
 
 // testLogger shows server logs only with -v (go test prints them on
 // failure), as JSON like in production.
@@ -80,7 +87,14 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
 	}
 	env.pool = pool
 	log := testLogger(t)
-	env.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: log})
+	// The notifier only enqueues here (no workers): the notify package
+	// tests delivery.
+	env.notifier, err = notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: log, Hooks: []play.AppendHook{env.notifier.Hook}})
+	env.notifier.Attach(env.svc)
 	listener := events.NewListener(env.url, log)
 	done := make(chan struct{})
 	go func() {
@@ -90,6 +104,7 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
 	env.srv, err = New(Config{
 		Service: env.svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: env.metrics, Heartbeat: 200 * time.Millisecond,
+		Notifier: env.notifier, InboundSecret: testInboundSecret,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,15 @@ func FuzzHandlers(f *testing.F) {
 		{0, "/v1/games/{game}/verify", "", 0, 0, "", ""},
 		{0, "/v1/games/{game}/export", "", 0, 0, "", ""},
 		{1, "/v1/games/import", `{"game_id":"x","version":1,"type":"game.created","schema":1,"data":{"config":{"ruleset":"azul-mini"}}}`, 1, 1, "", ""},
+		{1, "/v1/webhooks", `{"url":"https://bot.example.org/azul","secret":"0123456789abcdef"}`, 1, 1, "", ""},
+		{1, "/v1/webhooks", `{"url":"javascript:alert(1)"}`, 1, 1, "", ""},
+		{0, "/v1/webhooks", "", 0, 1, "", ""},
+		{3, "/v1/webhooks/not-a-uuid", "", 0, 1, "", ""},
+		{1, "/v1/inbound/email?to=play%2Babc@mail.test", "From: a@example.org\r\nTo: play+abc@mail.test\r\nMessage-ID: <x@y>\r\n\r\n3\r\n", 2, 3, "Bearer " + testInboundSecret, ""},
+		{1, "/v1/inbound/email", "not a mail\x00\xff", 2, 3, "Bearer " + testInboundSecret, ""},
+		{1, "/v1/inbound/email", "From: a@b\r\n\r\nstop", 2, 3, "Basic Zm9vOndyb25n", ""},
+		{0, "/v1/mail/stop?token=abcdefgh", "", 0, 0, "", ""},
+		{1, "/v1/mail/stop?token=%00", "List-Unsubscribe=One-Click", 2, 0, "", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, []byte(s.body), s.ct, s.auth, s.ifMatch, s.idempotent)

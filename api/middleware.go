@@ -14,6 +14,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/azuld/azuld/mail/reply"
 )
 
 // requestIDKey is the context key of the request id.
@@ -205,16 +207,24 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// bodyLimitOf is the body limit of a route.
+func (s *Server) bodyLimitOf(c echo.Context) int64 {
+	switch c.Path() {
+	case inboundPath:
+		return max(s.bodyLimit, reply.MaxSize)
+	case "/v1/games/import":
+		// An exported game is larger than any other request.
+		return max(s.bodyLimit, DefaultImportLimit)
+	}
+	return s.bodyLimit
+}
+
 // limitBody refuses bodies over the limit: at once when Content-Length
 // says so, else when reading passes it (see readBody).
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		limit := s.bodyLimit
-		if c.Path() == "/v1/games/import" {
-			// An exported game is larger than any other request.
-			limit = max(limit, DefaultImportLimit)
-		}
+		limit := s.bodyLimitOf(c)
 		if req.ContentLength > limit {
 			return problemf(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
 				"the request body is %d bytes; the limit is %d", req.ContentLength, limit)

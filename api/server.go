@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -55,6 +56,12 @@ type Config struct {
 	// AuthCacheTTL is how long a verified bearer token is trusted without
 	// a database lookup (0: DefaultAuthCacheTTL; negative: no cache).
 	AuthCacheTTL time.Duration
+	// Notifier serves webhooks, inbound mail and the stop link; nil
+	// answers those routes with 503.
+	Notifier *notify.Notifier
+	// InboundSecret authenticates POST /v1/inbound/email; empty disables
+	// the route (503).
+	InboundSecret string
 }
 
 // Server is azuld's HTTP handler.
@@ -70,6 +77,9 @@ type Server struct {
 	version   string
 	auth      *authCache
 	echo      *echo.Echo
+	notifier  *notify.Notifier
+	// inboundSecret authenticates mail providers.
+	inboundSecret string
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -85,7 +95,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
-		closing: make(chan struct{}),
+		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -153,6 +163,12 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games/:id/takebacks/:tid", s.getTakeback)
 	v1.POST("/games/:id/takebacks/:tid/accept", s.acceptTakeback)
 	v1.POST("/games/:id/takebacks/:tid/decline", s.declineTakeback)
+	v1.POST("/webhooks", s.createWebhook)
+	v1.GET("/webhooks", s.listWebhooks)
+	v1.DELETE("/webhooks/:id", s.deleteWebhook)
+	v1.POST("/inbound/email", s.inboundEmail)
+	v1.GET("/mail/stop", s.mailStop)
+	v1.POST("/mail/stop", s.mailStop)
 }
 
 // Handler is the http.Handler to serve.

@@ -11,6 +11,10 @@
 //     events package.
 //   - 000002 players and game_secrets, which are not event-sourced.
 //   - 000003 read models: games, game_seats, turn_inbox, results.
+//   - 000005, 000006 river's job queue (the notification outbox), river's
+//     own migrations copied verbatim with its bookkeeping rows.
+//   - 000007 play by mail and webhooks: mail_tokens, mail_stops, webhooks,
+//     inbound_mails, deliveries. See the notify package.
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -29,14 +29,27 @@ type config struct {
 	DBMaxConns      int
 	ShutdownTimeout time.Duration
 	Bots            bool
+
+	// Play by mail and webhooks.
+	SMTPURL       string
+	MailFrom      string
+	MailDomain    string
+	BaseURL       string
+	SMTPListen    string
+	InboundSecret string
+	Notify        bool
+	NotifyWorkers int
+	// WebhookAllowPrivate lets webhooks reach internal addresses.
+	WebhookAllowPrivate bool
 }
 
 // option describes one configuration setting for flags, environment and
 // the printout at start.
 type option struct {
 	flag, env, usage string
-	// secret values are masked when printed.
-	secret bool
+	// secret values are masked when printed: the password of a URL, or
+	// the whole value when plain.
+	secret, plain bool
 	// source is where the value came from: "flag", "env" or "default".
 	source string
 }
@@ -95,6 +108,9 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 	add := func(flagName, env, usage string, secret bool) {
 		s.options = append(s.options, &option{flag: flagName, env: env, usage: usage, secret: secret, source: "default"})
 	}
+	addPlainSecret := func(flagName, env string) {
+		s.options = append(s.options, &option{flag: flagName, env: env, secret: true, plain: true, source: "default"})
+	}
 	if what&withDatabase != 0 {
 		fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL; empty runs a private cluster under the data dir")
 		add("database-url", "AZUL_DATABASE_URL", "", true)
@@ -118,6 +134,24 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart); bots also answer moves in the request path")
 		add("bots", "AZUL_BOTS", "", false)
+		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log")
+		add("smtp-url", "AZUL_SMTP_URL", "", true)
+		fs.StringVar(&cfg.MailDomain, "mail-domain", "localhost", "mail domain: replies go to play+<token>@ this domain, whose MX must reach azuld's SMTP listener or a provider's inbound webhook")
+		add("mail-domain", "AZUL_MAIL_DOMAIN", "", false)
+		fs.StringVar(&cfg.MailFrom, "mail-from", "", "sender of the mails, e.g. \"azuld <azuld@example.org>\"; empty: azuld@<mail domain>")
+		add("mail-from", "AZUL_MAIL_FROM", "", false)
+		fs.StringVar(&cfg.BaseURL, "base-url", "", "public URL of this server, for the links in mails and webhooks; empty: http://<http addr>")
+		add("base-url", "AZUL_BASE_URL", "", false)
+		fs.StringVar(&cfg.SMTPListen, "smtp-listen", "", "address of the built-in SMTP listener for replies, e.g. 127.0.0.1:2525 or :25; empty: no listener")
+		add("smtp-listen", "AZUL_SMTP_LISTEN", "", false)
+		fs.StringVar(&cfg.InboundSecret, "inbound-secret", "", "shared secret of POST /v1/inbound/email (bearer token or basic-auth password); empty disables the endpoint")
+		addPlainSecret("inbound-secret", "AZUL_INBOUND_SECRET")
+		fs.BoolVar(&cfg.Notify, "notify", true, "deliver notifications (mails, webhooks, time control) from this process; off, it only enqueues them for other replicas")
+		add("notify", "AZUL_NOTIFY", "", false)
+		fs.IntVar(&cfg.NotifyWorkers, "notify-workers", 4, "deliveries run at once by this process")
+		add("notify-workers", "AZUL_NOTIFY_WORKERS", "", false)
+		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
+		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
 	}
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	add("log-level", "AZUL_LOG_LEVEL", "", false)
@@ -177,7 +211,10 @@ func (s *settings) printable() []any {
 	attrs := make([]any, 0, 2*len(s.options))
 	for _, o := range s.options {
 		v := s.fs.Lookup(o.flag).Value.String()
-		if o.secret {
+		switch {
+		case o.secret && o.plain && v != "":
+			v = "xxxxx"
+		case o.secret:
 			v = maskURL(v)
 		}
 		attrs = append(attrs, o.env, fmt.Sprintf("%s (%s)", v, o.source))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -159,5 +160,32 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 	out.Reset()
 	if code := a.run(t.Context(), []string{"version"}); code != 0 || !strings.HasPrefix(out.String(), "azuld ") {
 		t.Errorf("version: exit code %d, output %q", code, out.String())
+	}
+}
+
+func TestMailSettingsPrintedWithoutSecrets(t *testing.T) {
+	env := envOf(map[string]string{
+		"AZUL_SMTP_URL":       "smtps://azuld:hunter2@smtp.example.org:465",
+		"AZUL_INBOUND_SECRET": "s3cret-of-the-provider",
+		"AZUL_MAIL_DOMAIN":    "azul.example.org",
+		"AZUL_SMTP_LISTEN":    "127.0.0.1:2525",
+		"AZUL_NOTIFY_WORKERS": "2",
+	})
+	var cfg config
+	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
+	if err := s.parse(nil, env); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MailDomain != "azul.example.org" || cfg.SMTPListen != "127.0.0.1:2525" || cfg.NotifyWorkers != 2 || !cfg.Notify {
+		t.Fatalf("mail settings not applied: %+v", cfg)
+	}
+	printed := fmt.Sprint(s.printable()...)
+	for _, secret := range []string{"hunter2", "s3cret"} {
+		if strings.Contains(printed, secret) {
+			t.Errorf("the printout shows %q: %s", secret, printed)
+		}
+	}
+	if !strings.Contains(printed, "smtp.example.org") {
+		t.Errorf("the relay's host should be shown: %s", printed)
 	}
 }

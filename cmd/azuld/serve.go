@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/mail"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,17 +18,52 @@ import (
 	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/mail/smtpin"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
-// newService builds the command path over a pool.
-func newService(pool *pgxpool.Pool, log *slog.Logger) *play.Service {
+// newService builds the command path over a pool; hooks run in every
+// append's transaction (the notification outbox).
+func newService(pool *pgxpool.Pool, log *slog.Logger, hooks ...play.AppendHook) *play.Service {
 	return play.New(play.Config{
 		Pool:   pool,
 		Store:  events.NewStore(pool),
 		Rules:  rulesets.All(),
 		Logger: log,
+		Hooks:  hooks,
 	})
+}
+
+// newNotifier builds the notification outbox from the mail settings.
+func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer) (*notify.Notifier, error) {
+	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
+	if sender.BaseURL == "" {
+		sender.BaseURL = "http://" + cfg.HTTPAddr
+	}
+	if cfg.MailFrom != "" {
+		from, err := mail.ParseAddress(cfg.MailFrom)
+		if err != nil {
+			return nil, fmt.Errorf("AZUL_MAIL_FROM %q: %w", cfg.MailFrom, err)
+		}
+		sender.From = *from
+	}
+	var mailer notify.Mailer
+	if cfg.SMTPURL != "" {
+		m, err := notify.NewSMTPMailer(cfg.SMTPURL)
+		if err != nil {
+			return nil, fmt.Errorf("AZUL_SMTP_URL: %w", err)
+		}
+		mailer = m
+	}
+	workers := cfg.NotifyWorkers
+	if !cfg.Notify {
+		workers = 0
+	} else if workers < 1 {
+		return nil, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
+	}
+	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Workers: workers, Logger: log, WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -55,14 +92,20 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	defer pool.Close()
 	log.Info("database ready", "database", maskURL(db.url))
 
-	svc := newService(pool, log)
-	listener := events.NewListener(db.url, log)
-
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	notifier, err := newNotifier(cfg, pool, log, reg)
+	if err != nil {
+		return err
+	}
+	svc := newService(pool, log, notifier.Hook)
+	notifier.Attach(svc)
+	listener := events.NewListener(db.url, log)
+
 	srv, err := api.New(api.Config{
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
+		Notifier: notifier, InboundSecret: cfg.InboundSecret,
 	})
 	if err != nil {
 		return err
@@ -71,6 +114,19 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	// The built-in SMTP listener takes replies for the mail domain.
+	var smtpListener *smtpin.Server
+	var smtpLn net.Listener
+	if cfg.SMTPListen != "" {
+		smtpListener, err = smtpin.New(smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler()})
+		if err == nil {
+			smtpLn, err = net.Listen("tcp", cfg.SMTPListen)
+		}
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("SMTP listener on %s: %w", cfg.SMTPListen, err)
+		}
 	}
 	httpServer := newHTTPServer(srv.Handler(), log)
 	httpServer.RegisterOnShutdown(srv.Close)
@@ -89,6 +145,22 @@ func (a *app) serve(ctx context.Context, args []string) error {
 				log.Error("the bot runner stopped", "err", err.Error())
 			}
 		})
+	}
+
+	// The workers are stopped by Shutdown below, not by a cancelled
+	// context (which would cut deliveries in flight).
+	if err := notifier.Start(context.WithoutCancel(ctx)); err != nil {
+		stopBackground()
+		wg.Wait()
+		return err
+	}
+	if smtpListener != nil {
+		wg.Go(func() {
+			if err := smtpListener.Serve(bg, smtpLn); err != nil && bg.Err() == nil {
+				log.Error("the SMTP listener stopped", "err", err.Error())
+			}
+		})
+		log.Info("azuld takes replies by SMTP", "addr", smtpLn.Addr().String(), "domain", notifier.Sender().Domain)
 	}
 
 	serveErr := make(chan error, 1)
@@ -111,6 +183,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err := httpServer.Shutdown(shutdownCtx); err != nil {
 		log.Warn("requests still running at the shutdown deadline were cut", "err", err.Error())
 		_ = httpServer.Close()
+	}
+	// Deliveries in flight get the shutdown timeout to finish; the rest
+	// stay queued for the next start (or another replica).
+	if err := notifier.Shutdown(shutdownCtx); err != nil {
+		log.Warn("notification workers stopped uncleanly", "err", err.Error())
 	}
 	stopBackground()
 	wg.Wait()

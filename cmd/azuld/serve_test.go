@@ -231,3 +231,34 @@ func TestAdminCommandsWithDatabaseURL(t *testing.T) {
 		t.Errorf("output %s", out.String())
 	}
 }
+
+// TestServeWithMail: the SMTP listener and the inbound endpoint start with
+// the server, secrets stay out of the log, and the server stops cleanly.
+func TestServeWithMail(t *testing.T) {
+	url := pg.NewDatabase(t)
+	secret := "inbound-secret-for-the-serve-test"
+	r := startServe(t, map[string]string{
+		"AZUL_DATABASE_URL": url, "AZUL_HTTP_ADDR": "127.0.0.1:0",
+		"AZUL_SMTP_LISTEN": "127.0.0.1:0", "AZUL_INBOUND_SECRET": secret, "AZUL_MAIL_DOMAIN": "azul.example.org",
+		"AZUL_NOTIFY_WORKERS": "1",
+	})
+	if status, body := r.call(t, http.MethodPost, "/v1/inbound/email", "", "From: a@b\r\n\r\n1\r\n"); status != http.StatusUnauthorized {
+		t.Fatalf("inbound without the secret: %d %s", status, body)
+	}
+	if status, body := r.call(t, http.MethodPost, "/v1/inbound/email", secret, "From: a@example.org\r\nTo: play+abc@azul.example.org\r\nMessage-ID: <1@example.org>\r\n\r\n1\r\n"); status != http.StatusOK || !strings.Contains(string(body), "unknown_token") {
+		t.Fatalf("inbound with the secret: %d %s", status, body)
+	}
+	if status, body := r.call(t, http.MethodGet, "/metrics", "", ""); status != http.StatusOK || !strings.Contains(string(body), `azuld_inbound_mails_total{outcome="unknown_token"} 1`) {
+		t.Fatalf("metrics: %d\n%s", status, body)
+	}
+	if code := r.stop(t); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, r.log)
+	}
+	log := r.log.String()
+	if !strings.Contains(log, "azuld takes replies by SMTP") {
+		t.Errorf("the SMTP listener did not start:\n%s", log)
+	}
+	if strings.Contains(log, secret) {
+		t.Error("the inbound secret was logged")
+	}
+}

@@ -1,0 +1,5 @@
+DROP TABLE IF EXISTS deliveries;
+DROP TABLE IF EXISTS inbound_mails;
+DROP TABLE IF EXISTS webhooks;
+DROP TABLE IF EXISTS mail_stops;
+DROP TABLE IF EXISTS mail_tokens;

@@ -1,0 +1,202 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// Hook is the play.AppendHook of the outbox: it runs inside the append's
+// transaction and enqueues the jobs the appended events cause, so they
+// commit (or roll back) with the events. An error rolls the append back.
+func (n *Notifier) Hook(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record) error {
+	if len(appended) == 0 {
+		return nil
+	}
+	plan, err := n.plan(ctx, tx, before, after, appended)
+	if err != nil {
+		return fmt.Errorf("plan notifications: %w", err)
+	}
+	if len(plan) == 0 {
+		return nil
+	}
+	if _, err := n.client.InsertManyTx(ctx, tx, plan); err != nil {
+		return fmt.Errorf("enqueue notifications: %w", err)
+	}
+	return nil
+}
+
+// recipient is what the hook knows of a seat's player.
+type recipient struct {
+	playerID, name, email string
+	stopped               bool
+	webhooks              []string
+}
+
+// plan decides the jobs of one append.
+func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record) ([]river.InsertManyParams, error) {
+	people, err := n.recipients(ctx, tx, after)
+	if err != nil {
+		return nil, err
+	}
+	meta := appended[0].Meta
+	at := appended[len(appended)-1].RecordedAt
+	if at.IsZero() {
+		at = n.now()
+	}
+	var out []river.InsertManyParams
+	mailTo := func(seat int, kind string, fill func(*MailArgs)) {
+		r, ok := people[seat]
+		if !ok || r.email == "" {
+			return
+		}
+		// A stopped seat still gets the answers to its own replies.
+		if r.stopped && kind != compose.KindAccepted {
+			return
+		}
+		a := MailArgs{Mail: kind, GameID: after.ID, Version: after.Version, Seat: seat, PlayerID: r.playerID, To: r.email, Name: r.name, At: at}
+		if fill != nil {
+			fill(&a)
+		}
+		out = append(out, river.InsertManyParams{Args: a})
+	}
+	hookTo := func(seat int, event string) {
+		r, ok := people[seat]
+		if !ok {
+			return // a bot or an open seat
+		}
+		for _, id := range r.webhooks {
+			out = append(out, river.InsertManyParams{Args: WebhookArgs{WebhookID: id, Event: event, GameID: after.ID, Version: after.Version, Seat: seat, At: at}})
+		}
+	}
+
+	created := before.Version == 0
+	started := before.Status != play.StatusActive && after.Status == play.StatusActive
+	finished := before.Status != play.StatusFinished && after.Status == play.StatusFinished
+
+	// The answer to a move made by mail.
+	if meta.Channel == "email" && meta.Actor.Seat != nil && meta.CommandID != "" {
+		if _, err := tx.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT DO NOTHING`,
+			meta.CommandID, after.ID, *meta.Actor.Seat); err != nil {
+			return nil, fmt.Errorf("record inbound mail: %w", err)
+		}
+		mailTo(*meta.Actor.Seat, compose.KindAccepted, func(a *MailArgs) { a.Notation = meta.Notation })
+	}
+	if created {
+		inviter := ""
+		if idx := slices.IndexFunc(after.Seats, func(s play.Seat) bool { return s.PlayerID == after.CreatedBy }); idx >= 0 {
+			inviter = after.Seats[idx].Name
+		}
+		for seat, s := range after.Seats {
+			if s.PlayerID != "" && s.PlayerID != after.CreatedBy {
+				mailTo(seat, compose.KindInvitation, func(a *MailArgs) { a.Inviter = inviter })
+			}
+		}
+	}
+	if started {
+		for seat := range after.Seats {
+			mailTo(seat, compose.KindStarted, nil)
+			hookTo(seat, "game_started")
+		}
+	}
+	if finished {
+		for seat := range after.Seats {
+			mailTo(seat, compose.KindGameOver, nil)
+			hookTo(seat, "game_over")
+		}
+		return out, nil
+	}
+	if after.Status != play.StatusActive {
+		return out, nil
+	}
+	wasToAct := before.ToAct()
+	for _, seat := range after.ToAct() {
+		// A seat hears of its turn when it newly must act, or again after
+		// its own move when it must go on (several steps in a row).
+		again := meta.Actor.Seat != nil && *meta.Actor.Seat == seat
+		if started || !slices.Contains(wasToAct, seat) || again {
+			mailTo(seat, compose.KindTurn, func(a *MailArgs) { a.Deadline = after.Deadline })
+			hookTo(seat, "your_turn")
+		}
+		// The deadline moves with every append, so every player's seat to
+		// act gets timers for this version; older ones find the game moved
+		// on. Bots move at once and need none.
+		if after.Deadline != nil && after.TimeControl != nil && after.Seats[seat].PlayerID != "" {
+			out = append(out, n.timers(after, seat)...)
+		}
+	}
+	return out, nil
+}
+
+// timers schedules a seat's reminder and its deadline action.
+func (n *Notifier) timers(g *play.Game, seat int) []river.InsertManyParams {
+	deadline := *g.Deadline
+	var out []river.InsertManyParams
+	unique := &river.UniqueOpts{ByArgs: true}
+	if rb := time.Duration(g.TimeControl.RemindBefore); rb > 0 {
+		out = append(out, river.InsertManyParams{
+			Args:       TimeoutArgs{Action: ActionRemind, GameID: g.ID, Version: g.Version, Seat: seat, Deadline: deadline},
+			InsertOpts: &river.InsertOpts{ScheduledAt: deadline.Add(-rb), UniqueOpts: *unique},
+		})
+	}
+	out = append(out, river.InsertManyParams{
+		Args:       TimeoutArgs{Action: ActionDeadline, GameID: g.ID, Version: g.Version, Seat: seat, Deadline: deadline},
+		InsertOpts: &river.InsertOpts{ScheduledAt: deadline, UniqueOpts: *unique},
+	})
+	return out
+}
+
+// recipients loads the players of a game's seats: address, stopped mail,
+// webhooks.
+func (n *Notifier) recipients(ctx context.Context, tx pgx.Tx, g *play.Game) (map[int]*recipient, error) {
+	byPlayer := map[string][]int{}
+	var ids []string
+	for seat, s := range g.Seats {
+		if s.PlayerID == "" {
+			continue
+		}
+		if _, ok := byPlayer[s.PlayerID]; !ok {
+			ids = append(ids, s.PlayerID)
+		}
+		byPlayer[s.PlayerID] = append(byPlayer[s.PlayerID], seat)
+	}
+	out := map[int]*recipient{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// One round trip inside the append's transaction: the players with
+	// their webhooks, and the game's stopped seats on every row.
+	rows, err := tx.Query(ctx, `
+		SELECT p.id::text, p.name, p.email,
+		       array(SELECT w.id::text FROM webhooks w WHERE w.player_id = p.id ORDER BY w.created_at, w.id),
+		       array(SELECT s.seat FROM mail_stops s WHERE s.game_id = $2)
+		FROM players p WHERE p.id = ANY($1::uuid[])`, ids, g.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load recipients: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r recipient
+		var stopped []int32
+		if err := rows.Scan(&r.playerID, &r.name, &r.email, &r.webhooks, &stopped); err != nil {
+			return nil, fmt.Errorf("load recipients: %w", err)
+		}
+		for _, seat := range byPlayer[r.playerID] {
+			rc := r
+			rc.stopped = slices.Contains(stopped, int32(seat))
+			out[seat] = &rc
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load recipients: %w", err)
+	}
+	return out, nil
+}

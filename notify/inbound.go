@@ -1,0 +1,311 @@
+package notify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/mail/reply"
+	"github.com/azuld/azuld/mail/smtpin"
+	"github.com/azuld/azuld/play"
+)
+
+// Envelope is how an inbound mail arrived (the SMTP envelope, or what a
+// provider's inbound webhook says of it). Both may be empty.
+type Envelope struct {
+	From  string
+	Rcpts []string
+}
+
+// Outcome is what Receive did with a mail.
+type Outcome string
+
+// Outcomes of Receive. Only OutcomeApplied changed a game.
+const (
+	OutcomeApplied   Outcome = "applied"
+	OutcomeRefused   Outcome = "refused"
+	OutcomeStopped   Outcome = "stopped"
+	OutcomeDuplicate Outcome = "duplicate"
+	OutcomeAuto      Outcome = "auto_reply"
+	OutcomeNoToken   Outcome = "unknown_token"
+	OutcomeForged    Outcome = "sender_mismatch"
+)
+
+// ErrMalformed is returned for a mail that cannot be read at all (it
+// wraps reply.ErrMalformed or reply.ErrTooLarge).
+var ErrMalformed = errors.New("unreadable mail")
+
+// Receive takes one inbound mail (a reply to a game mail) and acts on it:
+// a move, "stop", or nothing. A mail whose token is unknown or whose sender
+// is not the seat's player changes nothing and gets no answer (answering
+// a forger would confirm the address); a mail seen before (same
+// Message-ID) applies once. Every outcome is logged.
+func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	outcome, err := n.receive(ctx, env, raw)
+	switch {
+	case errors.Is(err, ErrMalformed):
+		n.inbound.WithLabelValues("malformed").Inc()
+	case err == nil:
+		n.inbound.WithLabelValues(string(outcome)).Inc()
+	}
+	return outcome, err
+}
+
+func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	msg, err := reply.Parse(raw, n.cfg.Sender.Domain, env.From, env.Rcpts)
+	if err != nil {
+		n.log.InfoContext(ctx, "inbound mail unreadable", "err", err)
+		return "", fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	log := n.log.With("message_id", msg.MessageID, "from", msg.From)
+	if msg.Auto {
+		log.InfoContext(ctx, "inbound mail ignored: automatic reply")
+		return OutcomeAuto, nil
+	}
+	id := msg.MessageID
+	if id == "" {
+		// Without a Message-ID the content identifies a redelivery.
+		sum := sha256.Sum256(raw)
+		id = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	key := inboundKey(id)
+	if seen, err := n.seen(ctx, key); err != nil {
+		return "", err
+	} else if seen {
+		log.InfoContext(ctx, "inbound mail ignored: already processed")
+		return OutcomeDuplicate, nil
+	}
+	gameID, seat, tokenVersion, ok, err := n.seatOfToken(ctx, msg.Token)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		log.InfoContext(ctx, "inbound mail ignored: unknown reply address", "recipients", msg.Recipients)
+		return OutcomeNoToken, n.record(ctx, key, "", -1, OutcomeNoToken)
+	}
+	log = log.With("game", gameID, "seat", seat)
+	g, err := n.svc.Game(ctx, gameID)
+	if err != nil {
+		return "", fmt.Errorf("load game %s: %w", gameID, err)
+	}
+	if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].PlayerID == "" {
+		log.InfoContext(ctx, "inbound mail ignored: the seat has no player")
+		return OutcomeNoToken, n.record(ctx, key, gameID, seat, OutcomeNoToken)
+	}
+	player, err := n.svc.Player(ctx, g.Seats[seat].PlayerID)
+	if err != nil {
+		return "", fmt.Errorf("load player: %w", err)
+	}
+	if player.Email == "" || addressOf(player.Email) != addressOf(msg.From) {
+		log.InfoContext(ctx, "inbound mail ignored: the sender is not the seat's player")
+		return OutcomeForged, n.record(ctx, key, gameID, seat, OutcomeForged)
+	}
+	command := strings.TrimSpace(msg.Command)
+	if strings.EqualFold(strings.Trim(command, ".!"), "stop") {
+		if err := n.StopMails(ctx, gameID, seat); err != nil {
+			return "", err
+		}
+		log.InfoContext(ctx, "mails stopped by reply")
+		return OutcomeStopped, n.record(ctx, key, gameID, seat, OutcomeStopped)
+	}
+
+	req := play.MoveRequest{
+		GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: player.ID}, Seat: &seat,
+		Channel: "email", IdempotencyKey: key,
+	}
+	if g.Status == play.StatusFinished {
+		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
+	}
+	answered := n.answeredVersion(msg, gameID, seat, tokenVersion)
+	if number, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(command, "#"), ".")); err == nil {
+		if answered != g.Version {
+			return n.refuse(ctx, log, key, g, seat, player,
+				fmt.Sprintf("the game has moved on since the mail you answered (version %d, now %d), so move %d no longer means what it did; here are the moves now", answered, g.Version, number))
+		}
+		moves := g.LegalMoves(seat)
+		if number < 1 || number > len(moves) {
+			return n.refuse(ctx, log, key, g, seat, player,
+				fmt.Sprintf("there is no move %d: answer with a number from 1 to %d, or a move in notation", number, len(moves)))
+		}
+		req.Move = moves[number-1].JSON
+		version := g.Version
+		req.ExpectedVersion = &version
+	} else if strings.HasPrefix(command, "{") {
+		req.Move = []byte(command)
+	} else if command == "" {
+		return n.refuse(ctx, log, key, g, seat, player, "the reply holds no move: write the move on the first line, above the quoted mail")
+	} else {
+		req.Notation = command
+	}
+	res, err := n.svc.Move(ctx, req)
+	if err != nil {
+		if reason, ok := refusal(err); ok {
+			return n.refuse(ctx, log, key, g, seat, player, reason)
+		}
+		return "", fmt.Errorf("move by mail: %w", err)
+	}
+	if res.Replayed {
+		return OutcomeDuplicate, nil
+	}
+	// The hook recorded the Message-ID and enqueued the confirmation in
+	// the move's own transaction.
+	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
+	return OutcomeApplied, nil
+}
+
+// answeredVersion is the game version of the mail a reply answers: from
+// its In-Reply-To or References (our Message-IDs name game, version and
+// seat), else the version its reply token was issued for.
+func (n *Notifier) answeredVersion(msg *reply.Message, gameID string, seat int, tokenVersion int64) int64 {
+	ids := []string{msg.InReplyTo}
+	for i := len(msg.References) - 1; i >= 0; i-- {
+		ids = append(ids, msg.References[i])
+	}
+	for _, id := range ids {
+		if g, v, s, ok := compose.ParseMessageID(id, n.cfg.Sender.Domain); ok && g == gameID && s == seat {
+			return v
+		}
+	}
+	return tokenVersion
+}
+
+// refusal turns an error of the command path into the sentence a player
+// reads; ok is false for errors that are not the player's (a database
+// failure), which are retried instead.
+func refusal(err error) (string, bool) {
+	var rule *engine.RuleError
+	var conflict *events.ConflictError
+	switch {
+	case errors.As(err, &rule):
+		s := "that move breaks a rule: " + rule.Detail
+		if rule.Ref != "" {
+			s += " (" + rule.Ref + ")"
+		}
+		return s, true
+	case errors.As(err, &conflict) || errors.Is(err, events.ErrConflict):
+		return "the game moved on while your move arrived; here are the moves now", true
+	case errors.Is(err, engine.ErrNotYourTurn):
+		return "it is not your turn", true
+	case errors.Is(err, engine.ErrGameOver):
+		return "the game is over", true
+	case errors.Is(err, engine.ErrBadCommand):
+		return "the move could not be read: " + err.Error(), true
+	case errors.Is(err, play.ErrInvalid), errors.Is(err, play.ErrForbidden), errors.Is(err, events.ErrIdempotencyMismatch):
+		return err.Error(), true
+	}
+	return "", false
+}
+
+// refuse records the refusal and enqueues the answer with the current
+// legal moves, in one transaction, so a redelivered mail is neither
+// answered twice nor lost.
+func (n *Notifier) refuse(ctx context.Context, log interface {
+	InfoContext(context.Context, string, ...any)
+}, key string, g *play.Game, seat int, p play.Player, reason string) (Outcome, error) {
+	tx, err := n.pool.Begin(ctx)
+	if err != nil {
+		return "", fmt.Errorf("refuse mail: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	tag, err := tx.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+		key, g.ID, seat, string(OutcomeRefused))
+	if err != nil {
+		return "", fmt.Errorf("record inbound mail: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return OutcomeDuplicate, nil
+	}
+	_, err = n.client.InsertTx(ctx, tx, MailArgs{
+		Mail: compose.KindRefused, GameID: g.ID, Version: g.Version, Seat: seat,
+		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), Reason: reason,
+	}, nil)
+	if err != nil {
+		return "", fmt.Errorf("enqueue refusal: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return "", fmt.Errorf("refuse mail: %w", err)
+	}
+	log.InfoContext(ctx, "move by mail refused", "reason", reason)
+	return OutcomeRefused, nil
+}
+
+// inboundKey is the idempotency key of a mail: short, whatever the
+// Message-ID's length.
+func inboundKey(messageID string) string {
+	sum := sha256.Sum256([]byte(messageID))
+	return "mail:" + hex.EncodeToString(sum[:16])
+}
+
+func (n *Notifier) seen(ctx context.Context, key string) (bool, error) {
+	var found bool
+	if err := n.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM inbound_mails WHERE message_id = $1)`, key).Scan(&found); err != nil {
+		return false, fmt.Errorf("check inbound mail: %w", err)
+	}
+	return found, nil
+}
+
+// record notes an inbound mail that changed no game.
+func (n *Notifier) record(ctx context.Context, key, gameID string, seat int, outcome Outcome) error {
+	var game, st any
+	if gameID != "" {
+		game, st = gameID, seat
+	}
+	_, err := n.pool.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+		key, game, st, string(outcome))
+	if err != nil {
+		return fmt.Errorf("record inbound mail: %w", err)
+	}
+	return nil
+}
+
+// StopMails stops the mails of a seat in a game (a reply "stop" or the stop
+// link); answers to the player's own replies still go out.
+func (n *Notifier) StopMails(ctx context.Context, gameID string, seat int) error {
+	_, err := n.pool.Exec(ctx, `INSERT INTO mail_stops (game_id, seat) VALUES ($1, $2) ON CONFLICT DO NOTHING`, gameID, seat)
+	if err != nil {
+		return fmt.Errorf("stop mails: %w", err)
+	}
+	return nil
+}
+
+// StopByToken stops the mails of the seat a mail's token names; ok is
+// false for an unknown token.
+func (n *Notifier) StopByToken(ctx context.Context, token string) (gameID string, seat int, ok bool, err error) {
+	gameID, seat, _, ok, err = n.seatOfToken(ctx, strings.ToLower(strings.TrimSpace(token)))
+	if err != nil || !ok {
+		return "", 0, ok, err
+	}
+	return gameID, seat, true, n.StopMails(ctx, gameID, seat)
+}
+
+// LookupToken reports the game and seat a mail token names.
+func (n *Notifier) LookupToken(ctx context.Context, token string) (gameID string, seat int, ok bool, err error) {
+	gameID, seat, _, ok, err = n.seatOfToken(ctx, strings.ToLower(strings.TrimSpace(token)))
+	return gameID, seat, ok, err
+}
+
+// SMTPHandler is the handler of the built-in SMTP listener: an unreadable
+// mail or an unknown address is refused for good in the SMTP session
+// (5xx: the sending server bounces it to its sender, azuld never sends a
+// bounce itself); a failure of ours is temporary (4xx, the sending server
+// retries). Everything else is taken, including a mail from the wrong
+// sender, which is dropped without a word.
+func (n *Notifier) SMTPHandler() smtpin.Handler {
+	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
+		outcome, err := n.Receive(ctx, Envelope{From: env.From, Rcpts: env.Rcpts}, raw)
+		switch {
+		case errors.Is(err, ErrMalformed):
+			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}
+		case err == nil && outcome == OutcomeNoToken:
+			return &smtpin.Reject{Code: 550, Message: "5.1.1 No such mailbox"}
+		}
+		return err
+	}
+}

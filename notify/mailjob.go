@@ -1,0 +1,266 @@
+package notify
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// MailArgs is a mail job: one mail of one kind about one game to one seat.
+type MailArgs struct {
+	// Mail is the kind (compose.KindTurn, ...).
+	Mail     string `json:"mail"`
+	GameID   string `json:"game_id"`
+	Version  int64  `json:"version"`
+	Seat     int    `json:"seat"`
+	PlayerID string `json:"player_id,omitempty"`
+	To       string `json:"to"`
+	Name     string `json:"name,omitempty"`
+	// At fixes the mail's date, so a retried delivery renders the same
+	// mail (and the same Message-ID).
+	At       time.Time  `json:"at"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+	Inviter  string     `json:"inviter,omitempty"`
+	Notation string     `json:"notation,omitempty"`
+	Reason   string     `json:"reason,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (MailArgs) Kind() string { return "azuld_mail" }
+
+type mailWorker struct {
+	river.WorkerDefaults[MailArgs]
+	n *Notifier
+}
+
+func (w *mailWorker) Timeout(*river.Job[MailArgs]) time.Duration { return w.n.cfg.MailTimeout }
+
+// Work renders the mail from the game and sends it.
+func (w *mailWorker) Work(ctx context.Context, job *river.Job[MailArgs]) error {
+	n, a := w.n, job.Args
+	err := n.sendMail(ctx, a)
+	outcome, detail := "sent", ""
+	switch {
+	case errors.Is(err, errSkip):
+		outcome, detail, err = "skipped", err.Error(), nil
+	case errors.Is(err, ErrPermanent):
+		outcome, detail = "refused", err.Error()
+		err = river.JobCancel(err)
+	case err != nil:
+		outcome, detail = "failed", err.Error()
+	}
+	n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+a.Mail, a.GameID, a.Seat, a.To, outcome, detail)
+	return err
+}
+
+// errSkip says a mail is no longer wanted (the seat moved on, or stopped
+// mails); the job is done.
+var errSkip = errors.New("not needed any more")
+
+func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
+	if n.svc == nil {
+		return errors.New("notifier not attached")
+	}
+	if a.Mail != compose.KindAccepted && a.Mail != compose.KindRefused {
+		stopped, err := n.stopped(ctx, a.GameID, a.Seat)
+		if err != nil {
+			return err
+		}
+		if stopped {
+			return fmt.Errorf("%w: the player stopped mails for this game", errSkip)
+		}
+	}
+	var g *play.Game
+	var err error
+	switch a.Mail {
+	case compose.KindTurn, compose.KindReminder, compose.KindRefused:
+		// Show the table as it is now: the numbers of the moves must
+		// refer to the current version.
+		g, err = n.svc.Game(ctx, a.GameID)
+		if err == nil && a.Mail != compose.KindRefused {
+			if !slices.Contains(g.ToAct(), a.Seat) {
+				return fmt.Errorf("%w: seat %d no longer has to act", errSkip, a.Seat)
+			}
+			if g.Version > a.Version {
+				acted, aerr := n.actedSince(ctx, a.GameID, a.Seat, a.Version)
+				if aerr != nil {
+					return aerr
+				}
+				if acted {
+					// The seat moved since; the hook enqueued a newer
+					// mail, which shows the same table.
+					return fmt.Errorf("%w: seat %d moved since version %d", errSkip, a.Seat, a.Version)
+				}
+			}
+		}
+	default:
+		g, err = n.svc.GameAt(ctx, a.GameID, a.Version)
+	}
+	if err != nil {
+		return fmt.Errorf("load game %s: %w", a.GameID, err)
+	}
+	token, err := n.newMailToken(ctx, g.ID, a.Seat, g.Version)
+	if err != nil {
+		return err
+	}
+	s := n.cfg.Sender
+	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token}
+	info := gameInfo(g)
+	moves := g.LegalMoves(a.Seat)
+	var m compose.Mail
+	switch a.Mail {
+	case compose.KindTurn:
+		m = compose.Turn(s, r, info, moves, g.Deadline, a.At)
+	case compose.KindReminder:
+		deadline := a.At
+		if g.Deadline != nil {
+			deadline = *g.Deadline
+		}
+		m = compose.Reminder(s, r, info, moves, deadline, a.At)
+	case compose.KindInvitation:
+		m = compose.Invitation(s, r, info, a.Inviter, a.At)
+	case compose.KindStarted:
+		m = compose.Started(s, r, info, a.At)
+	case compose.KindGameOver:
+		var final *engine.Final
+		if g.State != nil {
+			final = g.State.Final()
+		}
+		m = compose.GameOver(s, r, info, final, a.At)
+	case compose.KindAccepted:
+		m = compose.Accepted(s, r, info, a.Notation, a.At)
+	case compose.KindRefused:
+		m = compose.Refused(s, r, info, a.Reason, moves, a.At)
+	default:
+		return river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
+	}
+	raw, err := m.Bytes()
+	if err != nil {
+		return river.JobCancel(fmt.Errorf("render %s mail: %w", a.Mail, err))
+	}
+	return n.mailer.Send(ctx, s.From.Address, []string{a.To}, raw)
+}
+
+// gameInfo is what every mail shows of a game.
+func gameInfo(g *play.Game) compose.GameInfo {
+	info := compose.GameInfo{ID: g.ID, Ruleset: g.Config.Ruleset, Version: g.Version, Board: g.Text(), ToAct: g.ToAct()}
+	var scores []int
+	if g.State != nil {
+		scores = g.State.Scores()
+	}
+	for seat, s := range g.Seats {
+		p := compose.PlayerScore{Seat: seat, Name: s.Name}
+		if p.Name == "" && s.Bot != "" {
+			p.Name = s.Bot + " bot"
+		}
+		if seat < len(scores) {
+			p.Score = scores[seat]
+		}
+		info.Players = append(info.Players, p)
+	}
+	return info
+}
+
+// tokenEncoding writes reply tokens in lower-case base32: safe in the
+// local part of an address, case-insensitive as mail systems may be.
+var tokenEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// newMailToken draws a 160-bit reply token for a seat and stores its
+// hash, bound to the game version the mail shows.
+func (n *Notifier) newMailToken(ctx context.Context, gameID string, seat int, version int64) (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("draw mail token: %w", err)
+	}
+	token := tokenEncoding.EncodeToString(b[:])
+	_, err := n.pool.Exec(ctx, `INSERT INTO mail_tokens (token_hash, game_id, seat, version) VALUES ($1, $2, $3, $4)`,
+		hashMailToken(token), gameID, seat, version)
+	if err != nil {
+		return "", fmt.Errorf("store mail token: %w", err)
+	}
+	return token, nil
+}
+
+func hashMailToken(token string) []byte {
+	sum := sha256.Sum256([]byte(strings.ToLower(token)))
+	return sum[:]
+}
+
+// seatOfToken finds the seat a reply token belongs to.
+func (n *Notifier) seatOfToken(ctx context.Context, token string) (gameID string, seat int, version int64, ok bool, err error) {
+	if token == "" || len(token) > 64 {
+		return "", 0, 0, false, nil
+	}
+	err = n.pool.QueryRow(ctx, `SELECT game_id::text, seat, version FROM mail_tokens WHERE token_hash = $1`, hashMailToken(token)).
+		Scan(&gameID, &seat, &version)
+	if err != nil {
+		if isNoRows(err) {
+			return "", 0, 0, false, nil
+		}
+		return "", 0, 0, false, fmt.Errorf("look up mail token: %w", err)
+	}
+	return gameID, seat, version, true, nil
+}
+
+func (n *Notifier) stopped(ctx context.Context, gameID string, seat int) (bool, error) {
+	var found bool
+	err := n.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM mail_stops WHERE game_id = $1 AND seat = $2)`, gameID, seat).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("check stopped mails: %w", err)
+	}
+	return found, nil
+}
+
+// logDelivery writes the audit row of a delivery attempt; a failure to log
+// does not fail the delivery.
+func (n *Notifier) logDelivery(ctx context.Context, jobID int64, attempt int, kind, gameID string, seat int, target, outcome, detail string) {
+	channel, _, _ := strings.Cut(kind, ":")
+	n.deliveries.WithLabelValues(channel, outcome).Inc()
+	var game any
+	if gameID != "" {
+		game = gameID
+	}
+	if len(detail) > 2000 {
+		detail = detail[:2000]
+	}
+	_, err := n.pool.Exec(context.WithoutCancel(ctx), `INSERT INTO deliveries (job_id, attempt, kind, game_id, seat, target, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		jobID, attempt, kind, game, seat, target, outcome, detail)
+	if err != nil {
+		n.log.WarnContext(ctx, "delivery log write failed", "err", err)
+	}
+}
+
+// addressOf reads an address for comparisons.
+func addressOf(s string) string {
+	if a, err := mail.ParseAddress(s); err == nil {
+		return strings.ToLower(a.Address)
+	}
+	return strings.ToLower(strings.TrimSpace(s))
+}
+
+// actedSince reports whether a seat appended events after a version.
+func (n *Notifier) actedSince(ctx context.Context, gameID string, seat int, version int64) (bool, error) {
+	recs, err := n.svc.Events(ctx, gameID, version, 0)
+	if err != nil {
+		return false, fmt.Errorf("check moves since version %d: %w", version, err)
+	}
+	for _, r := range recs {
+		if s := r.Meta.Actor.Seat; s != nil && *s == seat {
+			return true, nil
+		}
+	}
+	return false, nil
+}

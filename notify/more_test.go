@@ -1,0 +1,145 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"mime/quotedprintable"
+	"net/smtp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// TestReplicasShareDeliveries runs two more workers beside the first on
+// the same queue: every mail is delivered exactly once.
+func TestReplicasShareDeliveries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.start(e.newNotifier(2))
+	e.start(e.newNotifier(2))
+	ana, ben := e.register("Ana"), e.register("Ben")
+	var games []*play.Game
+	for range 4 {
+		games = append(games, e.newPavilion(ana, ben, nil))
+	}
+	// Play a few moves in each game to make more mail.
+	for _, g := range games {
+		for range 3 {
+			cur, err := e.svc.Game(context.Background(), g.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seat := cur.ToAct()[0]
+			p := map[int]play.Player{0: ana, 1: ben}[seat]
+			if _, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: cur.LegalMoves(seat)[0].JSON, Channel: "api"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var jobs int
+	for {
+		var left int
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state <> 'completed'), count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&left, &jobs); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d mail jobs still pending", left, jobs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	seen := map[string]int{}
+	sent := 0
+	for _, m := range e.relay.all() {
+		seen[m.header.Get("Message-Id")]++
+		sent++
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("%s delivered %d times", id, n)
+		}
+	}
+	var skipped int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'skipped'`).Scan(&skipped); err != nil {
+		t.Fatal(err)
+	}
+	if sent+skipped != jobs {
+		t.Fatalf("%d jobs, %d mails sent, %d skipped", jobs, sent, skipped)
+	}
+}
+
+// TestHTMLOnlyLatin1Reply: a reply written as HTML only, in ISO-8859-1 and
+// quoted-printable, moves like a plain one; an automatic reply does not.
+func TestHTMLOnlyLatin1Reply(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newPavilion(ana, ben, nil)
+	seat := g.ToAct()[0]
+	p := map[int]play.Player{0: ana, 1: ben}[seat]
+	turn := e.turnMail(g.ID, seat, g.Version)
+	to := replyTo(t, turn)
+
+	auto := fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: Abwesenheit\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <auto@example.org>\r\nIn-Reply-To: %s\r\n\r\n1\r\n", p.Email, to, turn.header.Get("Message-Id"))
+	if err := smtp.SendMail(e.inbound, nil, p.Email, []string{to}, []byte(auto)); err != nil {
+		t.Fatal(err)
+	}
+	if e.eventCount(g.ID) != g.Version {
+		t.Fatal("an automatic reply moved")
+	}
+
+	var body strings.Builder
+	qp := quotedprintable.NewWriter(&body)
+	// "Très bien" in Latin-1, then the move, then the quote.
+	_, _ = qp.Write([]byte("<html><body><div>1</div><div>Tr\xe8s bien</div><blockquote>It is your turn.</blockquote></body></html>"))
+	_ = qp.Close()
+	raw := fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: =?iso-8859-1?q?R=E9p?=\r\nMessage-ID: <html@example.org>\r\nIn-Reply-To: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n%s\r\n",
+		p.Email, to, turn.header.Get("Message-Id"), strings.ReplaceAll(body.String(), "\n", "\r\n"))
+	if err := smtp.SendMail(e.inbound, nil, p.Email, []string{to}, []byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	after := e.waitVersion(g.ID, g.Version)
+	recs, err := e.svc.Events(context.Background(), g.ID, g.Version, 1)
+	if err != nil || recs[0].Meta.Channel != "email" {
+		t.Fatalf("appended %+v (%v)", recs, err)
+	}
+	e.relay.wait(t, "confirmation", func(m outMail) bool { return m.kind == compose.KindAccepted && m.version == after.Version })
+}
+
+// TestStoppedSeatGetsNoTurnMail: after "stop", a seat's turns enqueue no
+// mail for it.
+func TestStoppedSeatGetsNoTurnMail(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newPavilion(ana, ben, nil)
+	for seat := range 2 {
+		if err := e.n.StopMails(context.Background(), g.ID, seat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur := g
+	for range 4 {
+		seat := cur.ToAct()[0]
+		p := map[int]play.Player{0: ana, 1: ben}[seat]
+		res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: cur.LegalMoves(seat)[0].JSON, Channel: "api"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = res.Game
+	}
+	var mails int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint > $1`, g.Version).Scan(&mails); err != nil {
+		t.Fatal(err)
+	}
+	if mails != 0 {
+		t.Fatalf("%d mails enqueued for stopped seats", mails)
+	}
+}

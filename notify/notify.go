@@ -1,0 +1,265 @@
+// Package notify is azuld's notification outbox and its workers: every
+// change of who must act enqueues jobs (mails, webhook calls, time-control
+// timers) in the transaction that appends the events, and river workers
+// deliver them at least once, with retries and back-off, across restarts
+// and replicas. It also takes moves by email (Receive) and keeps the
+// webhook registry.
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/mail"
+	"net/netip"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// Config wires a Notifier.
+type Config struct {
+	Pool *pgxpool.Pool
+	// Sender is the server's mail identity (domain, From, public URL).
+	Sender compose.Sender
+	// Mailer delivers mails; nil logs them instead.
+	Mailer Mailer
+	// Workers is how many jobs run at once in this process; 0 makes an
+	// insert-only notifier (the hook still enqueues, another replica
+	// delivers).
+	Workers int
+	// HTTPClient posts webhooks (default: a client that follows no
+	// redirects and, unless WebhookAllowPrivate, connects to public
+	// addresses only).
+	HTTPClient *http.Client
+	// WebhookAllowPrivate lets webhooks reach loopback, private and
+	// link-local addresses (a bot on the same host or network).
+	WebhookAllowPrivate bool
+	// WebhookTimeout bounds one webhook attempt (default 10s).
+	WebhookTimeout time.Duration
+	// MailTimeout bounds one mail delivery attempt (default 1m).
+	MailTimeout time.Duration
+	// FetchPollInterval is how often workers look for jobs when no
+	// notification woke them (river's default when zero).
+	FetchPollInterval time.Duration
+	// RetryPolicy chooses when a failed job runs again (river's
+	// exponential back-off when nil).
+	RetryPolicy river.ClientRetryPolicy
+	// RescueStuckJobsAfter is when a job still marked running (its
+	// process died) is run again (river's default, one hour, when zero).
+	RescueStuckJobsAfter time.Duration
+	// MaxAttempts of a delivery before it is given up (default 25).
+	MaxAttempts int
+	// Metrics registers the delivery and inbound counters (none when nil).
+	Metrics prometheus.Registerer
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Notifier enqueues and delivers notifications.
+type Notifier struct {
+	cfg    Config
+	pool   *pgxpool.Pool
+	client *river.Client[pgx.Tx]
+	log    *slog.Logger
+	now    func() time.Time
+	mailer Mailer
+	http   *http.Client
+	svc    *play.Service
+
+	// deliveries counts delivery attempts by channel and outcome;
+	// inbound counts inbound mails by outcome.
+	deliveries *prometheus.CounterVec
+	inbound    *prometheus.CounterVec
+}
+
+// New builds a Notifier. Attach the command path with Attach before
+// Start (the service itself is built with n.Hook).
+func New(cfg Config) (*Notifier, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("notify: no database pool")
+	}
+	if cfg.Sender.Domain == "" {
+		return nil, errors.New("notify: no mail domain")
+	}
+	if cfg.Sender.From.Address == "" {
+		cfg.Sender.From = mail.Address{Name: "azuld", Address: "azuld@" + cfg.Sender.Domain}
+	}
+	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient}
+	if n.log == nil {
+		n.log = slog.Default()
+	}
+	if n.now == nil {
+		n.now = time.Now
+	}
+	if n.mailer == nil {
+		n.mailer = LogMailer{Logger: n.log}
+	}
+	if n.http == nil {
+		n.http = webhookClient(cfg.WebhookAllowPrivate)
+	}
+	if n.cfg.WebhookTimeout <= 0 {
+		n.cfg.WebhookTimeout = 10 * time.Second
+	}
+	if n.cfg.MailTimeout <= 0 {
+		n.cfg.MailTimeout = time.Minute
+	}
+	n.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "azuld_deliveries_total", Help: "Notification delivery attempts by channel (mail, webhook) and outcome (sent, failed, refused, skipped).",
+	}, []string{"channel", "outcome"})
+	n.inbound = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed).",
+	}, []string{"outcome"})
+	if cfg.Metrics != nil {
+		for _, c := range []prometheus.Collector{n.deliveries, n.inbound} {
+			if err := cfg.Metrics.Register(c); err != nil {
+				return nil, fmt.Errorf("notify: register metrics: %w", err)
+			}
+		}
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &mailWorker{n: n})
+	river.AddWorker(workers, &webhookWorker{n: n})
+	river.AddWorker(workers, &timeoutWorker{n: n})
+	river.AddWorker(workers, &cleanupWorker{n: n})
+	rc := &river.Config{
+		Workers:              workers,
+		Logger:               n.log.With("component", "river"),
+		FetchPollInterval:    cfg.FetchPollInterval,
+		RetryPolicy:          cfg.RetryPolicy,
+		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		MaxAttempts:          cfg.MaxAttempts,
+		// Workers set their own timeouts; this is the default for others.
+		JobTimeout: n.cfg.MailTimeout,
+	}
+	if cfg.FetchPollInterval > 0 && cfg.FetchPollInterval < river.FetchCooldownDefault {
+		rc.FetchCooldown = cfg.FetchPollInterval
+	}
+	if cfg.Workers > 0 {
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{cleanupJob()}
+	}
+	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("notify: river client: %w", err)
+	}
+	n.client = client
+	return n, nil
+}
+
+// Attach gives the notifier the command path its workers play through.
+func (n *Notifier) Attach(svc *play.Service) { n.svc = svc }
+
+// Sender is the mail identity the notifier writes with.
+func (n *Notifier) Sender() compose.Sender { return n.cfg.Sender }
+
+// Start runs the workers until Shutdown (nothing for an insert-only notifier).
+func (n *Notifier) Start(ctx context.Context) error {
+	if n.cfg.Workers <= 0 {
+		return nil
+	}
+	if n.svc == nil {
+		return errors.New("notify: Start before Attach")
+	}
+	if err := n.client.Start(ctx); err != nil {
+		return fmt.Errorf("notify: start workers: %w", err)
+	}
+	return nil
+}
+
+// Shutdown lets running deliveries finish (until ctx ends, after which they
+// are cancelled and retried later) and stops fetching jobs.
+func (n *Notifier) Shutdown(ctx context.Context) error {
+	if n.cfg.Workers <= 0 {
+		return nil
+	}
+	err := n.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = n.client.StopAndCancel(cctx)
+	}
+	if err != nil {
+		return fmt.Errorf("notify: stop workers: %w", err)
+	}
+	return nil
+}
+
+// Kill stops at once, cancelling deliveries in flight, as a crash would
+// (they are retried by whichever worker runs next).
+func (n *Notifier) Kill(ctx context.Context) error {
+	if n.cfg.Workers <= 0 {
+		return nil
+	}
+	return n.client.StopAndCancel(ctx)
+}
+
+// fixedRetry retries after a constant delay.
+type fixedRetry time.Duration
+
+// FixedRetry is a retry policy with a constant delay (for tests and
+// for operators who want no back-off).
+func FixedRetry(d time.Duration) river.ClientRetryPolicy { return fixedRetry(d) }
+
+// NextRetry implements river.ClientRetryPolicy.
+func (f fixedRetry) NextRetry(job *rivertype.JobRow) time.Time {
+	return time.Now().Add(time.Duration(f))
+}
+
+// webhookClient posts webhooks: no redirects (a 3xx is an answer, and
+// retried), no proxy from the environment, and unless allowPrivate no
+// connection to an address inside the server's networks, so a player
+// cannot make the server call its own internals (SSRF). The check runs on
+// the address actually dialled, after DNS.
+func webhookClient(allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if !allowPrivate {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			ip, err := netip.ParseAddr(host)
+			if err != nil {
+				return fmt.Errorf("webhook address %q: %w", host, err)
+			}
+			if !publicAddr(ip) {
+				return fmt.Errorf("%w: webhooks may not reach %s", ErrPrivateAddress, ip)
+			}
+			return nil
+		}
+	}
+	return &http.Client{
+		Transport: &http.Transport{
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       time.Minute,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// ErrPrivateAddress refuses a webhook to an internal address.
+var ErrPrivateAddress = errors.New("private address")
+
+// publicAddr reports an address on the public internet.
+func publicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() &&
+		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip) && // carrier-grade NAT
+		!netip.MustParsePrefix("fc00::/7").Contains(ip)
+}

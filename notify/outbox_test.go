@@ -1,0 +1,373 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/notify/webhooksig"
+	"github.com/azuld/azuld/play"
+)
+
+// TestFailedAppendLeavesNoJob: the outbox commits with the events or not
+// at all.
+func TestFailedAppendLeavesNoJob(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	failing := func(context.Context, pgx.Tx, *play.Game, *play.Game, []events.Record) error {
+		return errors.New("a later hook fails")
+	}
+	svc := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook, failing}})
+	ana, ben := e.register("Ana"), e.register("Ben")
+	_, err := svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	if err == nil {
+		t.Fatal("the append succeeded despite its failing hook")
+	}
+	var jobs, evs int
+	if err := e.pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM river_job), (SELECT count(*) FROM events)`).Scan(&jobs, &evs); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 0 || evs != 0 {
+		t.Fatalf("after a failed append: %d jobs, %d events", jobs, evs)
+	}
+	// The same append with the outbox alone enqueues its mails.
+	if _, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&jobs); err != nil || jobs == 0 {
+		t.Fatalf("no mail jobs after a good append (%v)", err)
+	}
+}
+
+// TestCrashDuringDeliveryLosesNothing stops the worker while the relay
+// holds a delivery in DATA; a new worker delivers every mail.
+func TestCrashDuringDeliveryLosesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	worker := e.newNotifier(1)
+	e.relay.mu.Lock()
+	e.relay.hold, e.relay.holding = make(chan struct{}), make(chan struct{}, 8)
+	e.relay.mu.Unlock()
+	e.start(worker)
+
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newPavilion(ana, ben, nil)
+	select {
+	case <-e.relay.holding:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery started")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := worker.Kill(ctx); err != nil {
+		t.Fatalf("kill the worker: %v", err)
+	}
+	if n := len(e.relay.all()); n != 0 {
+		t.Fatalf("%d mails delivered before the crash, want none", n)
+	}
+	e.relay.mu.Lock()
+	close(e.relay.hold)
+	e.relay.hold = nil
+	e.relay.mu.Unlock()
+
+	e.start(e.newNotifier(2))
+	e.relay.wait(t, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
+	for _, p := range []play.Player{ana, ben} {
+		e.relay.wait(t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
+	}
+	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+}
+
+// TestSMTPRetries: a relay answering 451 gets the mail again later.
+func TestSMTPRetries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.relay.mu.Lock()
+	e.relay.failures = 3
+	e.relay.mu.Unlock()
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newPavilion(ana, ben, nil)
+	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+	var failed int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'failed' AND detail LIKE '%451%'`).Scan(&failed); err != nil || failed != 3 {
+		t.Fatalf("%d failed attempts logged (%v), want 3", failed, err)
+	}
+}
+
+// hookCatcher is a bot author's webhook endpoint: it checks signatures
+// and fails the first deliveries.
+type hookCatcher struct {
+	secret   string
+	mu       sync.Mutex
+	fail     int
+	calls    int
+	accepted []notify.WebhookPayload
+	bad      []string
+}
+
+func (h *hookCatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls++
+	if err := webhooksig.Verify([]byte(h.secret), body, r.Header.Get(webhooksig.Header), time.Now(), 5*time.Minute); err != nil {
+		h.bad = append(h.bad, err.Error())
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	if h.fail > 0 {
+		h.fail--
+		http.Error(w, "down", http.StatusInternalServerError)
+		return
+	}
+	var p notify.WebhookPayload
+	if err := json.Unmarshal(body, &p); err != nil || r.Header.Get(notify.HeaderDelivery) != p.DeliveryID {
+		h.bad = append(h.bad, "payload")
+	}
+	h.accepted = append(h.accepted, p)
+}
+
+func TestWebhooksSignedAndRetried(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	catcher := &hookCatcher{secret: "a-secret-of-the-bot-author", fail: 2}
+	srv := httptest.NewServer(catcher)
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	hook, err := e.n.RegisterWebhook(ctx, ben.ID, srv.URL+"/azul", catcher.secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.n.RegisterWebhook(ctx, ben.ID, "ftp://example.org/", ""); !errors.Is(err, notify.ErrInvalid) {
+		t.Fatalf("ftp URL: %v", err)
+	}
+	list, err := e.n.Webhooks(ctx, ben.ID)
+	if err != nil || len(list) != 1 || list[0].ID != hook.ID || list[0].Secret != "" {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	g := e.newPavilion(ana, ben, nil)
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		catcher.mu.Lock()
+		got := slices.Clone(catcher.accepted)
+		calls, bad := catcher.calls, slices.Clone(catcher.bad)
+		catcher.mu.Unlock()
+		if len(bad) > 0 {
+			t.Fatalf("bad deliveries: %v", bad)
+		}
+		if slices.ContainsFunc(got, func(p notify.WebhookPayload) bool { return p.Event == "game_started" }) {
+			if calls < len(got)+2 {
+				t.Fatalf("%d calls for %d deliveries: the two failures were not retried", calls, len(got))
+			}
+			p := got[0]
+			if p.GameID != g.ID || p.Seat != 1 || !strings.HasSuffix(p.Links.State, "/v1/games/"+g.ID) {
+				t.Fatalf("payload %+v", p)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no game_started delivery; %d calls, accepted %+v", calls, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := e.n.DeleteWebhook(ctx, ana.ID, hook.ID); !errors.Is(err, notify.ErrNotFound) {
+		t.Fatalf("another player deleted the webhook: %v", err)
+	}
+	if err := e.n.DeleteWebhook(ctx, ben.ID, hook.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fireTimers makes a game's pending time-control timers of one action due
+// now, as if the clock had reached them.
+func (e *env) fireTimers(gameID, action string) {
+	e.t.Helper()
+	tag, err := e.pool.Exec(context.Background(), `
+		UPDATE river_job SET scheduled_at = now(), state = 'available'
+		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND args->>'game_id' = $1 AND args->>'action' = $2`, gameID, action)
+	if err != nil || tag.RowsAffected() == 0 {
+		e.t.Fatalf("fire %s timers: %d rows, %v", action, tag.RowsAffected(), err)
+	}
+}
+
+func TestTimeControl(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"bot", "forfeit"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			ana, ben := e.register("Ana"), e.register("Ben")
+			tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: action, RemindBefore: play.Duration(10 * time.Minute)}
+			g := e.newPavilion(ana, ben, tc)
+			seat := g.ToAct()[0]
+			e.turnMail(g.ID, seat, g.Version)
+
+			e.fireTimers(g.ID, notify.ActionRemind)
+			e.relay.wait(t, "reminder", func(m outMail) bool { return strings.HasPrefix(m.kind, compose.KindReminder) && m.seat == seat })
+
+			e.fireTimers(g.ID, notify.ActionDeadline)
+			after := e.waitVersion(g.ID, g.Version)
+			recs, err := e.svc.Events(context.Background(), g.ID, g.Version, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := recs[0].Meta
+			if m.Actor.Kind != "system" || m.Channel != "timeout" || m.Actor.Seat == nil || *m.Actor.Seat != seat {
+				t.Fatalf("deadline event meta %+v", m)
+			}
+			if action == "forfeit" && (m.Notation != "resign" || after.Status != play.StatusFinished) {
+				t.Fatalf("forfeit: %q, status %s", m.Notation, after.Status)
+			}
+			if action == "bot" && (m.Notation == "resign" || after.Status != play.StatusActive) {
+				t.Fatalf("bot: %q, status %s", m.Notation, after.Status)
+			}
+		})
+	}
+}
+
+// TestStaleTimerDoesNothing: a timer of a version the game has left.
+func TestStaleTimerDoesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}
+	g := e.newPavilion(ana, ben, tc)
+	seat := g.ToAct()[0]
+	p := map[int]play.Player{0: ana, 1: ben}[seat]
+	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Move: g.LegalMoves(seat)[0].JSON, Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.pool.Exec(context.Background(), `
+		UPDATE river_job SET scheduled_at = now(), state = 'available'
+		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND (args->>'version')::bigint = $1`, g.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left int
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND state <> 'completed'`, g.Version).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d stale timers never ran", left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if v := e.eventCount(g.ID); v != res.Version {
+		t.Fatalf("a stale timer changed the game: version %d, want %d", v, res.Version)
+	}
+}
+
+// TestWebhookToPrivateAddressRefused: by default a webhook may not make
+// the server call into its own networks; the delivery is given up at once.
+func TestWebhookToPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	strict, err := notify.New(notify.Config{
+		Pool: e.pool, Sender: e.n.Sender(), Workers: 1,
+		FetchPollInterval: 10 * time.Millisecond, RetryPolicy: notify.FixedRetry(20 * time.Millisecond),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(strict)
+	var calls int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mu.Lock(); calls++; mu.Unlock() }))
+	t.Cleanup(srv.Close)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	if _, err := e.n.RegisterWebhook(context.Background(), ben.ID, srv.URL, ""); err != nil {
+		t.Fatal(err)
+	}
+	e.newPavilion(ana, ben, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var refused, open int
+		if err := e.pool.QueryRow(context.Background(), `
+			SELECT (SELECT count(*) FROM deliveries WHERE kind LIKE 'webhook:%' AND outcome = 'refused' AND detail LIKE '%private address%'),
+			       (SELECT count(*) FROM river_job WHERE kind = 'azuld_webhook' AND state NOT IN ('cancelled', 'completed'))`).Scan(&refused, &open); err != nil {
+			t.Fatal(err)
+		}
+		if refused > 0 && open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d refused, %d webhook jobs still open", refused, open)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 0 {
+		t.Fatalf("the private endpoint was called %d times", calls)
+	}
+}
+
+// TestCleanup deletes only the bookkeeping past its retention.
+func TestCleanup(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	ctx := context.Background()
+	for _, q := range []string{
+		`INSERT INTO inbound_mails (message_id, outcome, received_at) VALUES ('old', 'refused', now() - interval '31 days'), ('new', 'refused', now())`,
+		`INSERT INTO deliveries (job_id, attempt, kind, target, outcome, created_at) VALUES (1, 1, 'mail:turn', 'a@b', 'sent', now() - interval '91 days'), (2, 1, 'mail:turn', 'a@b', 'sent', now())`,
+	} {
+		if _, err := e.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.n.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var inbound, deliveries int
+	if err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM inbound_mails WHERE message_id = 'new'), (SELECT count(*) FROM inbound_mails)`).Scan(&inbound, &deliveries); err != nil || inbound != 1 || deliveries != 1 {
+		t.Fatalf("inbound mails left: %d new of %d (%v)", inbound, deliveries, err)
+	}
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE job_id = 2`).Scan(&deliveries); err != nil || deliveries != 1 {
+		t.Fatalf("recent delivery rows: %d (%v)", deliveries, err)
+	}
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries`).Scan(&deliveries); err != nil || deliveries != 1 {
+		t.Fatalf("delivery rows: %d (%v)", deliveries, err)
+	}
+
+	// Reply tokens go a month after their game ended, not while it runs.
+	ana, ben := e.register("Ana"), e.register("Ben")
+	ended, running := e.newPavilion(ana, ben, nil), e.newPavilion(ana, ben, nil)
+	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: ended.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID}, Notation: "resign", Channel: "api"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(ctx, `INSERT INTO mail_tokens (token_hash, game_id, seat, version) VALUES ('\x01', $1, 0, 1), ('\x02', $2, 0, 1)`, ended.ID, running.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(ctx, `UPDATE games SET last_move_at = now() - interval '31 days'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.n.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var left string
+	if err := e.pool.QueryRow(ctx, `SELECT string_agg(game_id::text, ',') FROM mail_tokens`).Scan(&left); err != nil || left != running.ID {
+		t.Fatalf("tokens left for %q, want only the running game's (%v)", left, err)
+	}
+}
