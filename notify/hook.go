@@ -117,6 +117,21 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	if after.Status != play.StatusActive {
 		return out, nil
 	}
+	// A take-back request asks the seats whose consent it needs.
+	if t := after.PendingTakeback(); t != nil && slices.ContainsFunc(appended, func(r events.Record) bool {
+		return r.Type == play.EvTakebackRequested && r.Version == t.ID
+	}) {
+		requester := after.Seats[t.Seat].Name
+		for _, seat := range t.Needs {
+			if slices.Contains(t.Consents, seat) {
+				continue
+			}
+			mailTo(seat, compose.KindTakeback, func(a *MailArgs) {
+				a.Takeback, a.Requester, a.Moves, a.ToVersion = t.ID, requester, t.Moves, t.ToVersion
+			})
+			hookTo(seat, "takeback_requested")
+		}
+	}
 	wasToAct := before.ToAct()
 	for _, seat := range after.ToAct() {
 		// A seat hears of its turn when it newly must act, or again after

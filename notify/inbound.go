@@ -116,6 +116,13 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return OutcomeStopped, n.record(ctx, key, gameID, seat, OutcomeStopped)
 	}
 
+	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); word == "accept" || word == "decline" || word == "undo" {
+		if g.Status != play.StatusActive {
+			return n.refuse(ctx, log, key, g, seat, player, "the game is not running")
+		}
+		return n.takebackByMail(ctx, log, key, g, seat, player, word, strings.TrimSpace(arg))
+	}
+
 	req := play.MoveRequest{
 		GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: player.ID}, Seat: &seat,
 		Channel: "email", IdempotencyKey: key,
@@ -158,6 +165,50 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	// the move's own transaction.
 	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
 	return OutcomeApplied, nil
+}
+
+// takebackByMail carries out a take-back command sent by mail: "undo"
+// (or "undo N") asks to take back the seat's last move(s), "accept" and
+// "decline" answer the pending request. The answer is not in one
+// transaction with the Message-ID's record: a mail delivered again after
+// a crash in between asks again, which consenting twice ignores and
+// anything else refuses as a conflict.
+func (n *Notifier) takebackByMail(ctx context.Context, log interface {
+	InfoContext(context.Context, string, ...any)
+}, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
+	var err error
+	switch word {
+	case "undo":
+		moves := 1
+		if arg != "" {
+			if moves, err = strconv.Atoi(arg); err != nil || moves < 1 {
+				return n.refuse(ctx, log, key, g, seat, p, fmt.Sprintf("write undo, or undo and how many of your moves (1 to %d)", play.MaxTakebackMoves))
+			}
+		}
+		_, err = n.svc.RequestTakeback(ctx, play.TakebackRequest{GameID: g.ID, Player: p, Seat: &seat, Moves: moves, Channel: "email"})
+	default:
+		t := g.PendingTakeback()
+		if t == nil {
+			return n.refuse(ctx, log, key, g, seat, p, "there is no take-back request to "+word)
+		}
+		_, err = n.svc.AnswerTakeback(ctx, g.ID, t.ID, p, word == "accept", "email")
+	}
+	if err != nil {
+		if reason, ok := takebackRefusal(err); ok {
+			return n.refuse(ctx, log, key, g, seat, p, reason)
+		}
+		return "", fmt.Errorf("take-back by mail: %w", err)
+	}
+	log.InfoContext(ctx, "take-back by mail applied", "command", word)
+	return OutcomeApplied, n.record(ctx, key, g.ID, seat, OutcomeApplied)
+}
+
+// takebackRefusal is refusal for the errors of take-back commands.
+func takebackRefusal(err error) (string, bool) {
+	if errors.Is(err, play.ErrTakebackConflict) || errors.Is(err, play.ErrNothingToTakeBack) {
+		return err.Error(), true
+	}
+	return refusal(err)
 }
 
 // answeredVersion is the game version of the mail a reply answers: from

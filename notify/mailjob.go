@@ -36,6 +36,12 @@ type MailArgs struct {
 	Inviter  string     `json:"inviter,omitempty"`
 	Notation string     `json:"notation,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
+	// Takeback (the request's id), Requester, Moves and ToVersion
+	// describe a take-back request.
+	Takeback  int64  `json:"takeback,omitempty"`
+	Requester string `json:"requester,omitempty"`
+	Moves     int    `json:"moves,omitempty"`
+	ToVersion int64  `json:"to_version,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -106,6 +112,14 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
 				}
 			}
 		}
+	case compose.KindTakeback:
+		// Only a request still open is worth answering.
+		g, err = n.svc.Game(ctx, a.GameID)
+		if err == nil {
+			if t := g.PendingTakeback(); t == nil || t.ID != a.Takeback {
+				return fmt.Errorf("%w: take-back %d is no longer pending", errSkip, a.Takeback)
+			}
+		}
 	default:
 		g, err = n.svc.GameAt(ctx, a.GameID, a.Version)
 	}
@@ -144,6 +158,8 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
 		m = compose.Accepted(s, r, info, a.Notation, a.At)
 	case compose.KindRefused:
 		m = compose.Refused(s, r, info, a.Reason, moves, a.At)
+	case compose.KindTakeback:
+		m = compose.TakebackRequested(s, r, info, a.Requester, a.Moves, a.ToVersion, a.At)
 	default:
 		return river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
 	}

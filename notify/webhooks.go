@@ -137,7 +137,7 @@ func (WebhookArgs) Kind() string { return "azuld_webhook" }
 
 // WebhookPayload is the JSON body of a webhook delivery.
 type WebhookPayload struct {
-	// Event is your_turn, game_started or game_over.
+	// Event is your_turn, game_started, game_over or takeback_requested.
 	Event      string    `json:"event"`
 	DeliveryID string    `json:"delivery_id"`
 	GameID     string    `json:"game_id"`

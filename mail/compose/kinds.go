@@ -20,6 +20,7 @@ const (
 	KindGameOver   = "over"
 	KindAccepted   = "accepted"
 	KindRefused    = "refused"
+	KindTakeback   = "takeback"
 )
 
 // Turn tells r it is their turn: the table, the legal moves at g.Version,
@@ -97,6 +98,22 @@ func Refused(s Sender, r Recipient, g GameInfo, reason string, moves []engine.Mo
 	// Several refusals may be sent at one version.
 	kind := KindRefused + "-" + strconv.FormatInt(now.UnixNano(), 36)
 	return build(s, r, g, kind, "move refused", d, now)
+}
+
+// TakebackRequested asks r to consent to a take-back: requester wants to
+// take back their last moves (moves of them), which undoes the events
+// after version to (other seats' moves included). g is the game with the
+// request pending.
+func TakebackRequested(s Sender, r Recipient, g GameInfo, requester string, moves int, to int64, now time.Time) Mail {
+	what := "their last move"
+	if moves > 1 {
+		what = fmt.Sprintf("their last %d moves", moves)
+	}
+	d := doc{intro: []string{
+		fmt.Sprintf("%s asks to take back %s in game %s: the game would go back to version %d.", cleanName(requester, "A player"), what, shortID(g.ID), to),
+		"Answer accept or decline on the first line of your reply, or answer on the game page. A move by anyone lets the request lapse.",
+	}, board: true}
+	return build(s, r, g, KindTakeback, "take-back requested", d, now)
 }
 
 // build fills the parts every mail shares.

@@ -1,0 +1,94 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// TestTakebackByEmail: a player asks by mail to take back a move, the other
+// player is asked by mail and consents by mail, and the game goes back;
+// answering when nothing is pending changes nothing and is answered.
+func TestTakebackByEmail(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newPavilion(ana, ben, nil)
+	players := map[int]play.Player{0: ana, 1: ben}
+	first := g.ToAct()[0]
+	mover, other := players[first], players[1-first]
+
+	// Nothing to answer yet: the reply is refused and the log stays.
+	start := e.turnMail(g.ID, first, g.Version)
+	if err := e.sendReply(mover.Email, replyTo(t, start), start.header.Get("Message-Id"), "", "accept"); err != nil {
+		t.Fatal(err)
+	}
+	e.relay.wait(t, "refusal of an answer with nothing pending", func(m outMail) bool {
+		return strings.HasPrefix(m.kind, compose.KindRefused) && m.to[0] == mover.Email && strings.Contains(m.text, "no take-back request")
+	})
+	if v := e.eventCount(g.ID); v != g.Version {
+		t.Fatalf("a refused answer changed the log: version %d, want %d", v, g.Version)
+	}
+
+	// The first player moves, then asks by mail to take it back.
+	before := g
+	res, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover.ID},
+		Move: g.LegalMoves(first)[0].JSON, Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sendReply(mover.Email, replyTo(t, start), start.header.Get("Message-Id"), "", "undo"); err != nil {
+		t.Fatal(err)
+	}
+	asked := e.relay.wait(t, "take-back request to the other player", func(m outMail) bool {
+		return m.kind == compose.KindTakeback && m.to[0] == other.Email
+	})
+	if !strings.Contains(asked.text, mover.Name) || !strings.Contains(asked.text, "accept") {
+		t.Fatalf("the request mail does not say who asks and how to answer:\n%s", asked.text)
+	}
+	requested, err := e.svc.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := requested.PendingTakeback(); p == nil || p.ToVersion != before.Version {
+		t.Fatalf("pending take-back %+v, want one back to version %d", p, before.Version)
+	}
+
+	// The other player consents by answering that mail.
+	if err := e.sendReply(other.Email, replyTo(t, asked), asked.header.Get("Message-Id"), "", "Accept."); err != nil {
+		t.Fatal(err)
+	}
+	after := e.waitVersion(g.ID, requested.Version)
+	if p := after.PendingTakeback(); p != nil {
+		t.Fatalf("the take-back is still pending: %+v", p)
+	}
+	if a, b := viewOf(t, after), viewOf(t, before); a != b {
+		t.Fatalf("after the take-back the table differs from before the move:\n%s\n%s", a, b)
+	}
+	recs, err := e.svc.Events(ctx, g.ID, res.Version, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := recs[len(recs)-1]
+	if last.Type != play.EvTakenBack || last.Meta.Channel != "email" {
+		t.Fatalf("last event %s by %q, want %s by email", last.Type, last.Meta.Channel, play.EvTakenBack)
+	}
+	// The mover's turn comes back, and is announced again.
+	e.turnMail(g.ID, first, after.Version)
+}
+
+// viewOf is the engine's part of a game's state JSON.
+func viewOf(t *testing.T, g *play.Game) string {
+	t.Helper()
+	b, err := json.Marshal(g.State.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
