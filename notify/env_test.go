@@ -33,6 +33,11 @@ import (
 var pg *pgtest.Harness
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as a separate worker process that a test
+	// kills (TestWorkerProcessKilledMidDelivery).
+	if url := os.Getenv(crashWorkerDBEnv); url != "" {
+		os.Exit(runWorkerProcess(url, os.Getenv(crashWorkerRelayEnv)))
+	}
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
 }
 
@@ -187,6 +192,7 @@ func (r *relay) wait(t testing.TB, what string, match func(outMail) bool) outMai
 // env is one test's database, command path, notifier, relay and listener.
 type env struct {
 	t     testing.TB
+	url   string
 	pool  *pgxpool.Pool
 	svc   *play.Service
 	n     *notify.Notifier
@@ -202,12 +208,13 @@ func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, 2) }
 func newEnvWith(t testing.TB, workers int) *env {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pg.NewDatabase(t))
+	url := pg.NewDatabase(t)
+	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := &env{t: t, pool: pool, relay: startRelay(t)}
+	e := &env{t: t, url: url, pool: pool, relay: startRelay(t)}
 	e.n = e.newNotifier(workers)
 	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}})
 	e.n.Attach(e.svc)
@@ -230,12 +237,22 @@ func newEnvWith(t testing.TB, workers int) *env {
 // the relay, tuned to poll and retry fast.
 func (e *env) newNotifier(workers int) *notify.Notifier {
 	e.t.Helper()
-	mailer, err := notify.NewSMTPMailer("smtp://" + e.relay.addr + "?tls=none")
+	n, err := newTestNotifier(e.pool, e.relay.addr, workers)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	n, err := notify.New(notify.Config{
-		Pool:   e.pool,
+	return n
+}
+
+// newTestNotifier is a notifier tuned to poll and retry fast that
+// delivers to the relay at relayAddr.
+func newTestNotifier(pool *pgxpool.Pool, relayAddr string, workers int) (*notify.Notifier, error) {
+	mailer, err := notify.NewSMTPMailer("smtp://" + relayAddr + "?tls=none")
+	if err != nil {
+		return nil, err
+	}
+	return notify.New(notify.Config{
+		Pool:   pool,
 		Sender: compose.Sender{Domain: domain, From: mail.Address{Name: "azuld", Address: "azuld@" + domain}, BaseURL: "http://azuld.test"},
 		Mailer: mailer, Workers: workers,
 		FetchPollInterval: 10 * time.Millisecond, RetryPolicy: notify.FixedRetry(20 * time.Millisecond),
@@ -243,10 +260,6 @@ func (e *env) newNotifier(workers int) *notify.Notifier {
 		// The bot authors' endpoints of the tests are on loopback.
 		WebhookAllowPrivate: true,
 	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return n
 }
 
 func (e *env) start(n *notify.Notifier) {

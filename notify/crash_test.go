@@ -1,0 +1,112 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// The environment that turns the test binary into a worker process.
+const (
+	crashWorkerDBEnv    = "AZULD_NOTIFY_TEST_WORKER_DB"
+	crashWorkerRelayEnv = "AZULD_NOTIFY_TEST_WORKER_RELAY"
+)
+
+// runWorkerProcess runs one notification worker against a test database
+// until the process is killed (or, should its test be gone, a minute
+// passes).
+func runWorkerProcess(url, relayAddr string) int {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker process:", err)
+		return 2
+	}
+	n, err := newTestNotifier(pool, relayAddr, 1)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker process:", err)
+		return 2
+	}
+	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{n.Hook}}))
+	if err := n.Start(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "worker process:", err)
+		return 2
+	}
+	time.Sleep(time.Minute)
+	return 3
+}
+
+// TestWorkerProcessKilledMidDelivery kills a worker process with SIGKILL
+// while the relay holds one of its deliveries in DATA: the job stays
+// marked running in the database, nothing was delivered, and a worker
+// started afterwards rescues the job and delivers every mail once.
+func TestWorkerProcessKilledMidDelivery(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	e.relay.mu.Lock()
+	e.relay.hold, e.relay.holding = make(chan struct{}), make(chan struct{}, 8)
+	e.relay.mu.Unlock()
+
+	worker := exec.Command(os.Args[0], "-test.run=^$")
+	worker.Env = append(os.Environ(), crashWorkerDBEnv+"="+e.url, crashWorkerRelayEnv+"="+e.relay.addr)
+	worker.Stderr = os.Stderr
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = worker.Process.Kill(); _ = worker.Wait() })
+
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newPavilion(ana, ben, nil)
+	select {
+	case <-e.relay.holding:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the worker process started no delivery")
+	}
+	if err := worker.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = worker.Wait()
+
+	var running int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&running); err != nil {
+		t.Fatal(err)
+	}
+	if running == 0 {
+		t.Fatal("no job was left running by the killed process")
+	}
+	if n := len(e.relay.all()); n != 0 {
+		t.Fatalf("%d mails delivered before the crash, want none", n)
+	}
+	e.relay.mu.Lock()
+	close(e.relay.hold)
+	e.relay.hold = nil
+	e.relay.mu.Unlock()
+
+	e.start(e.newNotifier(1))
+	e.relay.wait(t, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
+	for _, p := range []play.Player{ana, ben} {
+		e.relay.wait(t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
+	}
+	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+	time.Sleep(500 * time.Millisecond) // room for a second copy to show up
+	seen := map[string]int{}
+	for _, m := range e.relay.all() {
+		seen[m.header.Get("Message-Id")]++
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("mail %s delivered %d times", id, n)
+		}
+	}
+}
