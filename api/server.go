@@ -139,6 +139,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
 	e.GET("/openapi.json", s.openAPI)
+	e.GET("/games/:id", s.gamePage)
 
 	v1 := e.Group("/v1")
 	v1.POST("/players", s.registerPlayer)
