@@ -94,7 +94,9 @@ func TestWorkerProcessKilledMidDelivery(t *testing.T) {
 	e.relay.mu.Unlock()
 
 	e.start(e.newNotifier(1))
-	e.relay.wait(t, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
+	// The job waits for river's rescuer, which runs now and then on the
+	// leader, and only once the dead process's leadership has expired.
+	e.relay.waitWithin(t, 2*time.Minute, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
 	for _, p := range []play.Player{ana, ben} {
 		e.relay.wait(t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
 	}

@@ -172,7 +172,13 @@ func (r *relay) all() []outMail {
 // wait polls until a mail matches or the time is up.
 func (r *relay) wait(t testing.TB, what string, match func(outMail) bool) outMail {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return r.waitWithin(t, 30*time.Second, what, match)
+}
+
+// waitWithin is wait with a time limit of its own.
+func (r *relay) waitWithin(t testing.TB, limit time.Duration, what string, match func(outMail) bool) outMail {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		for _, m := range r.all() {
 			if match(m) {
