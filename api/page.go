@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
 
@@ -57,7 +58,7 @@ type gamePageSeat struct {
 }
 
 func newGamePageData(g *play.Game) gamePageData {
-	d := gamePageData{ID: g.ID, Title: rulesetTitle(g.Config.Ruleset), Status: g.Status, Version: g.Version,
+	d := gamePageData{ID: g.ID, Title: compose.Title(g.Config.Ruleset), Status: g.Status, Version: g.Version,
 		Deadline: g.Deadline, Board: g.Text(), Pending: g.PendingTakeback()}
 	toAct := g.ToAct()
 	var scores []int
@@ -93,19 +94,6 @@ func seatName(s play.Seat) string {
 		return "(free seat)"
 	}
 	return "player"
-}
-
-// rulesetTitle is a rule set's name as players know it.
-func rulesetTitle(ruleset string) string {
-	switch ruleset {
-	case "azul-mini":
-		return "Azul Mini"
-	case "summer-pavilion":
-		return "Azul: Summer Pavilion"
-	case "summer-pavilion-mini":
-		return "Azul: Summer Pavilion Mini"
-	}
-	return ruleset
 }
 
 var gamePageTemplate = template.Must(template.New("game").Funcs(template.FuncMap{

@@ -27,7 +27,7 @@ const (
 // and the deadline when the game has a time control (nil: none).
 func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time.Time, now time.Time) Mail {
 	d := doc{
-		intro: []string{fmt.Sprintf("It is your turn in %s (game %s).", title(g.Ruleset), shortID(g.ID))},
+		intro: []string{fmt.Sprintf("It is your turn in %s (game %s).", Title(g.Ruleset), shortID(g.ID))},
 		board: true, moves: moves, showMoves: true,
 	}
 	if deadline != nil {
@@ -40,7 +40,7 @@ func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time
 func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline time.Time, now time.Time) Mail {
 	d := doc{
 		intro: []string{
-			fmt.Sprintf("Your move in %s (game %s) is still awaited.", title(g.Ruleset), shortID(g.ID)),
+			fmt.Sprintf("Your move in %s (game %s) is still awaited.", Title(g.Ruleset), shortID(g.ID)),
 			"Time runs out " + when(deadline, now) + "; after that the game's time control decides for you.",
 		},
 		board: true, moves: moves, showMoves: true,
@@ -53,7 +53,7 @@ func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline t
 // Invitation asks r to take a seat that inviter reserved for them.
 func Invitation(s Sender, r Recipient, g GameInfo, inviter string, now time.Time) Mail {
 	d := doc{intro: []string{
-		fmt.Sprintf("%s invites you to a game of %s (game %s).", cleanName(inviter, "Someone"), title(g.Ruleset), shortID(g.ID)),
+		fmt.Sprintf("%s invites you to a game of %s (game %s).", cleanName(inviter, "Someone"), Title(g.Ruleset), shortID(g.ID)),
 		"Open the game page to take your seat. The game starts when every seat is taken; you will get a mail whenever it is your turn, and you can play by answering it.",
 	}}
 	return build(s, r, g, KindInvitation, "invitation", d, now)
@@ -62,7 +62,7 @@ func Invitation(s Sender, r Recipient, g GameInfo, inviter string, now time.Time
 // Started tells r the game has begun, with the first table.
 func Started(s Sender, r Recipient, g GameInfo, now time.Time) Mail {
 	d := doc{intro: []string{
-		fmt.Sprintf("The game of %s (game %s) has started. You play seat %d.", title(g.Ruleset), shortID(g.ID), r.Seat),
+		fmt.Sprintf("The game of %s (game %s) has started. You play seat %d.", Title(g.Ruleset), shortID(g.ID), r.Seat),
 		toActLine(g, r.Seat),
 	}, board: true}
 	return build(s, r, g, KindStarted, "the game has started", d, now)
@@ -70,7 +70,7 @@ func Started(s Sender, r Recipient, g GameInfo, now time.Time) Mail {
 
 // GameOver gives r the final result: ranks, scores and their breakdown.
 func GameOver(s Sender, r Recipient, g GameInfo, final *engine.Final, now time.Time) Mail {
-	d := doc{intro: []string{fmt.Sprintf("The game of %s (game %s) is over.", title(g.Ruleset), shortID(g.ID))}, board: true}
+	d := doc{intro: []string{fmt.Sprintf("The game of %s (game %s) is over.", Title(g.Ruleset), shortID(g.ID))}, board: true}
 	if final != nil {
 		d.intro = append(d.intro, winnersLine(g, final))
 		d.final = finalRows(g, final)
@@ -128,7 +128,7 @@ func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time
 	m := Mail{
 		From:      s.From,
 		To:        mail.Address{Name: cleanName(r.Name, ""), Address: r.Address},
-		Subject:   fmt.Sprintf("%s — %s (game %s)", title(g.Ruleset), what, shortID(g.ID)),
+		Subject:   fmt.Sprintf("%s — %s (game %s)", Title(g.Ruleset), what, shortID(g.ID)),
 		MessageID: MessageID(s, g.ID, g.Version, r.Seat, kind),
 		Date:      now,
 	}
@@ -148,8 +148,8 @@ func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time
 	return m
 }
 
-// title is the game's name for people.
-func title(ruleset string) string {
+// Title is a rule set's name for people ("Azul: Summer Pavilion").
+func Title(ruleset string) string {
 	switch ruleset {
 	case "azul-mini":
 		return "Azul Mini"

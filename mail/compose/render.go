@@ -156,7 +156,7 @@ func (d *doc) html() string {
 		"StopURL":  d.stopURL,
 		"Version":  d.game.Version,
 		"Hint":     replyHint,
-		"Title":    title(d.game.Ruleset),
+		"Title":    Title(d.game.Ruleset),
 	}
 	if d.board && strings.TrimSpace(d.game.Board) != "" {
 		data["Board"] = strings.TrimRight(d.game.Board, "\n")
