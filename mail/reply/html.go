@@ -28,11 +28,12 @@ func htmlToText(src string) string {
 			if skip > 0 {
 				continue
 			}
+			// Text consumes the token's text: read it once.
+			raw := string(z.Text())
 			// Source line breaks are not visible breaks in HTML.
-			text := strings.Join(strings.FieldsFunc(string(z.Text()), func(r rune) bool {
+			text := strings.Join(strings.FieldsFunc(raw, func(r rune) bool {
 				return r == '\n' || r == '\r' || r == '\t' || r == ' '
 			}), " ")
-			raw := string(z.Text())
 			if text == "" {
 				if !atLineStart && strings.ContainsAny(raw, " \t\n\r") {
 					b.WriteByte(' ')

@@ -306,3 +306,16 @@ func TestHostileShapesStaySmall(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLToTextKeepsSpacesAroundInlineTags(t *testing.T) {
+	for _, tt := range []struct{ html, want string }{
+		{"<p>Take <b>blue</b> from 2</p>", "Take blue from 2\n"},
+		{"hello <i>x</i>", "hello x"},
+		{"<span>F1</span> <span>red</span>", "F1 red"},
+		{"<div>a</div>\n<div>b</div>", "a\nb\n"},
+	} {
+		if got := htmlToText(tt.html); got != tt.want {
+			t.Errorf("htmlToText(%q) = %q, want %q", tt.html, got, tt.want)
+		}
+	}
+}
