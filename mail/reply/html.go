@@ -21,7 +21,7 @@ func htmlToText(src string) string {
 		atLineStart = true
 	}
 	for {
-		switch z.Next() {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
 			return b.String()
 		case html.TextToken:
@@ -56,7 +56,7 @@ func htmlToText(src string) string {
 			name, _ := z.TagName()
 			switch tag := string(name); tag {
 			case "script", "style", "head", "title", "template", "noscript":
-				if z.Token().Type == html.StartTagToken {
+				if tt == html.StartTagToken {
 					skip++
 				}
 			case "br":
