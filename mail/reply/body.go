@@ -155,13 +155,9 @@ func (w *walker) walk(h textproto.MIMEHeader, body []byte, depth int) {
 				return
 			}
 			data, err := io.ReadAll(io.LimitReader(p, MaxSize))
-			if err != nil {
-				// A truncated part: use what arrived.
-				w.walk(p.Header, data, depth+1)
-				return
-			}
+			// A truncated part (err != nil): use what arrived, then stop.
 			w.walk(p.Header, data, depth+1)
-			if w.havePlain && w.haveHTML {
+			if err != nil || w.havePlain && w.haveHTML {
 				return
 			}
 		}
