@@ -7,7 +7,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net/mail"
 	"net/textproto"
 	"regexp"
 	"strings"
@@ -24,10 +23,6 @@ const (
 	maxDepth = 8
 	maxParts = 100
 )
-
-func mimeHeaderKey(k string) string { return textproto.CanonicalMIMEHeaderKey(k) }
-
-func partHeader(h mail.Header) textproto.MIMEHeader { return textproto.MIMEHeader(h) }
 
 // decodeHeader decodes the encoded-words of an unstructured header. The
 // standard decoder reads iso-8859-1 itself; mail programs mean

@@ -16,6 +16,7 @@ import (
 	"io"
 	"mime"
 	"net/mail"
+	"net/textproto"
 	"strings"
 )
 
@@ -85,15 +86,8 @@ func Parse(raw []byte, domain string, envelopeFrom string, envelopeRcpts []strin
 	}
 	var rcpts []string
 	rcpts = append(rcpts, envelopeRcpts...)
-	for _, key := range []string{"Delivered-To", "X-Original-To"} {
-		for _, v := range h[textprotoKey(key)] {
-			for _, a := range parseAddresses(v, dec) {
-				rcpts = append(rcpts, a.Address)
-			}
-		}
-	}
-	for _, key := range []string{"To", "Cc"} {
-		for _, v := range h[textprotoKey(key)] {
+	for _, key := range []string{"Delivered-To", "X-Original-To", "To", "Cc"} {
+		for _, v := range textproto.MIMEHeader(h).Values(key) {
 			for _, a := range parseAddresses(v, dec) {
 				rcpts = append(rcpts, a.Address)
 			}
@@ -117,7 +111,7 @@ func Parse(raw []byte, domain string, envelopeFrom string, envelopeRcpts []strin
 	if err != nil {
 		return nil, fmt.Errorf("%w: body: %v", ErrMalformed, err)
 	}
-	m.Text = bodyText(partHeader(h), body)
+	m.Text = bodyText(textproto.MIMEHeader(h), body)
 	m.Command = FirstCommandLine(m.Text)
 	return m, nil
 }
@@ -159,7 +153,7 @@ func isAuto(h mail.Header, envelopeFrom, from string) bool {
 		return true
 	}
 	for _, k := range []string{"X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress-Reply", "List-Id", "X-Failed-Recipients"} {
-		if _, ok := h[textprotoKey(k)]; ok {
+		if _, ok := h[textproto.CanonicalMIMEHeaderKey(k)]; ok {
 			return true
 		}
 	}
@@ -225,8 +219,4 @@ func parseAddresses(v string, dec *mime.WordDecoder) []*mail.Address {
 		}
 	}
 	return out
-}
-
-func textprotoKey(k string) string {
-	return mimeHeaderKey(k)
 }
