@@ -123,7 +123,6 @@ func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time
 	base := strings.TrimRight(s.BaseURL, "/")
 	d.greeting = "Hello " + cleanName(r.Name, "player") + ","
 	d.game = g
-	d.seat = r.Seat
 	d.gameURL = base + "/games/" + urlPathSegment(g.ID)
 	m := Mail{
 		From:      s.From,
@@ -137,7 +136,6 @@ func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time
 	m.References = []string{root}
 	if token != "" {
 		reply := "play+" + token + "@" + domain
-		d.replyTo = reply
 		d.stopURL = base + "/v1/mail/stop?token=" + token
 		m.ReplyTo = reply
 		m.ListUnsubscribe = "<" + d.stopURL + ">, <mailto:" + reply + "?subject=stop>"

@@ -20,13 +20,11 @@ type doc struct {
 	greeting  string
 	intro     []string
 	game      GameInfo
-	seat      int
 	board     bool
 	showMoves bool
 	moves     []engine.Move
 	final     []finalRow
 	gameURL   string
-	replyTo   string
 	stopURL   string
 }
 
