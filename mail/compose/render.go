@@ -57,10 +57,10 @@ func (d *doc) text() string {
 			}
 		}
 		b.WriteString("\n")
-	} else if d.board && len(d.game.Players) > 0 {
+	} else if ps := d.scores(); len(ps) > 0 {
 		var scores []string
-		for _, p := range d.game.Players {
-			scores = append(scores, fmt.Sprintf("%s %d", cleanName(p.Name, "seat "+strconv.Itoa(p.Seat)), p.Score))
+		for _, p := range ps {
+			scores = append(scores, fmt.Sprintf("%s %d", p.Name, p.Score))
 		}
 		b.WriteString(wrap("Scores: "+strings.Join(scores, ", "), textWidth) + "\n\n")
 	}
@@ -83,6 +83,19 @@ func (d *doc) text() string {
 		b.WriteString(d.stopURL + "\n")
 	}
 	return b.String()
+}
+
+// scores are the players of the score line, names cleaned: nil unless the
+// mail shows the board and no final result.
+func (d *doc) scores() []PlayerScore {
+	if !d.board || len(d.final) > 0 {
+		return nil
+	}
+	var ps []PlayerScore
+	for _, p := range d.game.Players {
+		ps = append(ps, PlayerScore{Seat: p.Seat, Name: cleanName(p.Name, "seat "+strconv.Itoa(p.Seat)), Score: p.Score})
+	}
+	return ps
 }
 
 // moveColumns lists moves as "  n. notation" in as many columns as fit.
@@ -159,11 +172,7 @@ func (d *doc) html() string {
 	if d.board && strings.TrimSpace(d.game.Board) != "" {
 		data["Board"] = strings.TrimRight(d.game.Board, "\n")
 	}
-	if len(d.final) == 0 && d.board {
-		var ps []PlayerScore
-		for _, p := range d.game.Players {
-			ps = append(ps, PlayerScore{Seat: p.Seat, Name: cleanName(p.Name, "seat "+strconv.Itoa(p.Seat)), Score: p.Score})
-		}
+	if ps := d.scores(); len(ps) > 0 {
 		data["Players"] = ps
 	}
 	if d.showMoves {
