@@ -181,16 +181,17 @@ func (h *headerWriter) raw(name, value string) {
 // encoded-word, because whitespace between two encoded-words is dropped
 // when they are decoded.
 func (h *headerWriter) text(name, value string) {
+	plain := func(w string) bool { return isASCII(w) && !strings.Contains(w, "=?") }
 	words := strings.Split(value, " ")
 	var out []string
 	for i := 0; i < len(words); {
-		if isASCII(words[i]) && !strings.Contains(words[i], "=?") {
+		if plain(words[i]) {
 			out = append(out, words[i])
 			i++
 			continue
 		}
 		j := i
-		for j < len(words) && !(isASCII(words[j]) && !strings.Contains(words[j], "=?")) {
+		for j < len(words) && !plain(words[j]) {
 			j++
 		}
 		out = append(out, mime.QEncoding.Encode("utf-8", strings.Join(words[i:j], " ")))
