@@ -53,9 +53,9 @@ func wordDecoder() *mime.WordDecoder {
 // table browsers use (so "iso-8859-1" and "us-ascii" decode as
 // windows-1252, as mail programs effectively do).
 func lookupCharset(name string) (encoding.Encoding, error) {
-	name = strings.ToLower(strings.TrimSpace(name))
-	switch name {
-	case "", "utf8", "utf-8", "unicode-1-1-utf-8":
+	// htmlindex knows UTF-8's labels ("utf8", "unicode-1-1-utf-8", …);
+	// only a missing charset is left to say UTF-8.
+	if strings.TrimSpace(name) == "" {
 		return unicode.UTF8, nil
 	}
 	return htmlindex.Get(name)
