@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
 )
@@ -75,11 +76,9 @@ func decodeCharset(body []byte, charset string) string {
 	if utf8.Valid(body) {
 		return string(body)
 	}
-	enc, _ = htmlindex.Get("windows-1252")
-	if out, err := enc.NewDecoder().Bytes(body); err == nil {
-		return strings.ToValidUTF8(string(out), "\uFFFD")
-	}
-	return strings.ToValidUTF8(string(body), "\uFFFD")
+	// Every byte is a character in windows-1252: this cannot fail.
+	out, _ := charmap.Windows1252.NewDecoder().Bytes(body)
+	return string(out)
 }
 
 // decodeTransfer undoes the Content-Transfer-Encoding, leniently: what

@@ -319,3 +319,19 @@ func TestHTMLToTextKeepsSpacesAroundInlineTags(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeCharset(t *testing.T) {
+	for _, tt := range []struct{ body, charset, want string }{
+		{"caf\xc3\xa9", "utf-8", "café"},
+		{"caf\xc3\xa9", "", "café"},
+		{"caf\xe9 \x93x\x94", "iso-8859-1", "café “x”"},
+		// Mislabelled or unknown: windows-1252.
+		{"caf\xe9", "utf-8", "café"},
+		{"caf\xe9", "x-no-such-charset", "café"},
+		{"\ufeffF1", "UTF8", "F1"},
+	} {
+		if got := decodeCharset([]byte(tt.body), tt.charset); got != tt.want {
+			t.Errorf("decodeCharset(%q, %q) = %q, want %q", tt.body, tt.charset, got, tt.want)
+		}
+	}
+}
