@@ -130,10 +130,10 @@ func (w *walker) walk(h textproto.MIMEHeader, body []byte, depth int) {
 		return
 	}
 	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
-	if err != nil || h.Get("Content-Type") == "" {
+	if err != nil { // a missing Content-Type too
 		mt, params = "text/plain", map[string]string{}
 	}
-	if isAttachment(h) {
+	if isAttachment(h, params) {
 		return
 	}
 	switch {
@@ -167,14 +167,14 @@ func (w *walker) walk(h textproto.MIMEHeader, body []byte, depth int) {
 	}
 }
 
-// isAttachment tells parts that are files rather than the message text.
-func isAttachment(h textproto.MIMEHeader) bool {
+// isAttachment tells parts that are files rather than the message text;
+// ctParams are the parameters of the part's Content-Type.
+func isAttachment(h textproto.MIMEHeader, ctParams map[string]string) bool {
 	disp, params, err := mime.ParseMediaType(h.Get("Content-Disposition"))
 	if err == nil && (disp == "attachment" || params["filename"] != "") {
 		return true
 	}
-	_, ctParams, err := mime.ParseMediaType(h.Get("Content-Type"))
-	return err == nil && ctParams["name"] != ""
+	return ctParams["name"] != ""
 }
 
 // unflow joins the soft line breaks of format=flowed (RFC 3676): a line
