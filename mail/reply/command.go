@@ -40,7 +40,7 @@ func FirstCommandLine(text string) string {
 			continue
 		case strings.HasPrefix(line, ">"):
 			continue
-		case strings.TrimRight(lines[i], " \t\r") == "--" || lines[i] == "-- ":
+		case strings.TrimRight(lines[i], " \t\r") == "--":
 			return ""
 		case isOriginalMarker(line):
 			return ""
