@@ -27,7 +27,7 @@ const (
 // and the deadline when the game has a time control (nil: none).
 func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time.Time, now time.Time) Mail {
 	d := doc{
-		intro: []string{fmt.Sprintf("It is your turn in %s (game %s).", Title(g.Ruleset), shortID(g.ID))},
+		intro: []string{fmt.Sprintf("It is your turn in %s.", gameName(g))},
 		board: true, moves: moves, showMoves: true,
 	}
 	if deadline != nil {
@@ -40,7 +40,7 @@ func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time
 func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline time.Time, now time.Time) Mail {
 	d := doc{
 		intro: []string{
-			fmt.Sprintf("Your move in %s (game %s) is still awaited.", Title(g.Ruleset), shortID(g.ID)),
+			fmt.Sprintf("Your move in %s is still awaited.", gameName(g)),
 			"Time runs out " + when(deadline, now) + "; after that the game's time control decides for you.",
 		},
 		board: true, moves: moves, showMoves: true,
@@ -53,7 +53,7 @@ func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline t
 // Invitation asks r to take a seat that inviter reserved for them.
 func Invitation(s Sender, r Recipient, g GameInfo, inviter string, now time.Time) Mail {
 	d := doc{intro: []string{
-		fmt.Sprintf("%s invites you to a game of %s (game %s).", cleanName(inviter, "Someone"), Title(g.Ruleset), shortID(g.ID)),
+		fmt.Sprintf("%s invites you to a game of %s.", cleanName(inviter, "Someone"), gameName(g)),
 		"Open the game page to take your seat. The game starts when every seat is taken; you will get a mail whenever it is your turn, and you can play by answering it.",
 	}}
 	return build(s, r, g, KindInvitation, "invitation", d, now)
@@ -62,7 +62,7 @@ func Invitation(s Sender, r Recipient, g GameInfo, inviter string, now time.Time
 // Started tells r the game has begun, with the first table.
 func Started(s Sender, r Recipient, g GameInfo, now time.Time) Mail {
 	d := doc{intro: []string{
-		fmt.Sprintf("The game of %s (game %s) has started. You play seat %d.", Title(g.Ruleset), shortID(g.ID), r.Seat),
+		fmt.Sprintf("The game of %s has started. You play seat %d.", gameName(g), r.Seat),
 		toActLine(g, r.Seat),
 	}, board: true}
 	return build(s, r, g, KindStarted, "the game has started", d, now)
@@ -70,7 +70,7 @@ func Started(s Sender, r Recipient, g GameInfo, now time.Time) Mail {
 
 // GameOver gives r the final result: ranks, scores and their breakdown.
 func GameOver(s Sender, r Recipient, g GameInfo, final *engine.Final, now time.Time) Mail {
-	d := doc{intro: []string{fmt.Sprintf("The game of %s (game %s) is over.", Title(g.Ruleset), shortID(g.ID))}, board: true}
+	d := doc{intro: []string{fmt.Sprintf("The game of %s is over.", gameName(g))}, board: true}
 	if final != nil {
 		d.intro = append(d.intro, winnersLine(g, final))
 		d.final = finalRows(g, final)
@@ -157,6 +157,11 @@ func Title(ruleset string) string {
 		return "Azul: Summer Pavilion Mini"
 	}
 	return "Azul (" + oneLine(ruleset, 30) + ")"
+}
+
+// gameName names a game in a sentence: "Azul Mini (game 3c4d5e6f)".
+func gameName(g GameInfo) string {
+	return Title(g.Ruleset) + " (game " + shortID(g.ID) + ")"
 }
 
 // shortID is the last 8 letters or digits of a game id: the random end of
