@@ -96,9 +96,8 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 
 	// The answer to a move made by mail.
 	if meta.Channel == "email" && meta.Actor.Seat != nil && meta.CommandID != "" {
-		if _, err := tx.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT DO NOTHING`,
-			meta.CommandID, after.ID, *meta.Actor.Seat); err != nil {
-			return nil, fmt.Errorf("record inbound mail: %w", err)
+		if _, err := recordInbound(ctx, tx, meta.CommandID, after.ID, *meta.Actor.Seat, OutcomeApplied); err != nil {
+			return nil, err
 		}
 		mailTo(*meta.Actor.Seat, compose.KindAccepted, func(a *MailArgs) { a.Notation = meta.Notation })
 	}

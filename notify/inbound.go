@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
@@ -265,12 +267,11 @@ func (n *Notifier) refuse(ctx context.Context, log interface {
 		return "", fmt.Errorf("refuse mail: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	tag, err := tx.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-		key, g.ID, seat, string(OutcomeRefused))
+	fresh, err := recordInbound(ctx, tx, key, g.ID, seat, OutcomeRefused)
 	if err != nil {
-		return "", fmt.Errorf("record inbound mail: %w", err)
+		return "", err
 	}
-	if tag.RowsAffected() == 0 {
+	if !fresh {
 		return OutcomeDuplicate, nil
 	}
 	_, err = n.client.InsertTx(ctx, tx, MailArgs{
@@ -304,16 +305,26 @@ func (n *Notifier) seen(ctx context.Context, key string) (bool, error) {
 
 // record notes an inbound mail that changed no game.
 func (n *Notifier) record(ctx context.Context, key, gameID string, seat int, outcome Outcome) error {
+	_, err := recordInbound(ctx, n.pool, key, gameID, seat, outcome)
+	return err
+}
+
+// recordInbound notes the outcome of an inbound mail under its key (an
+// empty gameID records no game or seat); fresh is false when the key was
+// recorded before.
+func recordInbound(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, key, gameID string, seat int, outcome Outcome) (fresh bool, err error) {
 	var game, st any
 	if gameID != "" {
 		game, st = gameID, seat
 	}
-	_, err := n.pool.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+	tag, err := db.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		key, game, st, string(outcome))
 	if err != nil {
-		return fmt.Errorf("record inbound mail: %w", err)
+		return false, fmt.Errorf("record inbound mail: %w", err)
 	}
-	return nil
+	return tag.RowsAffected() > 0, nil
 }
 
 // StopMails stops the mails of a seat in a game (a reply "stop" or the stop
