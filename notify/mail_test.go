@@ -28,6 +28,18 @@ func (e *env) newPavilion(ana, ben play.Player, tc *play.TimeControl) *play.Game
 	return g
 }
 
+// waitOpeningMails waits for the mails of a new game from newPavilion:
+// ben's invitation (the first within limit), the start mail to each and
+// the first turn mail.
+func (e *env) waitOpeningMails(g *play.Game, ana, ben play.Player, limit time.Duration) {
+	e.t.Helper()
+	e.relay.waitWithin(e.t, limit, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
+	for _, p := range []play.Player{ana, ben} {
+		e.relay.wait(e.t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
+	}
+	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+}
+
 // turnMail waits for the "your turn" mail of a seat at a version.
 func (e *env) turnMail(gameID string, seat int, version int64) outMail {
 	e.t.Helper()

@@ -55,17 +55,8 @@ func TestReplicasShareDeliveries(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	seen := map[string]int{}
-	sent := 0
-	for _, m := range e.relay.all() {
-		seen[m.header.Get("Message-Id")]++
-		sent++
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Errorf("%s delivered %d times", id, n)
-		}
-	}
+	e.relay.onceEach(t)
+	sent := len(e.relay.all())
 	var skipped int
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'skipped'`).Scan(&skipped); err != nil {
 		t.Fatal(err)
