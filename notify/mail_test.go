@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -117,12 +116,11 @@ func TestWholeGameByEmail(t *testing.T) {
 		if err := e.sendReply(players[seat].Name+" <"+players[seat].Email+">", replyTo(t, m), m.header.Get("Message-Id"), "", answer); err != nil {
 			t.Fatalf("version %d: reply: %v", cur.Version, err)
 		}
-		next := e.waitVersion(g.ID, cur.Version)
+		e.waitVersion(g.ID, cur.Version)
 		recs, err := e.svc.Events(context.Background(), g.ID, cur.Version, 1)
 		if err != nil || recs[0].Meta.Channel != "email" || recs[0].Meta.Notation != legal[i].Notation {
 			t.Fatalf("version %d: appended %+v (%v), want %q by email", cur.Version, recs, err, legal[i].Notation)
 		}
-		_ = next
 		moves++
 	}
 	if g.State.Final() == nil {
@@ -235,5 +233,4 @@ func TestRepliesThatChangeNothing(t *testing.T) {
 	if err := e.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM mail_stops WHERE game_id = $1 AND seat = $2)`, g.ID, seat).Scan(&stopped); err != nil || !stopped {
 		t.Fatalf("stop reply: %v %v", stopped, err)
 	}
-	_ = engine.ErrGameOver
 }
