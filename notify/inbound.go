@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -175,9 +176,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 // transaction with the Message-ID's record: a mail delivered again after
 // a crash in between asks again, which consenting twice ignores and
 // anything else refuses as a conflict.
-func (n *Notifier) takebackByMail(ctx context.Context, log interface {
-	InfoContext(context.Context, string, ...any)
-}, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
+func (n *Notifier) takebackByMail(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
 	var err error
 	switch word {
 	case "undo":
@@ -259,9 +258,7 @@ func refusal(err error) (string, bool) {
 // refuse records the refusal and enqueues the answer with the current
 // legal moves, in one transaction, so a redelivered mail is neither
 // answered twice nor lost.
-func (n *Notifier) refuse(ctx context.Context, log interface {
-	InfoContext(context.Context, string, ...any)
-}, key string, g *play.Game, seat int, p play.Player, reason string) (Outcome, error) {
+func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, reason string) (Outcome, error) {
 	tx, err := n.pool.Begin(ctx)
 	if err != nil {
 		return "", fmt.Errorf("refuse mail: %w", err)
