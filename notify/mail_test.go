@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -37,6 +38,19 @@ func (e *env) waitOpeningMails(g *play.Game, ana, ben play.Player, limit time.Du
 		e.relay.wait(e.t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
 	}
 	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+}
+
+// moveFirst plays, through the API channel, the first legal move of the
+// seat to act in g, a game from newPavilion.
+func (e *env) moveFirst(g *play.Game, ana, ben play.Player) *play.MoveResult {
+	e.t.Helper()
+	seat := g.ToAct()[0]
+	p := map[int]play.Player{0: ana, 1: ben}[seat]
+	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: g.LegalMoves(seat)[0].JSON, Channel: "api"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
 }
 
 // turnMail waits for the "your turn" mail of a seat at a version.

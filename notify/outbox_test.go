@@ -245,13 +245,8 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 	ana, ben := e.register("Ana"), e.register("Ben")
 	tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}
 	g := e.newPavilion(ana, ben, tc)
-	seat := g.ToAct()[0]
-	p := map[int]play.Player{0: ana, 1: ben}[seat]
-	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Move: g.LegalMoves(seat)[0].JSON, Channel: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = e.pool.Exec(context.Background(), `
+	res := e.moveFirst(g, ana, ben)
+	_, err := e.pool.Exec(context.Background(), `
 		UPDATE river_job SET scheduled_at = now(), state = 'available'
 		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND (args->>'version')::bigint = $1`, g.Version)
 	if err != nil {
