@@ -139,6 +139,14 @@ func TestInboundEmailAndStopLink(t *testing.T) {
 		t.Fatalf("stop link %q", link)
 	}
 	path := u.Path + "?" + u.RawQuery
+	stopped := func() bool {
+		t.Helper()
+		var found bool
+		if err := env.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM mail_stops WHERE game_id = $1 AND seat = $2)`, g.ID, seat).Scan(&found); err != nil {
+			t.Fatal(err)
+		}
+		return found
+	}
 	var st struct {
 		GameID  string `json:"game_id"`
 		Seat    int
@@ -152,14 +160,16 @@ func TestInboundEmailAndStopLink(t *testing.T) {
 	if !strings.Contains(string(page.Body), "<form method=\"post\">") {
 		t.Fatalf("confirm page: %s", page.Body)
 	}
+	if stopped() {
+		t.Fatal("a GET of the stop link stopped the mails")
+	}
 	env.anonymous(t).call(http.MethodPost, path, "List-Unsubscribe=One-Click", header{"Content-Type", "application/x-www-form-urlencoded"}).
 		mustStatus(t, http.StatusOK).decode(t, &st)
 	if !st.Stopped {
 		t.Fatal("POST did not stop")
 	}
-	var stopped bool
-	if err := env.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM mail_stops WHERE game_id = $1 AND seat = $2)`, g.ID, seat).Scan(&stopped); err != nil || !stopped {
-		t.Fatalf("not stopped: %v", err)
+	if !stopped() {
+		t.Fatal("not stopped")
 	}
 	env.anonymous(t).call(http.MethodPost, "/v1/mail/stop?token=unknown"+strconv.Itoa(seat), nil).mustStatus(t, http.StatusNotFound).problem(t)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
-	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
 
@@ -54,9 +52,7 @@ func runWorkerProcess(url, relayAddr string) int {
 func TestWorkerProcessKilledMidDelivery(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
-	e.relay.mu.Lock()
-	e.relay.hold, e.relay.holding = make(chan struct{}), make(chan struct{}, 8)
-	e.relay.mu.Unlock()
+	e.relay.holdDeliveries()
 
 	worker := exec.Command(os.Args[0], "-test.run=^$")
 	worker.Env = append(os.Environ(), crashWorkerDBEnv+"="+e.url, crashWorkerRelayEnv+"="+e.relay.addr)
@@ -68,11 +64,7 @@ func TestWorkerProcessKilledMidDelivery(t *testing.T) {
 
 	ana, ben := e.register("Ana"), e.register("Ben")
 	g := e.newPavilion(ana, ben, nil)
-	select {
-	case <-e.relay.holding:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the worker process started no delivery")
-	}
+	e.relay.waitHolding(t)
 	if err := worker.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -88,27 +80,12 @@ func TestWorkerProcessKilledMidDelivery(t *testing.T) {
 	if n := len(e.relay.all()); n != 0 {
 		t.Fatalf("%d mails delivered before the crash, want none", n)
 	}
-	e.relay.mu.Lock()
-	close(e.relay.hold)
-	e.relay.hold = nil
-	e.relay.mu.Unlock()
+	e.relay.release()
 
 	e.start(e.newNotifier(1))
 	// The job waits for river's rescuer, which runs now and then on the
 	// leader, and only once the dead process's leadership has expired.
-	e.relay.waitWithin(t, 2*time.Minute, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
-	for _, p := range []play.Player{ana, ben} {
-		e.relay.wait(t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
-	}
-	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+	e.waitOpeningMails(g, ana, ben, 2*time.Minute)
 	time.Sleep(500 * time.Millisecond) // room for a second copy to show up
-	seen := map[string]int{}
-	for _, m := range e.relay.all() {
-		seen[m.header.Get("Message-Id")]++
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Fatalf("mail %s delivered %d times", id, n)
-		}
-	}
+	e.relay.onceEach(t)
 }

@@ -162,6 +162,47 @@ func (s *relaySession) Data(r io.Reader) error {
 	return nil
 }
 
+// holdDeliveries makes every DATA wait until release; holding signals
+// each delivery it holds.
+func (r *relay) holdDeliveries() {
+	r.mu.Lock()
+	r.hold, r.holding = make(chan struct{}), make(chan struct{}, 8)
+	r.mu.Unlock()
+}
+
+// waitHolding waits until the relay holds a delivery.
+func (r *relay) waitHolding(t testing.TB) {
+	t.Helper()
+	select {
+	case <-r.holding:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery started")
+	}
+}
+
+// release lets the held deliveries end (untaken) and takes the next ones.
+func (r *relay) release() {
+	r.mu.Lock()
+	close(r.hold)
+	r.hold = nil
+	r.mu.Unlock()
+}
+
+// onceEach fails the test for a mail (by Message-ID) the relay received
+// more than once.
+func (r *relay) onceEach(t testing.TB) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, m := range r.all() {
+		seen[m.header.Get("Message-Id")]++
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("mail %s delivered %d times", id, n)
+		}
+	}
+}
+
 // all returns a copy of the mails received so far.
 func (r *relay) all() []outMail {
 	r.mu.Lock()

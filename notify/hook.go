@@ -43,9 +43,21 @@ type recipient struct {
 
 // plan decides the jobs of one append.
 func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record) ([]river.InsertManyParams, error) {
-	people, err := n.recipients(ctx, tx, after)
-	if err != nil {
-		return nil, err
+	// The seats' players are read once, and only when a mail or webhook
+	// is due to one of them: a bot's move or a join needs no round trip.
+	var people map[int]*recipient
+	var loadErr error
+	person := func(seat int) (*recipient, bool) {
+		if seat < 0 || seat >= len(after.Seats) || after.Seats[seat].PlayerID == "" || loadErr != nil {
+			return nil, false // a bot, an open seat, or no players to read
+		}
+		if people == nil {
+			if people, loadErr = n.recipients(ctx, tx, after); loadErr != nil {
+				return nil, false
+			}
+		}
+		r, ok := people[seat]
+		return r, ok
 	}
 	meta := appended[0].Meta
 	at := appended[len(appended)-1].RecordedAt
@@ -54,7 +66,7 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	}
 	var out []river.InsertManyParams
 	mailTo := func(seat int, kind string, fill func(*MailArgs)) {
-		r, ok := people[seat]
+		r, ok := person(seat)
 		if !ok || r.email == "" {
 			return
 		}
@@ -69,9 +81,9 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 		out = append(out, river.InsertManyParams{Args: a})
 	}
 	hookTo := func(seat int, event string) {
-		r, ok := people[seat]
+		r, ok := person(seat)
 		if !ok {
-			return // a bot or an open seat
+			return
 		}
 		for _, id := range r.webhooks {
 			out = append(out, river.InsertManyParams{Args: WebhookArgs{WebhookID: id, Event: event, GameID: after.ID, Version: after.Version, Seat: seat, At: at}})
@@ -84,9 +96,8 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 
 	// The answer to a move made by mail.
 	if meta.Channel == "email" && meta.Actor.Seat != nil && meta.CommandID != "" {
-		if _, err := tx.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT DO NOTHING`,
-			meta.CommandID, after.ID, *meta.Actor.Seat); err != nil {
-			return nil, fmt.Errorf("record inbound mail: %w", err)
+		if _, err := recordInbound(ctx, tx, meta.CommandID, after.ID, *meta.Actor.Seat, OutcomeApplied); err != nil {
+			return nil, err
 		}
 		mailTo(*meta.Actor.Seat, compose.KindAccepted, func(a *MailArgs) { a.Notation = meta.Notation })
 	}
@@ -112,10 +123,10 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 			mailTo(seat, compose.KindGameOver, nil)
 			hookTo(seat, "game_over")
 		}
-		return out, nil
+		return out, loadErr
 	}
 	if after.Status != play.StatusActive {
-		return out, nil
+		return out, loadErr
 	}
 	// A take-back request asks the seats whose consent it needs.
 	if t := after.PendingTakeback(); t != nil && slices.ContainsFunc(appended, func(r events.Record) bool {
@@ -148,7 +159,7 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 			out = append(out, n.timers(after, seat)...)
 		}
 	}
-	return out, nil
+	return out, loadErr
 }
 
 // timers schedules a seat's reminder and its deadline action.

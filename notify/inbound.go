@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
@@ -173,9 +176,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 // transaction with the Message-ID's record: a mail delivered again after
 // a crash in between asks again, which consenting twice ignores and
 // anything else refuses as a conflict.
-func (n *Notifier) takebackByMail(ctx context.Context, log interface {
-	InfoContext(context.Context, string, ...any)
-}, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
+func (n *Notifier) takebackByMail(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
 	var err error
 	switch word {
 	case "undo":
@@ -257,20 +258,17 @@ func refusal(err error) (string, bool) {
 // refuse records the refusal and enqueues the answer with the current
 // legal moves, in one transaction, so a redelivered mail is neither
 // answered twice nor lost.
-func (n *Notifier) refuse(ctx context.Context, log interface {
-	InfoContext(context.Context, string, ...any)
-}, key string, g *play.Game, seat int, p play.Player, reason string) (Outcome, error) {
+func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, reason string) (Outcome, error) {
 	tx, err := n.pool.Begin(ctx)
 	if err != nil {
 		return "", fmt.Errorf("refuse mail: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	tag, err := tx.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-		key, g.ID, seat, string(OutcomeRefused))
+	fresh, err := recordInbound(ctx, tx, key, g.ID, seat, OutcomeRefused)
 	if err != nil {
-		return "", fmt.Errorf("record inbound mail: %w", err)
+		return "", err
 	}
-	if tag.RowsAffected() == 0 {
+	if !fresh {
 		return OutcomeDuplicate, nil
 	}
 	_, err = n.client.InsertTx(ctx, tx, MailArgs{
@@ -304,16 +302,26 @@ func (n *Notifier) seen(ctx context.Context, key string) (bool, error) {
 
 // record notes an inbound mail that changed no game.
 func (n *Notifier) record(ctx context.Context, key, gameID string, seat int, outcome Outcome) error {
+	_, err := recordInbound(ctx, n.pool, key, gameID, seat, outcome)
+	return err
+}
+
+// recordInbound notes the outcome of an inbound mail under its key (an
+// empty gameID records no game or seat); fresh is false when the key was
+// recorded before.
+func recordInbound(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, key, gameID string, seat int, outcome Outcome) (fresh bool, err error) {
 	var game, st any
 	if gameID != "" {
 		game, st = gameID, seat
 	}
-	_, err := n.pool.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+	tag, err := db.Exec(ctx, `INSERT INTO inbound_mails (message_id, game_id, seat, outcome) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		key, game, st, string(outcome))
 	if err != nil {
-		return fmt.Errorf("record inbound mail: %w", err)
+		return false, fmt.Errorf("record inbound mail: %w", err)
 	}
-	return nil
+	return tag.RowsAffected() > 0, nil
 }
 
 // StopMails stops the mails of a seat in a game (a reply "stop" or the stop

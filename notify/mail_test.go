@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -26,6 +26,31 @@ func (e *env) newPavilion(ana, ben play.Player, tc *play.TimeControl) *play.Game
 		e.t.Fatal(err)
 	}
 	return g
+}
+
+// waitOpeningMails waits for the mails of a new game from newPavilion:
+// ben's invitation (the first within limit), the start mail to each and
+// the first turn mail.
+func (e *env) waitOpeningMails(g *play.Game, ana, ben play.Player, limit time.Duration) {
+	e.t.Helper()
+	e.relay.waitWithin(e.t, limit, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
+	for _, p := range []play.Player{ana, ben} {
+		e.relay.wait(e.t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
+	}
+	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+}
+
+// moveFirst plays, through the API channel, the first legal move of the
+// seat to act in g, a game from newPavilion.
+func (e *env) moveFirst(g *play.Game, ana, ben play.Player) *play.MoveResult {
+	e.t.Helper()
+	seat := g.ToAct()[0]
+	p := map[int]play.Player{0: ana, 1: ben}[seat]
+	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: g.LegalMoves(seat)[0].JSON, Channel: "api"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
 }
 
 // turnMail waits for the "your turn" mail of a seat at a version.
@@ -105,12 +130,11 @@ func TestWholeGameByEmail(t *testing.T) {
 		if err := e.sendReply(players[seat].Name+" <"+players[seat].Email+">", replyTo(t, m), m.header.Get("Message-Id"), "", answer); err != nil {
 			t.Fatalf("version %d: reply: %v", cur.Version, err)
 		}
-		next := e.waitVersion(g.ID, cur.Version)
+		e.waitVersion(g.ID, cur.Version)
 		recs, err := e.svc.Events(context.Background(), g.ID, cur.Version, 1)
 		if err != nil || recs[0].Meta.Channel != "email" || recs[0].Meta.Notation != legal[i].Notation {
 			t.Fatalf("version %d: appended %+v (%v), want %q by email", cur.Version, recs, err, legal[i].Notation)
 		}
-		_ = next
 		moves++
 	}
 	if g.State.Final() == nil {
@@ -223,5 +247,4 @@ func TestRepliesThatChangeNothing(t *testing.T) {
 	if err := e.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM mail_stops WHERE game_id = $1 AND seat = $2)`, g.ID, seat).Scan(&stopped); err != nil || !stopped {
 		t.Fatalf("stop reply: %v %v", stopped, err)
 	}
-	_ = engine.ErrGameOver
 }

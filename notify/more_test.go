@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -29,15 +28,7 @@ func TestReplicasShareDeliveries(t *testing.T) {
 	// Play a few moves in each game to make more mail.
 	for _, g := range games {
 		for range 3 {
-			cur, err := e.svc.Game(context.Background(), g.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seat := cur.ToAct()[0]
-			p := map[int]play.Player{0: ana, 1: ben}[seat]
-			if _, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: cur.LegalMoves(seat)[0].JSON, Channel: "api"}); err != nil {
-				t.Fatal(err)
-			}
+			g = e.moveFirst(g, ana, ben).Game
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -55,17 +46,8 @@ func TestReplicasShareDeliveries(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	seen := map[string]int{}
-	sent := 0
-	for _, m := range e.relay.all() {
-		seen[m.header.Get("Message-Id")]++
-		sent++
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Errorf("%s delivered %d times", id, n)
-		}
-	}
+	e.relay.onceEach(t)
+	sent := len(e.relay.all())
 	var skipped int
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'skipped'`).Scan(&skipped); err != nil {
 		t.Fatal(err)
@@ -127,13 +109,7 @@ func TestStoppedSeatGetsNoTurnMail(t *testing.T) {
 	}
 	cur := g
 	for range 4 {
-		seat := cur.ToAct()[0]
-		p := map[int]play.Player{0: ana, 1: ben}[seat]
-		res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: cur.LegalMoves(seat)[0].JSON, Channel: "api"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cur = res.Game
+		cur = e.moveFirst(cur, ana, ben).Game
 	}
 	var mails int
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint > $1`, g.Version).Scan(&mails); err != nil {

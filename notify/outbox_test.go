@@ -59,18 +59,12 @@ func TestCrashDuringDeliveryLosesNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
 	worker := e.newNotifier(1)
-	e.relay.mu.Lock()
-	e.relay.hold, e.relay.holding = make(chan struct{}), make(chan struct{}, 8)
-	e.relay.mu.Unlock()
+	e.relay.holdDeliveries()
 	e.start(worker)
 
 	ana, ben := e.register("Ana"), e.register("Ben")
 	g := e.newPavilion(ana, ben, nil)
-	select {
-	case <-e.relay.holding:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no delivery started")
-	}
+	e.relay.waitHolding(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := worker.Kill(ctx); err != nil {
@@ -79,17 +73,10 @@ func TestCrashDuringDeliveryLosesNothing(t *testing.T) {
 	if n := len(e.relay.all()); n != 0 {
 		t.Fatalf("%d mails delivered before the crash, want none", n)
 	}
-	e.relay.mu.Lock()
-	close(e.relay.hold)
-	e.relay.hold = nil
-	e.relay.mu.Unlock()
+	e.relay.release()
 
 	e.start(e.newNotifier(2))
-	e.relay.wait(t, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
-	for _, p := range []play.Player{ana, ben} {
-		e.relay.wait(t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
-	}
-	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+	e.waitOpeningMails(g, ana, ben, 30*time.Second)
 }
 
 // TestSMTPRetries: a relay answering 451 gets the mail again later.
@@ -258,13 +245,8 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 	ana, ben := e.register("Ana"), e.register("Ben")
 	tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}
 	g := e.newPavilion(ana, ben, tc)
-	seat := g.ToAct()[0]
-	p := map[int]play.Player{0: ana, 1: ben}[seat]
-	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Move: g.LegalMoves(seat)[0].JSON, Channel: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = e.pool.Exec(context.Background(), `
+	res := e.moveFirst(g, ana, ben)
+	_, err := e.pool.Exec(context.Background(), `
 		UPDATE river_job SET scheduled_at = now(), state = 'available'
 		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND (args->>'version')::bigint = $1`, g.Version)
 	if err != nil {
