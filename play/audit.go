@@ -40,43 +40,41 @@ type summarizer interface{ Summary() string }
 
 // AuditLog returns a page of the game's events with descriptions and
 // undone marks. Descriptions need the game's seats and the engine events
-// decoded, so the whole log is read and folded; games are short.
+// decoded, so the game is folded from its latest snapshot at or before
+// the page up to the page's last event; the undone marks need every
+// take-back after the page, so the log is read to its end.
 func (s *Service) AuditLog(ctx context.Context, id string, q LogQuery) ([]LogEvent, error) {
 	if q.After < 0 || q.Limit < 0 {
 		return nil, fmt.Errorf("%w: negative page bounds", ErrInvalid)
 	}
-	recs, err := s.Events(ctx, id, 0, 0)
+	if !validUUID(id) {
+		return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
+	}
+	g := newGame(id)
+	if q.After > 0 {
+		var err error
+		if g, err = s.snapshotGame(ctx, id, q.After); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := s.Events(ctx, id, g.Version, 0)
 	if err != nil {
 		return nil, err
 	}
-	all, err := describeLog(s, recs)
-	if err != nil {
-		return nil, err
-	}
+	undoneBy := UndoneVersions(recs)
 	out := []LogEvent{}
-	for _, e := range all {
-		if e.Version <= q.After || (len(q.Types) > 0 && !slices.Contains(q.Types, e.Type)) {
-			continue
-		}
-		if q.Seat != nil && (e.Meta.Actor.Seat == nil || *e.Meta.Actor.Seat != *q.Seat) {
-			continue
-		}
-		out = append(out, e)
+	for _, rec := range recs {
 		if q.Limit > 0 && len(out) == q.Limit {
 			break
 		}
-	}
-	return out, nil
-}
-
-// describeLog folds a whole log and describes every event.
-func describeLog(s *Service, recs []events.Record) ([]LogEvent, error) {
-	undoneBy := UndoneVersions(recs)
-	g := newGame(recs[0].StreamID)
-	out := make([]LogEvent, 0, len(recs))
-	for _, rec := range recs {
 		if err := g.apply(s.rules, rec); err != nil {
-			return nil, fmt.Errorf("fold game %s: %w", rec.StreamID, err)
+			return nil, fmt.Errorf("fold game %s: %w", id, err)
+		}
+		if rec.Version <= q.After || (len(q.Types) > 0 && !slices.Contains(q.Types, rec.Type)) {
+			continue
+		}
+		if q.Seat != nil && (rec.Meta.Actor.Seat == nil || *rec.Meta.Actor.Seat != *q.Seat) {
+			continue
 		}
 		e := LogEvent{Record: rec, Description: g.describe(rec)}
 		if by, ok := undoneBy[rec.Version]; ok {

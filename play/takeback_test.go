@@ -392,6 +392,18 @@ func (r *takebackRun) checkAuditLog() {
 			t.Errorf("version %d: the description names the seat, not the player: %q", e.Version, e.Description)
 		}
 	}
+	// A page after any version (folded from a snapshot) is that part of
+	// the whole log.
+	for after := 0; after < len(log); after += 7 {
+		page, err := r.e.svc.AuditLog(context.Background(), r.id, play.LogQuery{After: int64(after), Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(log[after:min(after+5, len(log))])
+		if got, _ := json.Marshal(page); string(got) != string(want) {
+			t.Fatalf("the page after version %d differs from the whole log:\n%s\n%s", after, got, want)
+		}
+	}
 }
 
 // checkVerifyExportImport: the finished game verifies, and its export
