@@ -243,6 +243,10 @@ func (r *takebackRun) answer(g *play.Game, tb *play.Takeback, rng *rand.Rand) *p
 		if _, err := r.e.svc.AnswerTakeback(ctx, g.ID, tb.ID, r.owner[tb.Needs[0]], false, "api"); !errors.Is(err, play.ErrTakebackConflict) {
 			r.t.Fatalf("declining a granted take-back: %v", err)
 		}
+		// The version before a request is no take-back request.
+		if _, err := r.e.svc.AnswerTakeback(ctx, g.ID, tb.ID-1, r.owner[tb.Needs[0]], true, "api"); !errors.Is(err, play.ErrNotFound) {
+			r.t.Fatalf("answering version %d, no take-back request: %v", tb.ID-1, err)
+		}
 		return res.Game
 	case k < 8:
 		decliner := tb.Seat
