@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 )
 
@@ -61,14 +62,21 @@ func (s *Service) AuditLog(ctx context.Context, id string, q LogQuery) ([]LogEve
 	if err != nil {
 		return nil, err
 	}
+	return describePage(s.rules, g, recs, q)
+}
+
+// describePage folds recs into g, which is at or before q.After, and
+// describes the events q selects until the page is full; recs run to the
+// end of the log, for the undone marks.
+func describePage(reg engine.Registry, g *Game, recs []events.Record, q LogQuery) ([]LogEvent, error) {
 	undoneBy := UndoneVersions(recs)
 	out := []LogEvent{}
 	for _, rec := range recs {
 		if q.Limit > 0 && len(out) == q.Limit {
 			break
 		}
-		if err := g.apply(s.rules, rec); err != nil {
-			return nil, fmt.Errorf("fold game %s: %w", id, err)
+		if err := g.apply(reg, rec); err != nil {
+			return nil, fmt.Errorf("fold game %s: %w", g.ID, err)
 		}
 		if rec.Version <= q.After || (len(q.Types) > 0 && !slices.Contains(q.Types, rec.Type)) {
 			continue

@@ -408,6 +408,29 @@ func (r *takebackRun) checkAuditLog() {
 			t.Fatalf("the page after version %d differs from the whole log:\n%s\n%s", after, got, want)
 		}
 	}
+	// A diff lists the events between its versions and ends at the state
+	// of its later version.
+	for _, span := range [][2]int{{2, len(log)}, {len(log) / 2, len(log)/2 + 9}, {5, 5}} {
+		from, to := int64(span[0]), int64(min(span[1], len(log)))
+		d, err := r.e.svc.Diff(context.Background(), r.id, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(log[from:to])
+		if got, _ := json.Marshal(d.Events); string(got) != string(want) {
+			t.Fatalf("diff %d..%d lists\n%s\nnot\n%s", from, to, got, want)
+		}
+		at, err := r.e.svc.GameAt(context.Background(), r.id, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprint(d.ToActTo), fmt.Sprint(at.ToAct()); got != want {
+			t.Fatalf("diff %d..%d: to act %s, the game at %d has %s", from, to, got, to, want)
+		}
+		if from == to && len(d.Changes)+len(d.Scores) != 0 {
+			t.Fatalf("diff %d..%d: %+v", from, to, d)
+		}
+	}
 }
 
 // checkVerifyExportImport: the finished game verifies, and its export
