@@ -237,15 +237,17 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 		if err := g.apply(s.rules, rec); err != nil {
 			return nil, fmt.Errorf("fold game %s: %w", id, err)
 		}
-		if g.State == nil || g.State.View().Round == 0 {
+		if g.State == nil {
+			continue
+		}
+		round := g.State.View().Round
+		if round == 0 {
 			// Setup, before the first deal.
 			continue
 		}
-		if !isServerEvent(rec.Type) {
-			if round := g.State.View().Round; len(out) == 0 || out[len(out)-1].Round != round {
-				prev = before
-				out = append(out, RoundSummary{Round: round, FromVersion: rec.Version})
-			}
+		if !isServerEvent(rec.Type) && (len(out) == 0 || out[len(out)-1].Round != round) {
+			prev = before
+			out = append(out, RoundSummary{Round: round, FromVersion: rec.Version})
 		}
 		if len(out) == 0 {
 			continue
