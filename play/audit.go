@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 )
 
@@ -40,43 +41,48 @@ type summarizer interface{ Summary() string }
 
 // AuditLog returns a page of the game's events with descriptions and
 // undone marks. Descriptions need the game's seats and the engine events
-// decoded, so the whole log is read and folded; games are short.
+// decoded, so the game is folded from its latest snapshot at or before
+// the page up to the page's last event; the undone marks need every
+// take-back after the page, so the log is read to its end.
 func (s *Service) AuditLog(ctx context.Context, id string, q LogQuery) ([]LogEvent, error) {
 	if q.After < 0 || q.Limit < 0 {
 		return nil, fmt.Errorf("%w: negative page bounds", ErrInvalid)
 	}
-	recs, err := s.Events(ctx, id, 0, 0)
+	if !validUUID(id) {
+		return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
+	}
+	g := newGame(id)
+	if q.After > 0 {
+		var err error
+		if g, err = s.snapshotGame(ctx, id, q.After); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := s.Events(ctx, id, g.Version, 0)
 	if err != nil {
 		return nil, err
 	}
-	all, err := describeLog(s, recs)
-	if err != nil {
-		return nil, err
-	}
+	return describePage(s.rules, g, recs, q)
+}
+
+// describePage folds recs into g, which is at or before q.After, and
+// describes the events q selects until the page is full; recs run to the
+// end of the log, for the undone marks.
+func describePage(reg engine.Registry, g *Game, recs []events.Record, q LogQuery) ([]LogEvent, error) {
+	undoneBy := UndoneVersions(recs)
 	out := []LogEvent{}
-	for _, e := range all {
-		if e.Version <= q.After || (len(q.Types) > 0 && !slices.Contains(q.Types, e.Type)) {
-			continue
-		}
-		if q.Seat != nil && (e.Meta.Actor.Seat == nil || *e.Meta.Actor.Seat != *q.Seat) {
-			continue
-		}
-		out = append(out, e)
+	for _, rec := range recs {
 		if q.Limit > 0 && len(out) == q.Limit {
 			break
 		}
-	}
-	return out, nil
-}
-
-// describeLog folds a whole log and describes every event.
-func describeLog(s *Service, recs []events.Record) ([]LogEvent, error) {
-	undoneBy := UndoneVersions(recs)
-	g := newGame(recs[0].StreamID)
-	out := make([]LogEvent, 0, len(recs))
-	for _, rec := range recs {
-		if err := g.apply(s.rules, rec); err != nil {
-			return nil, fmt.Errorf("fold game %s: %w", rec.StreamID, err)
+		if err := g.apply(reg, rec); err != nil {
+			return nil, fmt.Errorf("fold game %s: %w", g.ID, err)
+		}
+		if rec.Version <= q.After || (len(q.Types) > 0 && !slices.Contains(q.Types, rec.Type)) {
+			continue
+		}
+		if q.Seat != nil && (rec.Meta.Actor.Seat == nil || *rec.Meta.Actor.Seat != *q.Seat) {
+			continue
 		}
 		e := LogEvent{Record: rec, Description: g.describe(rec)}
 		if by, ok := undoneBy[rec.Version]; ok {
@@ -231,15 +237,17 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 		if err := g.apply(s.rules, rec); err != nil {
 			return nil, fmt.Errorf("fold game %s: %w", id, err)
 		}
-		if g.State == nil || g.State.View().Round == 0 {
+		if g.State == nil {
+			continue
+		}
+		round := g.State.View().Round
+		if round == 0 {
 			// Setup, before the first deal.
 			continue
 		}
-		if !isServerEvent(rec.Type) {
-			if round := g.State.View().Round; len(out) == 0 || out[len(out)-1].Round != round {
-				prev = before
-				out = append(out, RoundSummary{Round: round, FromVersion: rec.Version})
-			}
+		if !isServerEvent(rec.Type) && (len(out) == 0 || out[len(out)-1].Round != round) {
+			prev = before
+			out = append(out, RoundSummary{Round: round, FromVersion: rec.Version})
 		}
 		if len(out) == 0 {
 			continue

@@ -53,9 +53,29 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (*Diff, e
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.GameAt(ctx, id, to)
+	// One read of the log after from gives the events, their undone marks
+	// and the game at to.
+	recs, err := s.Events(ctx, id, from, 0)
 	if err != nil {
 		return nil, err
+	}
+	b := a.clone()
+	evs := []LogEvent{}
+	if to > from {
+		if evs, err = describePage(s.rules, b, recs, LogQuery{After: from, Limit: int(min(to-from, maxDiffEvents))}); err != nil {
+			return nil, err
+		}
+	}
+	for _, rec := range recs {
+		if rec.Version <= b.Version || rec.Version > to {
+			continue
+		}
+		if err := b.apply(s.rules, rec); err != nil {
+			return nil, fmt.Errorf("fold game %s: %w", id, err)
+		}
+	}
+	if b.Version < to {
+		return nil, fmt.Errorf("%w: the game is at version %d", ErrInvalid, b.Version)
 	}
 	d := &Diff{From: from, To: to, ToActFrom: nonNil(a.ToAct()), ToActTo: nonNil(b.ToAct()), Scores: []ScoreChange{}}
 	if a.State != nil && b.State != nil {
@@ -76,10 +96,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (*Diff, e
 	}
 	d.Changes = []Change{}
 	diffTree("", va, vb, &d.Changes)
-	d.Events, err = s.AuditLog(ctx, id, LogQuery{After: from, Limit: int(min(to-from, maxDiffEvents))})
-	if err != nil {
-		return nil, err
-	}
+	d.Events = evs
 	return d, nil
 }
 

@@ -138,23 +138,13 @@ func (s *Service) load(ctx context.Context, id string, upTo int64) (*Game, error
 	if !validUUID(id) {
 		return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
 	}
-	g := newGame(id)
-	if s.snapshotEvery > 0 {
-		limit := upTo
-		if limit == 0 {
-			limit = 1 << 62
-		}
-		version, data, found, err := s.store.LatestSnapshot(ctx, id, s.snapshotFormat, limit)
-		if err != nil {
-			return nil, fmt.Errorf("load snapshot of game %s: %w", id, err)
-		}
-		if found {
-			if sg, err := s.decodeSnapshot(id, version, data); err == nil {
-				g = sg
-			} else {
-				s.log.WarnContext(ctx, "ignoring unreadable snapshot", "game", id, "version", version, "err", err)
-			}
-		}
+	snapshotLimit := upTo
+	if snapshotLimit == 0 {
+		snapshotLimit = 1 << 62
+	}
+	g, err := s.snapshotGame(ctx, id, snapshotLimit)
+	if err != nil {
+		return nil, err
 	}
 	limit := 0
 	if upTo > 0 {
@@ -174,6 +164,28 @@ func (s *Service) load(ctx context.Context, id string, upTo int64) (*Game, error
 		return nil, fmt.Errorf("fold game %s: %w", id, err)
 	}
 	return g, nil
+}
+
+// snapshotGame is the game from its latest usable snapshot at or before
+// version upTo, or an empty game to fold from the start.
+func (s *Service) snapshotGame(ctx context.Context, id string, upTo int64) (*Game, error) {
+	g := newGame(id)
+	if s.snapshotEvery <= 0 {
+		return g, nil
+	}
+	version, data, found, err := s.store.LatestSnapshot(ctx, id, s.snapshotFormat, upTo)
+	if err != nil {
+		return nil, fmt.Errorf("load snapshot of game %s: %w", id, err)
+	}
+	if !found {
+		return g, nil
+	}
+	sg, err := s.decodeSnapshot(id, version, data)
+	if err != nil {
+		s.log.WarnContext(ctx, "ignoring unreadable snapshot", "game", id, "version", version, "err", err)
+		return g, nil
+	}
+	return sg, nil
 }
 
 // Events returns a page of a game's event log.

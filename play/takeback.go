@@ -327,13 +327,15 @@ func (s *Service) answerTakeback(ctx context.Context, gameID string, id int64, p
 	if err != nil {
 		return nil, err
 	}
-	if err := s.isTakebackRequest(ctx, g, id); err != nil {
-		return nil, err
-	}
 	t := g.PendingTakeback()
 	if t == nil || t.ID != id {
 		if last := g.fold.pending; last != nil && last.ID == id {
 			return nil, fmt.Errorf("%w: take-back %d is no longer pending: %s", ErrTakebackConflict, id, strings.ReplaceAll(last.Status, "_", " "))
+		}
+		// Only an older request (or none) has this id: read the log to
+		// tell which.
+		if err := s.isTakebackRequest(ctx, g, id); err != nil {
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w: take-back %d is no longer pending (declined, lapsed or done)", ErrTakebackConflict, id)
 	}

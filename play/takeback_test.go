@@ -243,6 +243,10 @@ func (r *takebackRun) answer(g *play.Game, tb *play.Takeback, rng *rand.Rand) *p
 		if _, err := r.e.svc.AnswerTakeback(ctx, g.ID, tb.ID, r.owner[tb.Needs[0]], false, "api"); !errors.Is(err, play.ErrTakebackConflict) {
 			r.t.Fatalf("declining a granted take-back: %v", err)
 		}
+		// The version before a request is no take-back request.
+		if _, err := r.e.svc.AnswerTakeback(ctx, g.ID, tb.ID-1, r.owner[tb.Needs[0]], true, "api"); !errors.Is(err, play.ErrNotFound) {
+			r.t.Fatalf("answering version %d, no take-back request: %v", tb.ID-1, err)
+		}
 		return res.Game
 	case k < 8:
 		decliner := tb.Seat
@@ -390,6 +394,41 @@ func (r *takebackRun) checkAuditLog() {
 		}
 		if e.Meta.Actor.Kind == "player" && e.Meta.Actor.Seat != nil && strings.Contains(e.Description, fmt.Sprintf("seat %d ", *e.Meta.Actor.Seat)) {
 			t.Errorf("version %d: the description names the seat, not the player: %q", e.Version, e.Description)
+		}
+	}
+	// A page after any version (folded from a snapshot) is that part of
+	// the whole log.
+	for after := 0; after < len(log); after += 7 {
+		page, err := r.e.svc.AuditLog(context.Background(), r.id, play.LogQuery{After: int64(after), Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(log[after:min(after+5, len(log))])
+		if got, _ := json.Marshal(page); string(got) != string(want) {
+			t.Fatalf("the page after version %d differs from the whole log:\n%s\n%s", after, got, want)
+		}
+	}
+	// A diff lists the events between its versions and ends at the state
+	// of its later version.
+	for _, span := range [][2]int{{2, len(log)}, {len(log) / 2, len(log)/2 + 9}, {5, 5}} {
+		from, to := int64(span[0]), int64(min(span[1], len(log)))
+		d, err := r.e.svc.Diff(context.Background(), r.id, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(log[from:to])
+		if got, _ := json.Marshal(d.Events); string(got) != string(want) {
+			t.Fatalf("diff %d..%d lists\n%s\nnot\n%s", from, to, got, want)
+		}
+		at, err := r.e.svc.GameAt(context.Background(), r.id, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprint(d.ToActTo), fmt.Sprint(at.ToAct()); got != want {
+			t.Fatalf("diff %d..%d: to act %s, the game at %d has %s", from, to, got, to, want)
+		}
+		if from == to && len(d.Changes)+len(d.Scores) != 0 {
+			t.Fatalf("diff %d..%d: %+v", from, to, d)
 		}
 	}
 }

@@ -147,11 +147,12 @@ func checkBatch(reg engine.Registry, g *Game, batch []events.Record, seed engine
 	}
 	first := stored[0].Version
 	var expected []engine.Event
+	var startRules engine.Rules
 	var err error
 	meta := batch[0].Meta
 	switch {
 	case starts:
-		expected, err = startEvents(reg, g, batch, seed)
+		startRules, expected, err = startEvents(reg, g, batch, seed)
 	case len(meta.Command) > 0 && meta.Actor.Seat != nil:
 		v.Commands++
 		var cmd engine.Command
@@ -186,11 +187,8 @@ func checkBatch(reg engine.Registry, g *Game, batch []events.Record, seed engine
 		return &Mismatch{Version: stored[len(stored)-1].Version, Reason: fmt.Sprintf("the command causes %d events, the log holds %d", len(expected), len(stored))}
 	}
 	if starts {
-		reveals = 0
-		if rules, err := reg.Get(expectedRuleset(g, batch)); err == nil {
-			if end, err := engine.Fold(rules, nil, expected); err == nil && end != nil {
-				v.Reveals += end.Reveals()
-			}
+		if end, err := engine.Fold(startRules, nil, expected); err == nil && end != nil {
+			v.Reveals += end.Reveals()
 		}
 	} else if end, err := engine.Fold(g.Rules, g.State, expected); err == nil && end != nil {
 		v.Reveals += end.Reveals() - reveals
@@ -199,33 +197,24 @@ func checkBatch(reg engine.Registry, g *Game, batch []events.Record, seed engine
 }
 
 // startEvents are the engine events the batch that fills the last seat
-// must hold: the rules' start with the seed. The configuration comes
-// from game.created, folded already or at the head of this batch.
-func startEvents(reg engine.Registry, g *Game, batch []events.Record, seed engine.Seed) ([]engine.Event, error) {
+// must hold: the rules' start with the seed, and those rules. The
+// configuration comes from game.created, folded already or at the head
+// of this batch.
+func startEvents(reg engine.Registry, g *Game, batch []events.Record, seed engine.Seed) (engine.Rules, []engine.Event, error) {
 	cfg := g.Config
 	if batch[0].Type == EvGameCreated {
 		var c gameCreated
 		if err := json.Unmarshal(batch[0].Data, &c); err != nil {
-			return nil, fmt.Errorf("decode game.created: %w", err)
+			return nil, nil, fmt.Errorf("decode game.created: %w", err)
 		}
 		cfg = c.Config
 	}
 	rules, err := reg.Get(cfg.Ruleset)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return rules.Start(cfg, seed)
-}
-
-// expectedRuleset is the rule set of a game whose creation may be in batch.
-func expectedRuleset(g *Game, batch []events.Record) string {
-	if batch[0].Type == EvGameCreated {
-		var c gameCreated
-		if json.Unmarshal(batch[0].Data, &c) == nil {
-			return c.Config.Ruleset
-		}
-	}
-	return g.Config.Ruleset
+	evs, err := rules.Start(cfg, seed)
+	return rules, evs, err
 }
 
 // quote is a JSON string.
