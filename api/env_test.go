@@ -63,10 +63,12 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // newTestEnv starts a server on a fresh database; everything stops when
-// the test ends.
+// the test ends. The server connects as a role of its own in the azuld_app
+// group, as in production: every test also proves that the server needs
+// no right that role lacks.
 func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
-	return newTestEnvAt(t, pg.NewDatabase(t), 0)
+	return newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0)
 }
 
 // newTestEnvAt starts a server on a database; maxConns > 0 sizes its pool.

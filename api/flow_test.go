@@ -144,6 +144,16 @@ func TestGameLifecycleAndMoveErrors(t *testing.T) {
 		t.Errorf("text view:\n%s", text.Body)
 	}
 
+	// The state as text: the engine's table alone, now and at a version.
+	for _, path := range []string{base + "/state", base + "/state?version=3"} {
+		st := env.anonymous(t).call(http.MethodGet, path, nil, header{"Accept", "text/plain"}).mustStatus(t, http.StatusOK)
+		body := string(st.Body)
+		if !strings.HasPrefix(st.Header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(body, "Azul Mini, 2 players") ||
+			strings.Contains(body, "legal moves") || !strings.Contains(strings.Join(st.Header.Values("Vary"), ","), "Accept") {
+			t.Errorf("GET %s as text: %v\n%s", path, st.Header, body)
+		}
+	}
+
 	// Spectators and players list legal moves.
 	var lm legalMovesResponse
 	mover.call(http.MethodGet, base+"/legal-moves", nil).mustStatus(t, http.StatusOK).decode(t, &lm)

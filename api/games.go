@@ -114,6 +114,7 @@ func (s *Server) getGame(c echo.Context) error {
 	h.Set("Vary", "Authorization")
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Add("Vary", "Accept")
+	h.Add("Vary", "Cookie") // a web session is a caller too
 	if noneMatch(c, g.Version) {
 		return c.NoContent(http.StatusNotModified)
 	}
@@ -233,7 +234,8 @@ func (s *Server) legalMoves(c echo.Context) error {
 }
 
 // gameState serves the state after the first N events (?version=N), or
-// the current state. A past version never changes, so it may be cached.
+// the current state; as text with Accept: text/plain. A past version
+// never changes, so it may be cached.
 func (s *Server) gameState(c echo.Context) error {
 	id, err := gameID(c)
 	if err != nil {
@@ -260,16 +262,25 @@ func (s *Server) gameState(c echo.Context) error {
 	} else {
 		h.Set(echo.HeaderCacheControl, "no-cache")
 	}
+	h.Add("Vary", "Accept")
 	if noneMatch(c, g.Version) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	if version == 0 {
+		if wantsText(c) {
+			return c.String(http.StatusOK, g.Text())
+		}
 		return c.JSON(http.StatusOK, g.View())
 	}
 	// A version inside an undone branch shows that branch, marked.
 	undoneBy, err := s.svc.UndoneBy(ctx, id, version)
 	if err != nil {
 		return err
+	}
+	if wantsText(c) {
+		// The table alone, as the engine renders it (a terminal client
+		// shows it; the JSON says whether the version was undone).
+		return c.String(http.StatusOK, g.Text())
 	}
 	return c.JSON(http.StatusOK, replayState{GameView: g.View(), Undone: undoneBy > 0, UndoneBy: undoneBy})
 }

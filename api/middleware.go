@@ -139,6 +139,10 @@ func routeOf(c echo.Context) string {
 	return "unmatched"
 }
 
+// statusClientClosed is what the log and the metrics record for a request
+// whose client disconnected before the answer (nginx's convention).
+const statusClientClosed = 499
+
 // routeKey marks requests the router did not match (404, 405).
 const routeKey = "azuld.route"
 
@@ -162,19 +166,26 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		route := routeOf(c)
 		elapsed := time.Since(start)
-		s.metrics.requests.WithLabelValues(req.Method, route, strconv.Itoa(res.Status)).Inc()
+		status := res.Status
+		if status >= 500 && errors.Is(req.Context().Err(), context.Canceled) {
+			// The client went away and its cancelled context failed the
+			// handler: not a server error. Counted and logged as nginx's
+			// 499 (client closed request), so 5xx alerts stay meaningful.
+			status = statusClientClosed
+		}
+		s.metrics.requests.WithLabelValues(req.Method, route, strconv.Itoa(status)).Inc()
 		if route != streamRoute {
 			s.metrics.latency.WithLabelValues(req.Method, route).Observe(elapsed.Seconds())
 		}
 		level := slog.LevelInfo
-		if res.Status >= 500 {
+		if status >= 500 {
 			level = slog.LevelError
 		}
 		s.log.LogAttrs(req.Context(), level, "request",
 			slog.String("method", req.Method),
 			slog.String("route", route),
 			slog.String("path", req.URL.Path),
-			slog.Int("status", res.Status),
+			slog.Int("status", status),
 			slog.Int64("bytes", res.Size),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 			slog.String("remote", c.RealIP()),

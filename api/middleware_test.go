@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -101,6 +102,29 @@ func TestRequestLogCarriesRequestID(t *testing.T) {
 	}
 	if line["request_id"] != "trace-me" || line["route"] != "/healthz" || line["status"] != float64(200) {
 		t.Errorf("log line %v", line)
+	}
+}
+
+func TestClientGoneIsNotAServerError(t *testing.T) {
+	var buf bytes.Buffer
+	reg := prometheus.NewRegistry()
+	s, err := New(Config{Service: play.New(play.Config{}), Metrics: reg, Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.echo.GET("/slow", func(c echo.Context) error { return c.Request().Context().Err() })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/slow", nil).WithContext(ctx))
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &line); err != nil {
+		t.Fatalf("log is not one JSON line: %q", buf.String())
+	}
+	if line["level"] != "INFO" || line["status"] != float64(499) {
+		t.Errorf("a request whose client went away is logged %v", line)
+	}
+	if n := counterValue(t, reg, "azuld_http_requests_total", map[string]string{"route": "/slow", "status": "499"}); n != 1 {
+		t.Errorf("request counter for 499: %v", n)
 	}
 }
 

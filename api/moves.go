@@ -129,8 +129,9 @@ type moveResponse struct {
 	// Version is the game's version after this move.
 	Version int64           `json:"version"`
 	Events  []events.Record `json:"events"`
-	// CurrentVersion is the game's version after the bots that had to
-	// answer did (the game's ETag).
+	// CurrentVersion is the game's version when the answer was made (the
+	// game's ETag): past Version only when a service without job workers
+	// moved bots within the request.
 	CurrentVersion int64  `json:"current_version"`
 	Status         string `json:"status"`
 	ToAct          []int  `json:"to_act"`

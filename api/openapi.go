@@ -22,13 +22,16 @@ func (s *Server) openAPI(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIDocument)
 }
 
-// openAPIPath writes an echo route path (/games/:id) the OpenAPI way
-// (/games/{id}).
+// openAPIPath writes an echo route path (/games/:id, /static/*) the
+// OpenAPI way (/games/{id}, /static/{path}).
 func openAPIPath(path string) string {
 	parts := strings.Split(path, "/")
 	for i, p := range parts {
 		if strings.HasPrefix(p, ":") {
 			parts[i] = "{" + p[1:] + "}"
+		}
+		if p == "*" {
+			parts[i] = "{path}"
 		}
 	}
 	return strings.Join(parts, "/")

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/engine"
@@ -151,8 +153,20 @@ func toProblem(err error) *Problem {
 		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, cleanDetail(err))
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "the request was cancelled or took too long: try again")
+	case databaseUnreachable(err):
+		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "the database does not answer: try again")
 	}
 	return newProblem(http.StatusInternalServerError, ProblemInternal, "")
+}
+
+// databaseUnreachable reports a connection to the database that could not
+// be made or broke (a replica cut off from it, a fail-over): the same
+// request can succeed on another replica or a moment later, so it is a
+// 503 a client or proxy may retry, not a server fault.
+func databaseUnreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne)
 }
 
 // cleanDetail is the message of an error the client caused. Such errors

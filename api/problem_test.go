@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/engine"
@@ -40,6 +43,24 @@ func TestToProblemMapsEveryKnownError(t *testing.T) {
 		{echo.ErrStatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge},
 		{context.Canceled, http.StatusServiceUnavailable, ProblemUnavailable},
 		{errors.New("connection refused"), http.StatusInternalServerError, ProblemInternal},
+	}
+	// A database that cannot be reached (here: nothing listens on the port).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	if _, err := pgconn.Connect(ctx, "postgres://azuld@"+closed+"/azuld?sslmode=disable&connect_timeout=5"); err == nil {
+		t.Fatal("connected to a closed port")
+	} else {
+		cases = append(cases, struct {
+			err    error
+			status int
+			typ    string
+		}{fmt.Errorf("load game g: %w", err), http.StatusServiceUnavailable, ProblemUnavailable})
 	}
 	for _, c := range cases {
 		p := toProblem(c.err)

@@ -15,12 +15,21 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/play"
 )
 
-// authenticate returns the player of the request's bearer token.
+// authenticate returns the player of the request's bearer token, or of
+// its web session cookie when it sends no Authorization (a state-changing
+// request with the cookie must carry the page's X-CSRF-Token).
 func (s *Server) authenticate(c echo.Context) (play.Player, error) {
 	token, ok := bearerToken(c.Request())
+	if !ok && c.Request().Header.Get(echo.HeaderAuthorization) == "" && web.HasSession(c.Request()) {
+		p, found, err := s.web.Authenticate(c.Request())
+		if err != nil || found {
+			return p, err
+		}
+	}
 	if !ok {
 		return play.Player{}, newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
 			"send Authorization: Bearer <token> with the token POST /v1/players returned")
@@ -37,10 +46,18 @@ func (s *Server) authenticate(c echo.Context) (play.Player, error) {
 }
 
 // optionalPlayer authenticates the request when it carries a token. A
-// token that is sent but wrong is an error, never silently ignored.
+// token that is sent but wrong is an error, never silently ignored; a
+// session cookie that is no longer valid reads as a visitor.
 func (s *Server) optionalPlayer(c echo.Context) (*play.Player, error) {
 	if c.Request().Header.Get(echo.HeaderAuthorization) == "" {
-		return nil, nil
+		if !web.HasSession(c.Request()) {
+			return nil, nil
+		}
+		p, found, err := s.web.Authenticate(c.Request())
+		if err != nil || !found {
+			return nil, err
+		}
+		return &p, nil
 	}
 	p, err := s.authenticate(c)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -62,6 +63,9 @@ type Config struct {
 	// InboundSecret authenticates POST /v1/inbound/email; empty disables
 	// the route (503).
 	InboundSecret string
+	// WebNow is the web client's clock (sessions, sign-in links); nil:
+	// time.Now.
+	WebNow func() time.Time
 }
 
 // Server is azuld's HTTP handler.
@@ -78,6 +82,9 @@ type Server struct {
 	auth      *authCache
 	echo      *echo.Echo
 	notifier  *notify.Notifier
+	// web serves the pages and signs browsers in; its session cookie
+	// also authenticates API calls.
+	web *web.Web
 	// inboundSecret authenticates mail providers.
 	inboundSecret string
 
@@ -121,6 +128,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics, s.gatherer = m, reg
+	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow}
+	if cfg.Notifier != nil {
+		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
+	}
+	if s.web, err = web.New(wcfg); err != nil {
+		return nil, err
+	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -139,7 +153,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
 	e.GET("/openapi.json", s.openAPI)
-	e.GET("/games/:id", s.gamePage)
+	s.web.Register(e)
 
 	v1 := e.Group("/v1")
 	v1.POST("/players", s.registerPlayer)
@@ -158,6 +172,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games/:id/rounds", s.gameRounds)
 	v1.GET("/games/:id/export", s.exportGame)
 	v1.GET("/games/:id/verify", s.verifyGame)
+	v1.GET("/games/:id/analysis", s.gameAnalysis)
 	v1.POST("/games/import", s.importGame)
 	v1.POST("/games/:id/takebacks", s.requestTakeback)
 	v1.GET("/games/:id/takebacks", s.listTakebacks)
@@ -197,7 +212,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	p := toProblem(err)
-	if p.Status >= 500 {
+	if p.Status >= 500 && !errors.Is(c.Request().Context().Err(), context.Canceled) {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
 			"method", c.Request().Method, "route", routeOf(c), "err", err.Error())

@@ -15,6 +15,13 @@
 //     own migrations copied verbatim with its bookkeeping rows.
 //   - 000007 play by mail and webhooks: mail_tokens, mail_stops, webhooks,
 //     inbound_mails, deliveries. See the notify package.
+//   - 000008 the server's rights: the group role azuld_app (see AppRole)
+//     may SELECT, INSERT, UPDATE and DELETE every table, now and (by
+//     default privileges) those later migrations create, but only SELECT
+//     and INSERT events. Indexes for the daily clean-up.
+//   - 000009 the web client: web_sessions, signin_links. See api/web.
+//   - 000010 game_analyses: the search bot's analyses of finished games'
+//     positions (see notify's analysis job).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -65,6 +65,7 @@ type outMail struct {
 	raw     []byte
 	header  mail.Header
 	kind    string // from the Message-ID
+	game    string
 	version int64
 	seat    int
 	text    string
@@ -147,8 +148,8 @@ func (s *relaySession) Data(r io.Reader) error {
 		m.header = msg.Header
 	}
 	id := m.header.Get("Message-Id")
-	if _, v, seat, ok := compose.ParseMessageID(id, domain); ok {
-		m.version, m.seat = v, seat
+	if game, v, seat, ok := compose.ParseMessageID(id, domain); ok {
+		m.game, m.version, m.seat = game, v, seat
 		local, _, _ := strings.Cut(strings.Trim(id, "<>"), "@")
 		parts := strings.Split(local, ".")
 		m.kind = parts[len(parts)-1]
@@ -263,7 +264,8 @@ func newEnvWith(t testing.TB, workers int) *env {
 	t.Cleanup(pool.Close)
 	e := &env{t: t, url: url, pool: pool, relay: startRelay(t)}
 	e.n = e.newNotifier(workers)
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}})
+	// As in azuld: with workers, they move the bots.
+	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}, BotJobs: workers > 0})
 	e.n.Attach(e.svc)
 	e.start(e.n)
 	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: e.n.SMTPHandler()})

@@ -25,6 +25,9 @@ func (n *Notifier) Hook(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	if err != nil {
 		return fmt.Errorf("plan notifications: %w", err)
 	}
+	if job, ok := botMoveJob(after); ok {
+		plan = append(plan, job)
+	}
 	if len(plan) == 0 {
 		return nil
 	}
@@ -101,21 +104,40 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 		}
 		mailTo(*meta.Actor.Seat, compose.KindAccepted, func(a *MailArgs) { a.Notation = meta.Notation })
 	}
-	if created {
-		inviter := ""
-		if idx := slices.IndexFunc(after.Seats, func(s play.Seat) bool { return s.PlayerID == after.CreatedBy }); idx >= 0 {
-			inviter = after.Seats[idx].Name
+	// The time control played for a seat: it hears what.
+	if meta.Channel == "timeout" && meta.Actor.Seat != nil && meta.Notation != "" {
+		mailTo(*meta.Actor.Seat, compose.KindTimedOut, func(a *MailArgs) { a.Notation = meta.Notation })
+	}
+	// invitedBy names who seated a player, in the first mail of a game.
+	invitedBy := func(seat int) string {
+		if !created || after.Seats[seat].PlayerID == after.CreatedBy {
+			return ""
 		}
+		if idx := slices.IndexFunc(after.Seats, func(s play.Seat) bool { return s.PlayerID == after.CreatedBy }); idx >= 0 {
+			return after.Seats[idx].Name
+		}
+		return ""
+	}
+	if created && !started {
+		// Seated in a game with free seats: it starts when they are
+		// taken. (A game full at once starts now: its start mail says who
+		// seated the player.)
 		for seat, s := range after.Seats {
 			if s.PlayerID != "" && s.PlayerID != after.CreatedBy {
-				mailTo(seat, compose.KindInvitation, func(a *MailArgs) { a.Inviter = inviter })
+				mailTo(seat, compose.KindInvitation, func(a *MailArgs) { a.Inviter = invitedBy(seat) })
 			}
 		}
 	}
 	if started {
+		toAct := after.ToAct()
 		for seat := range after.Seats {
-			mailTo(seat, compose.KindStarted, nil)
 			hookTo(seat, "game_started")
+			// A seat to move hears of the start in its turn mail: two
+			// mails sent at once may arrive in any order, and "your turn"
+			// must not come before "the game has started".
+			if !slices.Contains(toAct, seat) || after.Status != play.StatusActive {
+				mailTo(seat, compose.KindStarted, func(a *MailArgs) { a.Inviter = invitedBy(seat) })
+			}
 		}
 	}
 	if finished {
@@ -149,12 +171,17 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 		// its own move when it must go on (several steps in a row).
 		again := meta.Actor.Seat != nil && *meta.Actor.Seat == seat
 		if started || !slices.Contains(wasToAct, seat) || again {
-			mailTo(seat, compose.KindTurn, func(a *MailArgs) { a.Deadline = after.Deadline })
+			mailTo(seat, compose.KindTurn, func(a *MailArgs) {
+				a.Deadline = after.Deadline
+				if started {
+					a.Started, a.Inviter = true, invitedBy(seat)
+				}
+			})
 			hookTo(seat, "your_turn")
 		}
 		// The deadline moves with every append, so every player's seat to
 		// act gets timers for this version; older ones find the game moved
-		// on. Bots move at once and need none.
+		// on. Bots have their move job and need none.
 		if after.Deadline != nil && after.TimeControl != nil && after.Seats[seat].PlayerID != "" {
 			out = append(out, n.timers(after, seat)...)
 		}

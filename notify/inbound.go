@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,7 +112,10 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return OutcomeForged, n.record(ctx, key, gameID, seat, OutcomeForged)
 	}
 	command := strings.TrimSpace(msg.Command)
-	if strings.EqualFold(strings.Trim(command, ".!"), "stop") {
+	// The List-Unsubscribe mailto sends "stop" as the subject, with any
+	// body (often none, or the client's signature): the subject alone
+	// stops.
+	if isStop(command) || isStop(bareSubject(msg.Subject)) {
 		if err := n.StopMails(ctx, gameID, seat); err != nil {
 			return "", err
 		}
@@ -133,13 +137,19 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	if g.Status == play.StatusFinished {
 		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
 	}
+	if command != "" && !slices.Contains(g.ToAct(), seat) {
+		// Whatever the reply holds, this seat cannot move now; a number
+		// would otherwise be refused as out of an empty range.
+		return n.refuse(ctx, log, key, g, seat, player, "it is not your turn")
+	}
 	answered := n.answeredVersion(msg, gameID, seat, tokenVersion)
 	if number, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(command, "#"), ".")); err == nil {
 		if answered != g.Version {
 			return n.refuse(ctx, log, key, g, seat, player,
 				fmt.Sprintf("the game has moved on since the mail you answered (version %d, now %d), so move %d no longer means what it did; here are the moves now", answered, g.Version, number))
 		}
-		moves := g.LegalMoves(seat)
+		// Numbers count in the list the mail showed.
+		moves, _ := compose.Numbered(g.LegalMoves(seat))
 		if number < 1 || number > len(moves) {
 			return n.refuse(ctx, log, key, g, seat, player,
 				fmt.Sprintf("there is no move %d: answer with a number from 1 to %d, or a move in notation", number, len(moves)))
@@ -168,6 +178,31 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	// the move's own transaction.
 	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
 	return OutcomeApplied, nil
+}
+
+// isStop tells a stop command: "stop" or "unsubscribe", any case, with a
+// full stop or an exclamation mark.
+func isStop(s string) bool {
+	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), ".!"))
+	return s == "stop" || s == "unsubscribe"
+}
+
+// bareSubject is a subject without the reply and forward prefixes mail
+// programs add in various languages ("Re:", "AW:", "Fwd:", "SV:", …).
+func bareSubject(subject string) string {
+	s := strings.TrimSpace(subject)
+	for {
+		word, rest, ok := strings.Cut(s, ":")
+		if !ok {
+			return s
+		}
+		switch strings.ToLower(strings.TrimSpace(word)) {
+		case "re", "aw", "fw", "fwd", "wg", "sv", "vs", "antw", "r", "rif", "tr", "res", "enc":
+			s = strings.TrimSpace(rest)
+		default:
+			return s
+		}
+	}
 }
 
 // takebackByMail carries out a take-back command sent by mail: "undo"

@@ -3,12 +3,14 @@ package notify_test
 import (
 	"context"
 	"math/rand/v2"
+	"net/mail"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
@@ -28,16 +30,20 @@ func (e *env) newPavilion(ana, ben play.Player, tc *play.TimeControl) *play.Game
 	return g
 }
 
-// waitOpeningMails waits for the mails of a new game from newPavilion:
-// ben's invitation (the first within limit), the start mail to each and
-// the first turn mail.
+// waitOpeningMails waits for the mails of a new game from newPavilion,
+// which starts as it is created: one mail to each player (the turn mail
+// to the seat to move, which also tells of the start; the start mail to
+// the other), the first within limit.
 func (e *env) waitOpeningMails(g *play.Game, ana, ben play.Player, limit time.Duration) {
 	e.t.Helper()
-	e.relay.waitWithin(e.t, limit, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation && slices.Contains(m.to, ben.Email) })
-	for _, p := range []play.Player{ana, ben} {
-		e.relay.wait(e.t, "start", func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
+	toAct := g.ToAct()[0]
+	for seat, p := range []play.Player{ana, ben} {
+		kind := compose.KindStarted
+		if seat == toAct {
+			kind = compose.KindTurn
+		}
+		e.relay.waitWithin(e.t, limit, kind+" to "+p.Name, func(m outMail) bool { return m.kind == kind && slices.Contains(m.to, p.Email) })
 	}
-	e.turnMail(g.ID, g.ToAct()[0], g.Version)
 }
 
 // moveFirst plays, through the API channel, the first legal move of the
@@ -57,7 +63,7 @@ func (e *env) moveFirst(g *play.Game, ana, ben play.Player) *play.MoveResult {
 func (e *env) turnMail(gameID string, seat int, version int64) outMail {
 	e.t.Helper()
 	return e.relay.wait(e.t, "turn (seat "+strconv.Itoa(seat)+", version "+strconv.FormatInt(version, 10)+")", func(m outMail) bool {
-		return m.kind == compose.KindTurn && m.seat == seat && m.version == version
+		return m.kind == compose.KindTurn && m.game == gameID && m.seat == seat && m.version == version
 	})
 }
 
@@ -80,7 +86,7 @@ func (e *env) waitVersion(gameID string, after int64) *play.Game {
 }
 
 // TestWholeGameByEmail plays a 2-player Summer Pavilion game only by
-// answering azuld's mails through its SMTP listener: from the invitation
+// answering azuld's mails through its SMTP listener: from the first mail
 // to the game-over mail with the final breakdown.
 func TestWholeGameByEmail(t *testing.T) {
 	t.Parallel()
@@ -88,13 +94,38 @@ func TestWholeGameByEmail(t *testing.T) {
 	ana, ben := e.register("Ana"), e.register("Ben")
 	g := e.newPavilion(ana, ben, nil)
 	players := map[int]play.Player{0: ana, 1: ben}
+	roots := map[string]string{}
 
-	inv := e.relay.wait(t, "invitation", func(m outMail) bool { return m.kind == compose.KindInvitation })
-	if !slices.Equal(inv.to, []string{ben.Email}) || !strings.Contains(inv.text, "Ana") {
-		t.Fatalf("invitation to %v: %q", inv.to, inv.text)
+	// The game starts as it is created: each player gets one mail, which
+	// says so (and, to Ben, who seated him), and no invitation to take a
+	// seat already taken.
+	for seat, p := range []play.Player{ana, ben} {
+		kind := compose.KindStarted
+		if seat == g.ToAct()[0] {
+			kind = compose.KindTurn
+		}
+		first := e.relay.wait(t, "first mail to "+p.Name, func(m outMail) bool { return slices.Contains(m.to, p.Email) })
+		if first.kind != kind || !strings.Contains(first.text, "has started") {
+			t.Fatalf("first mail to %s is %q:\n%s", p.Name, first.kind, first.text)
+		}
+		if p == ben && !strings.Contains(first.text, "Ana has given you a seat") {
+			t.Fatalf("Ben's first mail does not say who seated him:\n%s", first.text)
+		}
+		for _, bad := range []string{"take your seat", "when every seat is taken"} {
+			if strings.Contains(first.text, bad) {
+				t.Fatalf("first mail to %s says %q:\n%s", p.Name, bad, first.text)
+			}
+		}
+		// The first mail is the root of the seat's thread.
+		if first.header.Get("In-Reply-To") != "" || first.header.Get("References") != "" {
+			t.Fatalf("the first mail to %s refers to %q", p.Name, first.header.Get("References"))
+		}
+		roots[p.Email] = first.header.Get("Message-Id")
 	}
-	for _, p := range []play.Player{ana, ben} {
-		e.relay.wait(t, "game started to "+p.Name, func(m outMail) bool { return m.kind == compose.KindStarted && slices.Contains(m.to, p.Email) })
+	for _, m := range e.relay.all() {
+		if m.kind == compose.KindInvitation {
+			t.Fatalf("an invitation was sent for a game that started at once:\n%s", m.text)
+		}
 	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -110,10 +141,15 @@ func TestWholeGameByEmail(t *testing.T) {
 		}
 		seat := cur.ToAct()[0]
 		m := e.turnMail(g.ID, seat, cur.Version)
-		if m.header.Get("In-Reply-To") != compose.ThreadRoot(e.n.Sender(), g.ID) {
-			t.Fatalf("turn mail not threaded: In-Reply-To %q", m.header.Get("In-Reply-To"))
+		if root := roots[players[seat].Email]; m.header.Get("Message-Id") != root && (m.header.Get("In-Reply-To") != root || m.header.Get("References") != root) {
+			t.Fatalf("turn mail not threaded on the first mail %s: In-Reply-To %q", root, m.header.Get("In-Reply-To"))
+		}
+		if !strings.Contains(strings.Join(strings.Fields(m.text), " "), "Your board is the one marked “"+players[seat].Name+" (you)”") || !strings.Contains(m.text, players[seat].Name+" (you)") ||
+			strings.Contains(m.text, "Seat 0") || strings.Contains(m.text, "seat 1") {
+			t.Fatalf("version %d: the turn mail does not name the boards:\n%s", cur.Version, m.text)
 		}
 		legal := cur.LegalMoves(seat)
+		numbered, passes := compose.Numbered(legal)
 		// Resigning would end the game early: choose among the other moves.
 		var playable []int
 		for j, m := range legal {
@@ -125,22 +161,32 @@ func TestWholeGameByEmail(t *testing.T) {
 			t.Fatalf("version %d: seat %d may only resign", cur.Version, seat)
 		}
 		i := playable[rng.IntN(len(playable))]
-		// The mail lists the move under its number.
-		if !strings.Contains(m.text, legal[i].Notation) {
-			t.Fatalf("version %d: the turn mail does not list %q:\n%s", cur.Version, legal[i].Notation, m.text)
+		// Alternate the reply forms: the number, the notation. A pass is
+		// not numbered when there are several: the mail describes passing
+		// once, and the pass is written in notation.
+		answer := ""
+		if n := slices.IndexFunc(numbered, func(mv engine.Move) bool { return mv.Notation == legal[i].Notation }); n >= 0 {
+			// The mail lists the move under its number.
+			if !strings.Contains(m.text, strconv.Itoa(n+1)+". "+legal[i].Notation) {
+				t.Fatalf("version %d: the turn mail does not list %d. %q:\n%s", cur.Version, n+1, legal[i].Notation, m.text)
+			}
+			answer = strconv.Itoa(n + 1)
 		}
-		// Alternate the reply forms: the number, the notation.
-		answer := strconv.Itoa(i + 1)
-		if moves%4 == 3 {
+		if answer == "" || moves%4 == 3 {
 			answer = legal[i].Notation
 		}
-		if err := e.sendReply(players[seat].Name+" <"+players[seat].Email+">", replyTo(t, m), m.header.Get("Message-Id"), "", answer); err != nil {
+		if passes && !strings.Contains(m.text, "Or pass, keeping up to four tiles") {
+			t.Fatalf("version %d: the turn mail lists passes but does not describe passing:\n%s", cur.Version, m.text)
+		}
+		// Answer as the mail programs players use do.
+		style := clientStyles[moves%len(clientStyles)]
+		if err := e.sendClientReply(style, mail.Address{Name: players[seat].Name, Address: players[seat].Email}, m, answer); err != nil {
 			t.Fatalf("version %d: reply: %v", cur.Version, err)
 		}
 		e.waitVersion(g.ID, cur.Version)
 		recs, err := e.svc.Events(context.Background(), g.ID, cur.Version, 1)
 		if err != nil || recs[0].Meta.Channel != "email" || recs[0].Meta.Notation != legal[i].Notation {
-			t.Fatalf("version %d: appended %+v (%v), want %q by email", cur.Version, recs, err, legal[i].Notation)
+			t.Fatalf("version %d: appended %+v (%v), want %q by email (%s reply %q)", cur.Version, recs, err, legal[i].Notation, style, answer)
 		}
 		moves++
 	}
@@ -227,7 +273,11 @@ func TestRepliesThatChangeNothing(t *testing.T) {
 	if err := e.sendReply(p.Email, addr, inReplyTo, "<twice@example.org>", "1"); err != nil {
 		t.Fatal(err)
 	}
-	// Stale: a number answering the old mail, now that the game moved on.
+	// Stale: a number answering the old mail, now that the game moved on
+	// and it is the seat's turn again.
+	for !slices.Contains(after.ToAct(), seat) {
+		after = e.moveFirst(after, ana, ben).Game
+	}
 	if err := e.sendReply(p.Email, addr, inReplyTo, "<stale@example.org>", "2"); err != nil {
 		t.Fatal(err)
 	}

@@ -33,9 +33,14 @@ type MailArgs struct {
 	// mail (and the same Message-ID).
 	At       time.Time  `json:"at"`
 	Deadline *time.Time `json:"deadline,omitempty"`
-	Inviter  string     `json:"inviter,omitempty"`
-	Notation string     `json:"notation,omitempty"`
-	Reason   string     `json:"reason,omitempty"`
+	// Inviter gave the seat to the player: named in an invitation, and in
+	// the first mail of a game that started as it was created.
+	Inviter string `json:"inviter,omitempty"`
+	// Started marks the turn mail sent as the game began: it is also the
+	// news of the start.
+	Started  bool   `json:"started,omitempty"`
+	Notation string `json:"notation,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 	// Takeback (the request's id), Requester, Moves and ToVersion
 	// describe a take-back request.
 	Takeback  int64  `json:"takeback,omitempty"`
@@ -57,8 +62,10 @@ func (w *mailWorker) Timeout(*river.Job[MailArgs]) time.Duration { return w.n.cf
 // Work renders the mail from the game and sends it.
 func (w *mailWorker) Work(ctx context.Context, job *river.Job[MailArgs]) error {
 	n, a := w.n, job.Args
-	err := n.sendMail(ctx, a)
-	outcome, detail := "sent", ""
+	messageID, err := n.sendMail(ctx, a)
+	// A sent mail's row keeps its Message-ID: the first one of a seat is
+	// the root the seat's later mails of the game refer to.
+	outcome, detail := "sent", messageID
 	switch {
 	case errors.Is(err, errSkip):
 		outcome, detail, err = "skipped", err.Error(), nil
@@ -76,21 +83,19 @@ func (w *mailWorker) Work(ctx context.Context, job *river.Job[MailArgs]) error {
 // mails); the job is done.
 var errSkip = errors.New("not needed any more")
 
-func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
+func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	if n.svc == nil {
-		return errors.New("notifier not attached")
+		return "", errors.New("notifier not attached")
 	}
-	if a.Mail != compose.KindAccepted && a.Mail != compose.KindRefused {
-		stopped, err := n.stopped(ctx, a.GameID, a.Seat)
-		if err != nil {
-			return err
-		}
-		if stopped {
-			return fmt.Errorf("%w: the player stopped mails for this game", errSkip)
-		}
+	stopped, err := n.stopped(ctx, a.GameID, a.Seat)
+	if err != nil {
+		return "", err
+	}
+	// A stopped seat still gets the answers to its own replies.
+	if stopped && a.Mail != compose.KindAccepted && a.Mail != compose.KindRefused {
+		return "", fmt.Errorf("%w: the player stopped mails for this game", errSkip)
 	}
 	var g *play.Game
-	var err error
 	switch a.Mail {
 	case compose.KindTurn, compose.KindReminder, compose.KindRefused:
 		// Show the table as it is now: the numbers of the moves must
@@ -98,17 +103,17 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
 		g, err = n.svc.Game(ctx, a.GameID)
 		if err == nil && a.Mail != compose.KindRefused {
 			if !slices.Contains(g.ToAct(), a.Seat) {
-				return fmt.Errorf("%w: seat %d no longer has to act", errSkip, a.Seat)
+				return "", fmt.Errorf("%w: seat %d no longer has to act", errSkip, a.Seat)
 			}
 			if g.Version > a.Version {
 				acted, aerr := n.actedSince(ctx, a.GameID, a.Seat, a.Version)
 				if aerr != nil {
-					return aerr
+					return "", aerr
 				}
 				if acted {
 					// The seat moved since; the hook enqueued a newer
 					// mail, which shows the same table.
-					return fmt.Errorf("%w: seat %d moved since version %d", errSkip, a.Seat, a.Version)
+					return "", fmt.Errorf("%w: seat %d moved since version %d", errSkip, a.Seat, a.Version)
 				}
 			}
 		}
@@ -117,22 +122,27 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
 		g, err = n.svc.Game(ctx, a.GameID)
 		if err == nil {
 			if t := g.PendingTakeback(); t == nil || t.ID != a.Takeback {
-				return fmt.Errorf("%w: take-back %d is no longer pending", errSkip, a.Takeback)
+				return "", fmt.Errorf("%w: take-back %d is no longer pending", errSkip, a.Takeback)
 			}
 		}
 	default:
 		g, err = n.svc.GameAt(ctx, a.GameID, a.Version)
 	}
 	if err != nil {
-		return fmt.Errorf("load game %s: %w", a.GameID, err)
+		return "", fmt.Errorf("load game %s: %w", a.GameID, err)
+	}
+	thread, err := n.threadRoot(ctx, a.GameID, a.Seat)
+	if err != nil {
+		return "", err
 	}
 	token, err := n.newMailToken(ctx, g.ID, a.Seat, g.Version)
 	if err != nil {
-		return err
+		return "", err
 	}
 	s := n.cfg.Sender
-	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token}
+	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter}
 	info := gameInfo(g)
+	info.Started = a.Started
 	moves := g.LegalMoves(a.Seat)
 	var m compose.Mail
 	switch a.Mail {
@@ -156,18 +166,40 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) error {
 		m = compose.GameOver(s, r, info, final, a.At)
 	case compose.KindAccepted:
 		m = compose.Accepted(s, r, info, a.Notation, a.At)
+	case compose.KindTimedOut:
+		m = compose.TimedOut(s, r, info, a.Notation, a.At)
 	case compose.KindRefused:
 		m = compose.Refused(s, r, info, a.Reason, moves, a.At)
 	case compose.KindTakeback:
 		m = compose.TakebackRequested(s, r, info, a.Requester, a.Moves, a.ToVersion, a.At)
 	default:
-		return river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
+		return "", river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
 	}
 	raw, err := m.Bytes()
 	if err != nil {
-		return river.JobCancel(fmt.Errorf("render %s mail: %w", a.Mail, err))
+		return "", river.JobCancel(fmt.Errorf("render %s mail: %w", a.Mail, err))
 	}
-	return n.mailer.Send(ctx, s.From.Address, []string{a.To}, raw)
+	if err := n.mailer.Send(ctx, s.From.Address, []string{a.To}, raw); err != nil {
+		return "", err
+	}
+	return m.MessageID, nil
+}
+
+// threadRoot is the Message-ID of the first mail sent to a seat about a
+// game (its delivery row keeps it), which the seat's later mails refer to
+// so that mail programs show one conversation around a mail that exists;
+// "" when none was sent yet: this mail is the root. A retried delivery of
+// the first mail finds none again, and so keeps its bytes.
+func (n *Notifier) threadRoot(ctx context.Context, gameID string, seat int) (string, error) {
+	var id string
+	err := n.pool.QueryRow(ctx, `
+		SELECT detail FROM deliveries
+		WHERE game_id = $1 AND seat = $2 AND kind LIKE 'mail:%' AND outcome = 'sent' AND detail LIKE '<%>'
+		ORDER BY created_at, id LIMIT 1`, gameID, seat).Scan(&id)
+	if err != nil && !isNoRows(err) {
+		return "", fmt.Errorf("find the thread of game %s: %w", gameID, err)
+	}
+	return id, nil
 }
 
 // gameInfo is what every mail shows of a game.

@@ -133,7 +133,10 @@ func New(cfg Config) (*Notifier, error) {
 	river.AddWorker(workers, &mailWorker{n: n})
 	river.AddWorker(workers, &webhookWorker{n: n})
 	river.AddWorker(workers, &timeoutWorker{n: n})
+	river.AddWorker(workers, &botMoveWorker{n: n})
+	river.AddWorker(workers, &analysisWorker{n: n})
 	river.AddWorker(workers, &cleanupWorker{n: n})
+	river.AddWorker(workers, &signinWorker{n: n})
 	rc := &river.Config{
 		Workers:              workers,
 		Logger:               n.log.With("component", "river"),

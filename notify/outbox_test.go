@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -233,6 +234,15 @@ func TestTimeControl(t *testing.T) {
 			}
 			if action == "bot" && (m.Notation == "resign" || after.Status != play.StatusActive) {
 				t.Fatalf("bot: %q, status %s", m.Notation, after.Status)
+			}
+			// The seat hears what was played for it.
+			want := "the game's time control played " + strconv.Quote(m.Notation) + " for you"
+			if action == "forfeit" {
+				want = "the game's time control resigned for you"
+			}
+			out := e.relay.wait(t, "time ran out", func(m outMail) bool { return m.kind == compose.KindTimedOut && m.seat == seat })
+			if !strings.Contains(strings.Join(strings.Fields(out.text), " "), want) {
+				t.Fatalf("time-out mail lacks %q:\n%s", want, out.text)
 			}
 		})
 	}

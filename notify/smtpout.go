@@ -130,11 +130,14 @@ func (m *SMTPMailer) send(ctx context.Context, from string, to []string, raw []b
 		return fmt.Errorf("SMTP connect to %s: %w", m.host, err)
 	}
 	defer func() { _ = c.CloseWithSMTPClient(sc) }()
-	if err := sc.Mail(from); err != nil {
+	// The paths go in angle brackets (RFC 5321 4.1.2): go-mail's low-level
+	// client sends the argument as it is, and strict servers (mailpit
+	// among them) refuse a bare address with 501.
+	if err := sc.Mail("<" + from + ">"); err != nil {
 		return smtpError("MAIL FROM", err)
 	}
 	for _, rcpt := range to {
-		if err := sc.Rcpt(rcpt); err != nil {
+		if err := sc.Rcpt("<" + rcpt + ">"); err != nil {
 			return smtpError("RCPT TO "+rcpt, err)
 		}
 	}

@@ -3,6 +3,8 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"net"
+	"net/textproto"
 	"strings"
 	"testing"
 
@@ -57,5 +59,71 @@ func TestNewSMTPMailerRejectsBadURLs(t *testing.T) {
 		if _, err := notify.NewSMTPMailer(u); err != nil {
 			t.Errorf("%q: %v", u, err)
 		}
+	}
+}
+
+// TestSMTPMailerBracketsThePaths: MAIL FROM and RCPT TO carry their
+// addresses in angle brackets, as RFC 5321 wants and strict servers (such
+// as mailpit, which answers a bare address with 501) require. The server
+// here speaks SMTP over loopback and refuses bare paths the same way.
+func TestSMTPMailerBracketsThePaths(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	lines := make(chan string, 16)
+	go func() {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		tp := textproto.NewConn(conn)
+		_ = tp.PrintfLine("220 strict.test ESMTP")
+		for {
+			line, err := tp.ReadLine()
+			if err != nil {
+				return
+			}
+			verb := strings.ToUpper(strings.SplitN(line, ":", 2)[0])
+			switch {
+			case strings.HasPrefix(verb, "EHLO"), strings.HasPrefix(verb, "HELO"):
+				_ = tp.PrintfLine("250 strict.test")
+			case verb == "MAIL FROM" || verb == "RCPT TO":
+				lines <- line
+				if !strings.Contains(line, ":<") || !strings.HasSuffix(line, ">") {
+					_ = tp.PrintfLine("501 5.5.4 Syntax error in parameters or arguments")
+					continue
+				}
+				_ = tp.PrintfLine("250 OK")
+			case verb == "DATA":
+				_ = tp.PrintfLine("354 go ahead")
+				if _, err := tp.ReadDotBytes(); err != nil {
+					return
+				}
+				_ = tp.PrintfLine("250 queued")
+			case verb == "QUIT":
+				_ = tp.PrintfLine("221 bye")
+				return
+			default:
+				_ = tp.PrintfLine("250 OK")
+			}
+		}
+	}()
+	m, err := notify.NewSMTPMailer("smtp://" + l.Addr().String() + "?tls=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := []byte("From: azuld@localhost\r\nTo: ana@example.org\r\nSubject: hi\r\n\r\nhello\r\n")
+	if err := m.Send(context.Background(), "azuld@localhost", []string{"ana@example.org"}, msg); err != nil {
+		t.Fatalf("send to a strict server: %v", err)
+	}
+	if got := <-lines; got != "MAIL FROM:<azuld@localhost>" {
+		t.Errorf("sent %q", got)
+	}
+	if got := <-lines; got != "RCPT TO:<ana@example.org>" {
+		t.Errorf("sent %q", got)
 	}
 }

@@ -41,8 +41,9 @@ type timeoutWorker struct {
 	n *Notifier
 }
 
-// timeoutBot is the bot that moves for an absent seat.
-const timeoutBot = "random"
+// timeoutBot is the bot that moves for an absent seat when the time
+// control names none: the greedy bot plays sensibly in microseconds.
+const timeoutBot = bots.Greedy
 
 // Work sends the reminder or applies the game's deadline action.
 func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) error {
@@ -105,7 +106,11 @@ func (n *Notifier) applyDeadline(ctx context.Context, g *play.Game, a TimeoutArg
 	case "forfeit":
 		req.Notation = "resign"
 	default: // "bot", the default action
-		move, err := bots.Choose(timeoutBot, g.State, seat, uint64(version))
+		kind := g.TimeControl.Bot
+		if kind == "" {
+			kind = timeoutBot
+		}
+		move, err := bots.Choose(kind, g.State, seat, uint64(version))
 		if err != nil {
 			return fmt.Errorf("choose a move for seat %d: %w", seat, err)
 		}

@@ -81,7 +81,7 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 		return s.Game(ctx, res.Records[0].StreamID)
 	}
 	s.seeds.Store(after.ID, seed)
-	return s.playBots(ctx, after)
+	return s.botsAfter(ctx, after)
 }
 
 // newGameID returns a time-ordered UUID (v7), which keeps the events
@@ -126,6 +126,8 @@ func validTimeControl(tc *TimeControl) error {
 		return fmt.Errorf("%w: time_control.per_move must be at least 1m", ErrInvalid)
 	case tc.OnTimeout != "" && tc.OnTimeout != "bot" && tc.OnTimeout != "forfeit":
 		return fmt.Errorf("%w: time_control.on_timeout must be \"bot\" or \"forfeit\"", ErrInvalid)
+	case tc.Bot != "" && !bots.Known(tc.Bot):
+		return fmt.Errorf("%w: time_control.bot: unknown bot %q (known: %v)", ErrInvalid, tc.Bot, bots.Kinds())
 	case tc.RemindBefore < 0 || tc.RemindBefore > tc.PerMove:
 		return fmt.Errorf("%w: time_control.remind_before must be between 0 and per_move", ErrInvalid)
 	}
@@ -140,11 +142,20 @@ func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []Seat
 		switch {
 		case spec.Player != "" && spec.Bot != "":
 			return nil, fmt.Errorf("%w: seat %d names both a player and a bot", ErrInvalid, i)
+		case spec.Budget != "" && spec.Bot != bots.Search:
+			return nil, fmt.Errorf("%w: seat %d: only a search bot takes a budget", ErrInvalid, i)
 		case spec.Bot != "":
 			if !bots.Known(spec.Bot) {
 				return nil, fmt.Errorf("%w: seat %d: unknown bot %q (known: %v)", ErrInvalid, i, spec.Bot, bots.Kinds())
 			}
 			seats[i].Bot = spec.Bot
+			if spec.Budget != "" {
+				d, err := bots.ParseBudget(spec.Budget)
+				if err != nil {
+					return nil, fmt.Errorf("%w: seat %d: %v", ErrInvalid, i, err)
+				}
+				seats[i].Budget = d.String()
+			}
 		case spec.Player == "me" || spec.Player == creator.ID:
 			seats[i].PlayerID, seats[i].Name = creator.ID, creator.Name
 		case spec.Player != "":
@@ -223,7 +234,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 	if err != nil {
 		return nil, err
 	}
-	return s.playBots(ctx, after)
+	return s.botsAfter(ctx, after)
 }
 
 // Move applies a move. Without If-Match, a lost race with another append
@@ -235,6 +246,11 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 			return nil, err
 		}
 		if req.ExpectedVersion != nil && *req.ExpectedVersion != g.Version {
+			// A retry of a move that already went through finds the game
+			// past the version it expected: it gets the first result.
+			if res, found, err := s.replayMove(ctx, g, req); err != nil || found {
+				return res, err
+			}
 			return nil, &events.ConflictError{StreamID: g.ID, Expected: *req.ExpectedVersion, Actual: g.Version}
 		}
 		res, err := s.moveOnce(ctx, g, req)
@@ -251,7 +267,7 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 			return nil, err
 		}
 		if !res.Replayed && res.Game != nil {
-			if after, err := s.playBots(ctx, res.Game); err == nil {
+			if after, err := s.botsAfter(ctx, res.Game); err == nil {
 				res.Game = after
 			} else {
 				s.log.WarnContext(ctx, "bot moves failed", "game", g.ID, "err", err)
@@ -292,10 +308,8 @@ func (s *Service) moveOnce(ctx context.Context, g *Game, req MoveRequest) (*Move
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", engine.ErrBadCommand, err)
 	}
-	scope, hash := "", ""
-	if req.IdempotencyKey != "" {
-		scope = "move:" + g.ID + ":" + actorKey(req.Actor)
-		hash = requestHash(strconv.Itoa(seat), string(canonical))
+	scope, hash := moveIdempotency(g, req, seat, canonical)
+	if scope != "" {
 		if res, found, err := s.replay(ctx, scope, req.IdempotencyKey, hash); err != nil || found {
 			return res, err
 		}
@@ -335,20 +349,63 @@ func (s *Service) moveOnce(ctx context.Context, g *Game, req MoveRequest) (*Move
 	if err != nil {
 		return nil, err
 	}
-	return &MoveResult{Version: after.Version, Events: res.Records, Game: after, Replayed: res.Replayed}, nil
+	if res.Replayed {
+		// The same command, sent again at the same time, went in first:
+		// the append wrote nothing and answers with that first result.
+		return replayedResult(res.Records), nil
+	}
+	return &MoveResult{Version: after.Version, Events: res.Records, Game: after}, nil
+}
+
+// moveIdempotency is the idempotency scope and request hash of a move by
+// seat, or empty strings when the request carries no key.
+func moveIdempotency(g *Game, req MoveRequest, seat int, canonical []byte) (scope, hash string) {
+	if req.IdempotencyKey == "" {
+		return "", ""
+	}
+	return "move:" + g.ID + ":" + actorKey(req.Actor), requestHash(strconv.Itoa(seat), string(canonical))
+}
+
+// replayMove looks up the first result of a keyed move without deciding
+// it: found is false for a request without a key, or one that cannot be
+// read (the caller then reports why the move cannot go through).
+func (s *Service) replayMove(ctx context.Context, g *Game, req MoveRequest) (*MoveResult, bool, error) {
+	if req.IdempotencyKey == "" {
+		return nil, false, nil
+	}
+	seat, err := s.actingSeat(g, req)
+	if err != nil {
+		return nil, false, nil
+	}
+	cmd, err := parseMove(g.Rules, req)
+	if err != nil {
+		return nil, false, nil
+	}
+	canonical, err := cmd.MarshalJSON()
+	if err != nil {
+		return nil, false, nil
+	}
+	scope, hash := moveIdempotency(g, req, seat, canonical)
+	return s.replay(ctx, scope, req.IdempotencyKey, hash)
 }
 
 // replay returns the first result of an idempotent command seen before.
 func (s *Service) replay(ctx context.Context, scope, key, hash string) (*MoveResult, bool, error) {
 	recs, found, err := s.store.Idempotent(ctx, scope, key, hash)
 	if err != nil || !found {
-		return nil, false, err
+		return nil, found, err
 	}
+	return replayedResult(recs), true, nil
+}
+
+// replayedResult is the answer to a command whose idempotency key had been
+// used: the records the first use appended, and the version after them.
+func replayedResult(recs []events.Record) *MoveResult {
 	version := int64(0)
 	if len(recs) > 0 {
 		version = recs[len(recs)-1].Version
 	}
-	return &MoveResult{Version: version, Events: recs, Replayed: true}, true, nil
+	return &MoveResult{Version: version, Events: recs, Replayed: true}
 }
 
 // actorKey identifies an actor for idempotency scopes.
@@ -403,11 +460,25 @@ func parseMove(rules engine.Rules, req MoveRequest) (engine.Command, error) {
 // is far shorter).
 const maxBotSteps = 5000
 
-// playBots moves the bot seats for as long as a bot must act.
+// botsAfter is what a command does for the bots once its append has
+// committed: with job workers (Config.BotJobs) nothing, since the append
+// enqueued the job of any bot seat it made due; alone, it moves the bots
+// that move at once (playBots).
+func (s *Service) botsAfter(ctx context.Context, g *Game) (*Game, error) {
+	if s.botJobs {
+		return g, nil
+	}
+	return s.playBots(ctx, g)
+}
+
+// playBots moves the bot seats for as long as a bot that moves at once
+// must act. The random and greedy bots choose in microseconds; a search
+// bot thinks for up to bots.MaxBudget and moves only from a job worker
+// (see BotToAct), never here.
 func (s *Service) playBots(ctx context.Context, g *Game) (*Game, error) {
 	for range maxBotSteps {
 		seat, kind, ok := botToAct(g)
-		if !ok {
+		if !ok || kind == bots.Search {
 			return g, nil
 		}
 		move, err := bots.Choose(kind, g.State, seat, uint64(g.Version))
@@ -432,6 +503,15 @@ func (s *Service) playBots(ctx context.Context, g *Game) (*Game, error) {
 	return g, fmt.Errorf("game %s: bots still to act after %d moves", g.ID, maxBotSteps)
 }
 
+// BotToAct is the bot seat that must act now, if any. A hook that moves
+// bots by jobs (Config.BotJobs) enqueues one for it in the append's
+// transaction: a chain of bot seats then goes on job by job, each move's
+// append enqueueing the next.
+func (g *Game) BotToAct() (int, bool) {
+	seat, _, ok := botToAct(g)
+	return seat, ok
+}
+
 // botToAct finds a bot seat that must act now.
 func botToAct(g *Game) (int, string, bool) {
 	if g.Status != StatusActive {
@@ -448,8 +528,16 @@ func botToAct(g *Game) (int, string, bool) {
 // botCatchUpInterval is how often RunBots looks for bots left to act.
 const botCatchUpInterval = 30 * time.Second
 
+// botJobGrace is how long a bot seat may wait for its job before RunBots
+// moves it when bots move by jobs: longer than a job may run (a minute),
+// so RunBots only moves bots whose job is lost or failing (a turn from
+// before bots moved by jobs, a job given up after its retries).
+const botJobGrace = 2 * time.Minute
+
 // RunBots moves bots left to act (after a restart or a failed request),
-// at start and then periodically, until ctx ends.
+// at start and then periodically, until ctx ends. When bots move by jobs
+// it is a backstop that leaves every game alone for botJobGrace after its
+// last move; it runs in the background, never in a request.
 func (s *Service) RunBots(ctx context.Context) error {
 	ticker := time.NewTicker(botCatchUpInterval)
 	defer ticker.Stop()
@@ -467,7 +555,12 @@ func (s *Service) RunBots(ctx context.Context) error {
 
 // catchUpBots plays every active game in which a bot must act.
 func (s *Service) catchUpBots(ctx context.Context) error {
-	ids, err := s.gamesWaitingForBots(ctx)
+	var idleSince *time.Time
+	if s.botJobs {
+		t := s.now().Add(-botJobGrace)
+		idleSince = &t
+	}
+	ids, err := s.gamesWaitingForBots(ctx, idleSince)
 	if err != nil {
 		return err
 	}
@@ -483,12 +576,14 @@ func (s *Service) catchUpBots(ctx context.Context) error {
 	return nil
 }
 
-// gamesWaitingForBots lists active games in which a bot seat must act.
-func (s *Service) gamesWaitingForBots(ctx context.Context) ([]string, error) {
+// gamesWaitingForBots lists active games in which a bot seat must act
+// (with idleSince, only those whose last move is older).
+func (s *Service) gamesWaitingForBots(ctx context.Context, idleSince *time.Time) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT DISTINCT g.id::text
 		FROM games g JOIN game_seats s ON s.game_id = g.id AND s.seat = ANY (g.to_act)
-		WHERE g.status = 'active' AND s.bot <> ''`)
+		WHERE g.status = 'active' AND s.bot <> ''
+		  AND ($1::timestamptz IS NULL OR g.last_move_at < $1)`, idleSince)
 	if err != nil {
 		return nil, fmt.Errorf("find games waiting for bots: %w", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // tokenPrefix marks azuld tokens so they are recognisable in logs and
@@ -108,10 +107,4 @@ func (s *Service) Player(ctx context.Context, id string) (Player, error) {
 		return Player{}, fmt.Errorf("look up player: %w", err)
 	}
 	return p, nil
-}
-
-// isUniqueViolation reports a unique-constraint failure.
-func isUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }

@@ -40,6 +40,13 @@ type Config struct {
 	// CacheSize is how many recently played games are kept folded in
 	// memory for moves (0: DefaultCacheSize; negative: none).
 	CacheSize int
+	// BotJobs says that job workers move the bot seats: a hook enqueues a
+	// job for every bot seat that must act (the notification outbox does,
+	// see Game.BotToAct), so no command moves a bot itself and no request
+	// waits for one. Unset, as for a Service used alone, the random and
+	// greedy bots move within the command that brings their turn, since
+	// nothing else would move them.
+	BotJobs bool
 }
 
 // AppendHook runs inside an append's transaction with the game before and
@@ -59,6 +66,7 @@ type Service struct {
 	snapshotFormat int
 	hooks          []AppendHook
 	cache          *gameCache
+	botJobs        bool
 
 	// seeds caches the immutable secret seed of each game.
 	seeds sync.Map
@@ -73,6 +81,7 @@ func New(cfg Config) *Service {
 		pool: cfg.Pool, store: cfg.Store, rules: cfg.Rules,
 		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
 		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize),
+		botJobs: cfg.BotJobs,
 	}
 	if s.log == nil {
 		s.log = slog.Default()

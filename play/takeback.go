@@ -470,7 +470,7 @@ func takebackSeat(g *Game, p Player, seat *int) (int, error) {
 }
 
 // appendTakeback appends take-back events by a player's seat and moves
-// the bots if the take-back made one due.
+// the bots if the take-back made one due (see botsAfter).
 func (s *Service) appendTakeback(ctx context.Context, g *Game, seat int, batch []events.NewEvent, p Player, channel string) (*TakebackResult, error) {
 	if channel == "" {
 		channel = "api"
@@ -485,7 +485,7 @@ func (s *Service) appendTakeback(ctx context.Context, g *Game, seat int, batch [
 		out.Takeback = t.clone()
 	}
 	if out.Takeback.Status == TakebackTakenBack {
-		if moved, err := s.playBots(ctx, after); err == nil {
+		if moved, err := s.botsAfter(ctx, after); err == nil {
 			out.Game = moved
 		} else {
 			s.log.WarnContext(ctx, "bot moves failed", "game", g.ID, "err", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/bots"
 	"github.com/azuld/azuld/events"
 )
 
@@ -22,10 +23,13 @@ type Player struct {
 }
 
 // SeatSpec asks for one seat when a game is created: a player (by id, or
-// "me" for the creator), a bot kind ("random"), or an open seat (neither).
+// "me" for the creator), a bot kind ("random", "greedy", "search"), or an
+// open seat (neither). Budget is the search bot's thinking time per move
+// ("200ms"; bots.MinBudget to bots.MaxBudget).
 type SeatSpec struct {
 	Player string `json:"player,omitempty"`
 	Bot    string `json:"bot,omitempty"`
+	Budget string `json:"budget,omitempty"`
 }
 
 // TimeControl limits the time a seat has for each move.
@@ -34,6 +38,9 @@ type TimeControl struct {
 	PerMove Duration `json:"per_move"`
 	// OnTimeout is "bot" (the server plays a legal move) or "forfeit".
 	OnTimeout string `json:"on_timeout,omitempty"`
+	// Bot is the bot kind that moves for a seat out of time ("greedy" when
+	// empty; "search" thinks for bots.DefaultBudget).
+	Bot string `json:"bot,omitempty"`
 	// RemindBefore is how long before the deadline a reminder is sent.
 	RemindBefore Duration `json:"remind_before,omitempty"`
 }
@@ -55,6 +62,21 @@ type Seat struct {
 	PlayerID string `json:"player_id,omitempty"`
 	Name     string `json:"name,omitempty"`
 	Bot      string `json:"bot,omitempty"`
+	// Budget is a search bot's thinking time per move ("" for the default).
+	Budget string `json:"budget,omitempty"`
+}
+
+// BotSpec is the bot of a bot seat (a zero Bot for a player's seat).
+func (s Seat) BotSpec() bots.Bot {
+	b := bots.Bot{Kind: s.Bot}
+	if s.Budget != "" {
+		// Checked when the game was created; a bad stored value falls back
+		// to the default budget rather than stopping the game.
+		if d, err := bots.ParseBudget(s.Budget); err == nil {
+			b.Budget = d
+		}
+	}
+	return b
 }
 
 // Game is a game folded from its events.

@@ -133,7 +133,7 @@ func scanGame(r scanner) (GameRow, error) {
 	}
 	g.Seats = make([]SeatRow, len(stored))
 	for i, s := range stored {
-		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Name: s.Name}
+		g.Seats[i] = SeatRow(s)
 	}
 	g.ToAct = make([]int, len(toAct))
 	for i, s := range toAct {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/internal/pgcluster"
+	"github.com/azuld/azuld/internal/pgfetch"
 	"github.com/azuld/azuld/migrations"
 )
 
@@ -31,10 +34,14 @@ type app struct {
 // commandHelp is the one-paragraph description of each subcommand.
 var commandHelp = map[string]string{
 	"serve": "Run the HTTP server. With no database URL, a private PostgreSQL cluster is started\n" +
-		"under the data dir (and stopped on exit); the database is migrated at start.",
-	"migrate":             "Apply the database migrations, then exit.",
+		"under the data dir (and stopped on exit), from the installed PostgreSQL or, where there is\n" +
+		"none, from binaries downloaded once into the cache dir; the database is migrated at start.",
+	"migrate": "Apply the database migrations as the schema's owner (AZUL_MIGRATE_DATABASE_URL, else\n" +
+		"AZUL_DATABASE_URL), then exit.",
 	"projections rebuild": "Rebuild the read models (games list, turn inboxes) from the events, then exit.",
 	"version":             "Print the version.",
+	"health": "Ask the server listening on the HTTP address for /readyz: exit status 0 when it is\n" +
+		"ready, 1 when not or when it does not answer (a container health check with no shell).",
 	"verify": "Re-derive every draw and event of a game from its revealed (or public) seed and its\n" +
 		"recorded commands, and report PASS or the first mismatch (exit status 1). The argument is\n" +
 		"a game id (read from the configured database) or a file from GET /v1/games/{id}/export\n" +
@@ -51,6 +58,7 @@ Usage:
   azuld migrate [flags]          apply the database migrations
   azuld projections rebuild      rebuild the read models from the events
   azuld verify <game | file>     check a game's draws against its seed
+  azuld health                   exit 0 when the server at the HTTP address is ready
   azuld version                  print the version
 
 Run "azuld <command> --help" for a command's flags. Every flag can also be
@@ -81,6 +89,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.rebuildProjections(ctx, args[1:])
 	case "verify":
 		err = a.verify(ctx, args)
+	case "health":
+		err = a.health(ctx, args)
 	case "version":
 		fmt.Fprintln(a.stdout, "azuld", version())
 		return 0
@@ -99,6 +109,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case errors.Is(err, errUsage):
 		return 2
 	case errors.Is(err, errVerifyFailed):
+		return 1
+	case errors.Is(err, errNotReady):
+		fmt.Fprintf(a.stderr, "azuld health: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(a.stderr, "azuld %s: %v\n", cmd, err)
@@ -136,37 +149,66 @@ func (a *app) newLogger(level string) (*slog.Logger, error) {
 	return slog.New(api.WithRequestIDs(h)), nil
 }
 
-// database is a connection URL plus what must happen when done with it.
+// database is where azuld's data lives: the URL the server connects with,
+// the schema owner's URL for migrations, and what must happen when done.
 type database struct {
-	url     string
-	cluster *pgcluster.Cluster
+	// url connects as the server's role. For the private cluster it is
+	// set by connect, once the role exists.
+	url string
+	// ownerURL connects as the schema's owner, who migrates.
+	ownerURL string
+	cluster  *pgcluster.Cluster
 }
+
+// serverRole is the login role the server uses in the private cluster. Its
+// password is drawn anew at every start: nothing keeps it at rest.
+const serverRole = "azuld_server"
 
 // clusterDir is the private cluster's folder inside the data dir.
 func clusterDir(dataDir string) string { return filepath.Join(dataDir, "postgres") }
 
 // openDatabase returns the configured database, or starts the private
-// cluster under the data dir.
+// cluster under the data dir. Without an owner's URL, the database URL
+// migrates too (a single role that owns the schema: it can change events,
+// which serve warns about).
 func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database, error) {
-	if cfg.DatabaseURL != "" {
-		return &database{url: cfg.DatabaseURL}, nil
+	if cfg.DatabaseURL != "" || cfg.MigrateDatabaseURL != "" {
+		// The owner's URL alone is enough to migrate; connect refuses
+		// to serve without the server's own.
+		owner := cfg.MigrateDatabaseURL
+		if owner == "" {
+			owner = cfg.DatabaseURL
+		}
+		return &database{url: cfg.DatabaseURL, ownerURL: owner}, nil
 	}
 	log.Info("starting the private PostgreSQL cluster", "data_dir", clusterDir(cfg.DataDir))
-	cluster, err := pgcluster.Start(ctx, pgcluster.Options{
+	opts := pgcluster.Options{
 		DataDir:  clusterDir(cfg.DataDir),
 		Port:     cfg.PGPort,
 		BinDir:   cfg.PGBin,
 		Database: "azuld",
 		Logger:   log,
 		OSUser:   cfg.PGOSUser,
-	})
+	}
+	if cfg.PGDownload {
+		// The last resort of a machine without PostgreSQL: fetched once, then cached.
+		opts.FetchBinaries = func(ctx context.Context) (string, error) {
+			return pgfetch.Fetch(ctx, pgfetch.Options{
+				RepositoryURL: cfg.PGDownloadURL,
+				CacheDir:      cfg.PGCacheDir,
+				Version:       cfg.PGDownloadVersion,
+				Logger:        log,
+			})
+		}
+	}
+	cluster, err := pgcluster.Start(ctx, opts)
 	if err != nil {
 		if errors.Is(err, pgcluster.ErrNoBinaries) {
 			return nil, fmt.Errorf("no database configured and %w", err)
 		}
 		return nil, fmt.Errorf("start the private PostgreSQL cluster in %s: %w", clusterDir(cfg.DataDir), err)
 	}
-	return &database{url: cluster.URL("azuld"), cluster: cluster}, nil
+	return &database{ownerURL: cluster.URL("azuld"), cluster: cluster}, nil
 }
 
 // close stops the private cluster, if one was started.
@@ -183,12 +225,50 @@ func (d *database) close(log *slog.Logger) {
 	log.Info("private PostgreSQL cluster stopped")
 }
 
-// connect migrates the database and opens the pool.
-func connect(ctx context.Context, db *database, cfg *config) (*pgxpool.Pool, error) {
-	if err := migrations.Up(ctx, db.url); err != nil {
-		return nil, fmt.Errorf("migrate the database: %w", err)
+// migrate applies the migrations as the schema's owner. In the private
+// cluster it then sets up the server's role, with a fresh password.
+func (d *database) migrate(ctx context.Context) error {
+	if err := migrations.Up(ctx, d.ownerURL); err != nil {
+		if d.ownerURL == d.url {
+			return fmt.Errorf("migrate the database (as the server's role: set AZUL_MIGRATE_DATABASE_URL to the schema owner's URL, or run azuld migrate with it first): %w", err)
+		}
+		return fmt.Errorf("migrate the database: %w", err)
 	}
-	pcfg, err := pgxpool.ParseConfig(db.url)
+	if d.cluster == nil {
+		return nil
+	}
+	password, err := newPassword()
+	if err != nil {
+		return err
+	}
+	d.url, err = migrations.EnsureServerRole(ctx, d.ownerURL, serverRole, password)
+	return err
+}
+
+// newPassword is 128 random bits in hex.
+func newPassword() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("draw a password for the server's role: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// connect migrates the database and opens the pool as the server's role.
+func connect(ctx context.Context, db *database, cfg *config) (*pgxpool.Pool, error) {
+	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if db.url == "" {
+		return nil, errors.New("AZUL_DATABASE_URL is not set: the server connects as a role of its own, a member of " +
+			migrations.AppRole + " (AZUL_MIGRATE_DATABASE_URL is the schema owner's, for migrations)")
+	}
+	return openPool(ctx, db.url, cfg)
+}
+
+// openPool opens and checks a connection pool.
+func openPool(ctx context.Context, url string, cfg *config) (*pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
@@ -204,6 +284,24 @@ func connect(ctx context.Context, db *database, cfg *config) (*pgxpool.Pool, err
 		return nil, fmt.Errorf("connect to the database: %w", err)
 	}
 	return pool, nil
+}
+
+// warnIfHistoryWritable logs a warning when the server's role could
+// change or delete events: a compromised server could then rewrite games.
+func warnIfHistoryWritable(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	var role string
+	var writable bool
+	err := pool.QueryRow(ctx, `SELECT current_user,
+		has_table_privilege('events', 'UPDATE') OR has_table_privilege('events', 'DELETE') OR has_table_privilege('events', 'TRUNCATE')
+		OR pg_has_role((SELECT relowner FROM pg_class WHERE oid = 'events'::regclass), 'USAGE')`).Scan(&role, &writable)
+	if err != nil {
+		log.Warn("could not check the server's database rights", "err", err.Error())
+		return
+	}
+	if writable {
+		log.Warn("the server's database role may change or delete events; run the server as a member of "+migrations.AppRole+
+			" and migrate with AZUL_MIGRATE_DATABASE_URL (see the README)", "role", role)
+	}
 }
 
 // migrate applies the migrations.
@@ -222,8 +320,8 @@ func (a *app) migrate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.close(log)
-	if err := migrations.Up(ctx, db.url); err != nil {
-		return fmt.Errorf("migrate the database: %w", err)
+	if err := db.migrate(ctx); err != nil {
+		return err
 	}
 	log.Info("database migrated")
 	return nil
@@ -245,12 +343,16 @@ func (a *app) rebuildProjections(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.close(log)
-	pool, err := connect(ctx, db, cfg)
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	// Rebuilding truncates the read models, which only the owner may.
+	pool, err := openPool(ctx, db.ownerURL, cfg)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	svc := newService(pool, log)
+	svc := newService(pool, log, false)
 	start := time.Now()
 	if err := svc.RebuildProjections(ctx); err != nil {
 		return fmt.Errorf("rebuild projections: %w", err)

@@ -12,23 +12,33 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/azuld/azuld/internal/pgfetch"
 )
 
 // config is azuld's configuration. Every field has a flag and an AZUL_*
 // environment variable; a flag wins over the variable, which wins over the
 // default.
 type config struct {
-	DatabaseURL     string
-	DataDir         string
-	PGBin           string
-	PGPort          int
-	PGOSUser        string
-	HTTPAddr        string
-	LogLevel        string
-	BodyLimit       int64
-	DBMaxConns      int
-	ShutdownTimeout time.Duration
-	Bots            bool
+	DatabaseURL string
+	// MigrateDatabaseURL connects as the schema's owner, for migrations
+	// and projections rebuild; empty: DatabaseURL.
+	MigrateDatabaseURL string
+	DataDir            string
+	PGBin              string
+	PGPort             int
+	PGOSUser           string
+	// Fetching PostgreSQL's binaries when none are installed.
+	PGDownload        bool
+	PGDownloadURL     string
+	PGDownloadVersion string
+	PGCacheDir        string
+	HTTPAddr          string
+	LogLevel          string
+	BodyLimit         int64
+	DBMaxConns        int
+	ShutdownTimeout   time.Duration
+	Bots              bool
 
 	// Play by mail and webhooks.
 	SMTPURL       string
@@ -94,10 +104,40 @@ func defaultDataDir(getenv func(string) string, euid int) string {
 	return filepath.Join(home, ".local", "share", "azuld")
 }
 
+// defaultCacheDir is where downloaded PostgreSQL binaries are kept: the
+// user's cache folder ($XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on
+// macOS, %LocalAppData% on Windows), under azuld/postgres. Root gets
+// /var/cache/azuld/postgres: PostgreSQL then runs as another account,
+// which could not enter root's home to run them.
+func defaultCacheDir(getenv func(string) string, euid int) string {
+	if euid == 0 {
+		return "/var/cache/azuld/postgres"
+	}
+	if x := getenv("XDG_CACHE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "azuld", "postgres")
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			return filepath.Join(dir, "azuld", "postgres")
+		}
+	}
+	home := getenv("HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = h
+		}
+	}
+	if home == "" {
+		return filepath.Join(os.TempDir(), "azuld-cache", "postgres")
+	}
+	return filepath.Join(home, ".cache", "azuld", "postgres")
+}
+
 // Which settings a subcommand takes.
 const (
 	withDatabase = 1 << iota // database URL or embedded cluster
 	withHTTP                 // HTTP server, bots, shutdown
+	withAddr                 // the HTTP address alone (health)
 )
 
 // newSettings declares the flags of a subcommand into cfg.
@@ -112,8 +152,10 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		s.options = append(s.options, &option{flag: flagName, env: env, secret: true, plain: true, source: "default"})
 	}
 	if what&withDatabase != 0 {
-		fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL; empty runs a private cluster under the data dir")
+		fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL the server connects with, as a member of azuld_app; with neither database URL set, a private cluster runs under the data dir")
 		add("database-url", "AZUL_DATABASE_URL", "", true)
+		fs.StringVar(&cfg.MigrateDatabaseURL, "migrate-database-url", "", "PostgreSQL URL of the schema's owner, for migrations (at start and by azuld migrate) and projections rebuild; empty: the database URL")
+		add("migrate-database-url", "AZUL_MIGRATE_DATABASE_URL", "", true)
 		fs.StringVar(&cfg.DataDir, "data-dir", defaultDataDir(getenv, os.Geteuid()), "folder of the private PostgreSQL cluster (when no database URL is set)")
 		add("data-dir", "AZUL_DATA_DIR", "", false)
 		fs.StringVar(&cfg.PGBin, "pg-bin", "", "folder holding initdb, pg_ctl and postgres; empty searches PATH, pg_config and /usr/lib/postgresql/*/bin")
@@ -122,17 +164,27 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("pg-port", "AZUL_PG_PORT", "", false)
 		fs.StringVar(&cfg.PGOSUser, "pg-os-user", "", "account the private cluster runs as when azuld runs as root (default postgres)")
 		add("pg-os-user", "AZUL_PG_OS_USER", "", false)
+		fs.BoolVar(&cfg.PGDownload, "pg-download", true, "when no PostgreSQL is installed, download its server binaries once into the cache dir")
+		add("pg-download", "AZUL_PG_DOWNLOAD", "", false)
+		fs.StringVar(&cfg.PGDownloadURL, "pg-download-url", pgfetch.DefaultRepositoryURL, "Maven repository serving zonky's embedded-postgres-binaries archives")
+		add("pg-download-url", "AZUL_PG_DOWNLOAD_URL", "", true)
+		fs.StringVar(&cfg.PGDownloadVersion, "pg-download-version", pgfetch.DefaultVersion, "PostgreSQL version downloaded (an embedded-postgres-binaries version)")
+		add("pg-download-version", "AZUL_PG_DOWNLOAD_VERSION", "", false)
+		fs.StringVar(&cfg.PGCacheDir, "pg-cache-dir", defaultCacheDir(getenv, os.Geteuid()), "folder keeping the downloaded PostgreSQL binaries")
+		add("pg-cache-dir", "AZUL_PG_CACHE_DIR", "", false)
 		fs.IntVar(&cfg.DBMaxConns, "db-max-conns", 16, "size of the database connection pool")
 		add("db-max-conns", "AZUL_DB_MAX_CONNS", "", false)
 	}
-	if what&withHTTP != 0 {
+	if what&(withHTTP|withAddr) != 0 {
 		fs.StringVar(&cfg.HTTPAddr, "http-addr", "127.0.0.1:8080", "address the HTTP server listens on")
 		add("http-addr", "AZUL_HTTP_ADDR", "", false)
+	}
+	if what&withHTTP != 0 {
 		fs.Int64Var(&cfg.BodyLimit, "body-limit", 64<<10, "largest accepted request body, in bytes")
 		add("body-limit", "AZUL_BODY_LIMIT", "", false)
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
-		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart); bots also answer moves in the request path")
+		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")
 		add("bots", "AZUL_BOTS", "", false)
 		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log")
 		add("smtp-url", "AZUL_SMTP_URL", "", true)

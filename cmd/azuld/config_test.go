@@ -86,6 +86,55 @@ func TestDefaultDataDir(t *testing.T) {
 	}
 }
 
+func TestDefaultCacheDir(t *testing.T) {
+	if got := defaultCacheDir(envOf(map[string]string{"XDG_CACHE_HOME": "/c", "HOME": "/root"}), 0); got != "/var/cache/azuld/postgres" {
+		t.Fatalf("root's default cache dir %q, want /var/cache/azuld/postgres (out of /root, which the server's account cannot enter)", got)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	for env, want := range map[[2]string]string{
+		{"/c", "/home/ana"}: "/c/azuld/postgres",
+		{"c", "/home/ana"}:  "/home/ana/.cache/azuld/postgres", // relative XDG_CACHE_HOME: ignored, as the spec says
+		{"", "/home/ana"}:   "/home/ana/.cache/azuld/postgres",
+	} {
+		if got := defaultCacheDir(envOf(map[string]string{"XDG_CACHE_HOME": env[0], "HOME": env[1]}), 1000); got != want {
+			t.Errorf("XDG_CACHE_HOME=%q HOME=%q: cache dir %q, want %q", env[0], env[1], got, want)
+		}
+	}
+}
+
+func TestDownloadSettings(t *testing.T) {
+	env := envOf(map[string]string{
+		"AZUL_PG_DOWNLOAD":         "false",
+		"AZUL_PG_DOWNLOAD_URL":     "https://ana:hunter2@mirror.example.org/maven2",
+		"AZUL_PG_DOWNLOAD_VERSION": "17.5.0",
+		"AZUL_PG_CACHE_DIR":        "/srv/pg-cache",
+	})
+	var cfg config
+	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
+	if err := s.parse(nil, env); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PGDownload || cfg.PGDownloadURL != "https://ana:hunter2@mirror.example.org/maven2" ||
+		cfg.PGDownloadVersion != "17.5.0" || cfg.PGCacheDir != "/srv/pg-cache" {
+		t.Fatalf("download settings not read from the environment: %+v", cfg)
+	}
+	printed := fmt.Sprint(s.printable()...)
+	if strings.Contains(printed, "hunter2") {
+		t.Fatalf("the mirror's password is printed: %s", printed)
+	}
+
+	var defaults config
+	s = newSettings("serve", withDatabase|withHTTP, &defaults, envOf(nil), &bytes.Buffer{})
+	if err := s.parse(nil, envOf(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !defaults.PGDownload || defaults.PGDownloadURL != "https://repo1.maven.org/maven2" || defaults.PGDownloadVersion == "" {
+		t.Fatalf("defaults: download %v from %q, version %q", defaults.PGDownload, defaults.PGDownloadURL, defaults.PGDownloadVersion)
+	}
+}
+
 func TestMaskURL(t *testing.T) {
 	cases := []struct{ in, secret string }{
 		{"postgres://azul:s3cret@db:5432/azul?sslmode=disable", "s3cret"},

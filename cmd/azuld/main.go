@@ -5,11 +5,13 @@
 //	azuld migrate              apply the database migrations
 //	azuld projections rebuild  rebuild the read models from the events
 //	azuld verify <game|file>   check a game's draws against its seed
+//	azuld health               exit 0 when the server is ready (/readyz)
 //	azuld version              print the version
 //
 // With no database configured, azuld runs a private PostgreSQL cluster
-// from the PostgreSQL binaries installed on the machine, under its data
-// folder, and stops it on exit.
+// from the PostgreSQL binaries installed on the machine (or, where there
+// are none, from binaries it downloads once into its cache), under its
+// data folder, and stops it on exit.
 package main
 
 import (

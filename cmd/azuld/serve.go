@@ -25,14 +25,18 @@ import (
 )
 
 // newService builds the command path over a pool; hooks run in every
-// append's transaction (the notification outbox).
-func newService(pool *pgxpool.Pool, log *slog.Logger, hooks ...play.AppendHook) *play.Service {
+// append's transaction (the notification outbox). botJobs says that this
+// process runs the job workers, which then move every bot seat (see
+// play.Config.BotJobs); without them random and greedy bots move within
+// the command that brings their turn.
+func newService(pool *pgxpool.Pool, log *slog.Logger, botJobs bool, hooks ...play.AppendHook) *play.Service {
 	return play.New(play.Config{
-		Pool:   pool,
-		Store:  events.NewStore(pool),
-		Rules:  rulesets.All(),
-		Logger: log,
-		Hooks:  hooks,
+		Pool:    pool,
+		Store:   events.NewStore(pool),
+		Rules:   rulesets.All(),
+		Logger:  log,
+		Hooks:   hooks,
+		BotJobs: botJobs,
 	})
 }
 
@@ -91,6 +95,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	defer pool.Close()
 	log.Info("database ready", "database", maskURL(db.url))
+	warnIfHistoryWritable(ctx, pool, log)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -98,7 +103,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc := newService(pool, log, notifier.Hook)
+	svc := newService(pool, log, cfg.Notify, notifier.Hook)
 	notifier.Attach(svc)
 	listener := events.NewListener(db.url, log)
 

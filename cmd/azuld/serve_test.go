@@ -155,10 +155,15 @@ func TestServeEmbeddedClusterKeepsData(t *testing.T) {
 	if code := r.stop(t); code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, r.log)
 	}
-	for _, want := range []string{`"msg":"configuration"`, `"AZUL_HTTP_ADDR":"127.0.0.1:0 (env)"`, `"msg":"azuld is listening"`, `"url":"http://127.0.0.1:`} {
+	for _, want := range []string{`"msg":"configuration"`, `"AZUL_HTTP_ADDR":"127.0.0.1:0 (env)"`, `"msg":"azuld is listening"`, `"url":"http://127.0.0.1:`,
+		// The server connects as its own role, not as the superuser.
+		`"database":"postgres://azuld_server:xxxxx@127.0.0.1:`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the start-up log lacks %s:\n%s", want, log)
 		}
+	}
+	if strings.Contains(log, historyWarning) {
+		t.Errorf("the private cluster's server role may rewrite history:\n%s", log)
 	}
 	if !strings.Contains(r.log.String(), "private PostgreSQL cluster stopped") {
 		t.Errorf("the cluster was not stopped:\n%s", r.log)

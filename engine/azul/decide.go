@@ -3,6 +3,7 @@ package azul
 import (
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 
 	"github.com/azuld/azuld/engine"
 )
@@ -35,6 +36,33 @@ func Start(cfg engine.Config, seed engine.Seed, buf []Event) ([]Event, error) {
 // Errors: ErrGameOver, ErrBadCommand (malformed cmd, seat out of range, no
 // game), ErrNotYourTurn, or a *engine.RuleError naming the broken rule.
 func Decide(s *State, seat int, cmd Cmd, seed engine.Seed, buf []Event) ([]Event, error) {
+	return decide(s, seat, cmd, draws{seed: seed}, buf)
+}
+
+// DecideRand is Decide with every random reveal of the batch drawn from
+// rng instead of the game's seed. Bots use it for playouts over imagined
+// deals: it allocates nothing, where seed.Rand builds a new generator per
+// reveal. The events it returns are legal but are not the game's own draws.
+func DecideRand(s *State, seat int, cmd Cmd, rng *rand.Rand, buf []Event) ([]Event, error) {
+	return decide(s, seat, cmd, draws{rng: rng}, buf)
+}
+
+// draws is where a batch's reveals come from: the game's seed, or a
+// caller's generator (DecideRand).
+type draws struct {
+	seed engine.Seed
+	rng  *rand.Rand
+}
+
+// rand is the random source of the reveal-th reveal.
+func (d draws) rand(reveal int) randIntN {
+	if d.rng != nil {
+		return d.rng
+	}
+	return d.seed.Rand(reveal)
+}
+
+func decide(s *State, seat int, cmd Cmd, seed draws, buf []Event) ([]Event, error) {
 	if s == nil || s.phase == phaseNone {
 		return buf, fmt.Errorf("%w: the game has not started", engine.ErrBadCommand)
 	}
@@ -102,7 +130,7 @@ func checkTileTurn(s *State, seat int) (int, error) {
 // finishRound continues the round's end on the working state w once the
 // offer is over: wall tiling, floors, then the end or the next deal. With
 // the grey wall it stops while a player has a wall space to choose.
-func (w *State) finishRound(buf []Event, seed engine.Seed) []Event {
+func (w *State) finishRound(buf []Event, seed draws) []Event {
 	n := int(w.players)
 	if w.grey {
 		pending := false
@@ -137,7 +165,7 @@ func (w *State) finishRound(buf []Event, seed engine.Seed) []Event {
 		w.applyEnd(&e)
 		return append(buf, e)
 	}
-	e := dealEvent(w, seed.Rand(w.Reveals()))
+	e := dealEvent(w, seed.rand(w.Reveals()))
 	bag, lid, _ := followDeal(w, &e)
 	w.applyDeal(&e, bag, lid)
 	return append(buf, e)

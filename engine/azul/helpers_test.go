@@ -105,15 +105,6 @@ func (tb *table) lid(c Color, n int) *table {
 	return tb
 }
 
-// emptyBag moves every tile left in the bag to the lid.
-func (tb *table) emptyBag() *table {
-	for c := range tb.s.bag {
-		tb.s.lid[c] += tb.s.bag[c]
-		tb.s.bag[c] = 0
-	}
-	return tb
-}
-
 func (tb *table) score(seat, points int) *table {
 	tb.s.boards[seat].Score = int16(points)
 	return tb

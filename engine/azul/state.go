@@ -359,18 +359,6 @@ func (b *Board) place(r, col int, c Color) {
 	b.rowTiles[r] |= 1 << col
 }
 
-// deriveMasks recomputes the derived fields from Wall.
-func (b *Board) deriveMasks() {
-	b.rowColors, b.colColors, b.rowTiles = [5]uint8{}, [5]uint8{}, [5]uint8{}
-	for r := range 5 {
-		for col := range 5 {
-			if c := b.Wall[r][col]; c.IsTile() {
-				b.place(r, col, c)
-			}
-		}
-	}
-}
-
 // placementRuns are the lengths of the horizontal and vertical runs of
 // wall tiles that a tile put at (r, col) would join, counting itself.
 func (b *Board) placementRuns(r, col int) (h, v int) {

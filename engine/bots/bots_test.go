@@ -2,12 +2,29 @@ package bots_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/bots"
 	"github.com/azuld/azuld/engine/rulesets"
 )
+
+// variants are every rule set and option the bots must play.
+var variants = []engine.Config{
+	{Ruleset: "azul-mini"},
+	{Ruleset: "azul-mini", Options: engine.Options{Wall: "grey"}},
+	{Ruleset: "summer-pavilion"},
+	{Ruleset: "summer-pavilion", Options: engine.Options{Board: "monochrome"}},
+	{Ruleset: "summer-pavilion-mini"},
+	{Ruleset: "summer-pavilion-mini", Options: engine.Options{Board: "monochrome",
+		WildOrder: []string{"red", "blue", "yellow", "orange", "green", "purple"}}},
+}
+
+func name(cfg engine.Config) string {
+	return fmt.Sprintf("%s/%s%s/%dp", cfg.Ruleset, cfg.Options.Wall, cfg.Options.Board, cfg.Players)
+}
 
 func TestRandomBotPlaysLegalMovesToTheEnd(t *testing.T) {
 	for id, rules := range rulesets.All() {
@@ -50,11 +67,175 @@ func TestRandomBotPlaysLegalMovesToTheEnd(t *testing.T) {
 	}
 }
 
+// TestGreedyAndSearchFinishEveryVariant plays greedy and a small search
+// against random in every rule set and variant with 2 to 4 players: every
+// move is accepted by the rules and no game ends by resignation.
+func TestGreedyAndSearchFinishEveryVariant(t *testing.T) {
+	reg := rulesets.All()
+	for _, base := range variants {
+		for players := 2; players <= 4; players++ {
+			cfg := base
+			cfg.Players = players
+			seats := []bots.Bot{{Kind: bots.Greedy}, {Kind: bots.Search, Playouts: 40}, {Kind: bots.Random}, {Kind: bots.Greedy}}[:players]
+			s, err := bots.Play(reg[cfg.Ruleset], cfg, engine.Seed{byte(players), 7}, seats, 1)
+			if err != nil {
+				t.Fatalf("%s: %v", name(cfg), err)
+			}
+			if r := s.Final().Reason; r == "resigned" {
+				t.Fatalf("%s: ended by %s", name(cfg), r)
+			}
+		}
+	}
+}
+
+// TestGreedyBeatsRandom: over a few 2-player games of each variant the
+// greedy bot outscores the random one (the tournament measures by how
+// much).
+func TestGreedyBeatsRandom(t *testing.T) {
+	reg := rulesets.All()
+	for _, base := range variants {
+		cfg := base
+		cfg.Players = 2
+		wins := 0
+		const games = 6
+		for g := range games {
+			seats := []bots.Bot{{Kind: bots.Greedy}, {Kind: bots.Random}}
+			greedySeat := g % 2
+			if greedySeat == 1 {
+				seats[0], seats[1] = seats[1], seats[0]
+			}
+			s, err := bots.Play(reg[cfg.Ruleset], cfg, engine.Seed{byte(g), 9}, seats, uint64(g))
+			if err != nil {
+				t.Fatalf("%s: %v", name(cfg), err)
+			}
+			sc := s.Scores()
+			if sc[greedySeat] > sc[1-greedySeat] {
+				wins++
+			}
+		}
+		if wins < games-1 {
+			t.Errorf("%s: greedy won %d of %d games against random", name(cfg), wins, games)
+		}
+	}
+}
+
+// TestBotsIgnoreTheSeed: a bot is never given the game's seed, and the
+// state it reads holds the bag only as counts by colour (what players can
+// count), not the order of its tiles. Two games with different seeds share
+// every event up to a round's end; the bots choose the same moves in both
+// (with their own salt), while the next deals, drawn from the seeds, differ.
+func TestBotsIgnoreTheSeed(t *testing.T) {
+	reg := rulesets.All()
+	for _, base := range variants {
+		cfg := base
+		cfg.Players = 2
+		rules := reg[cfg.Ruleset]
+		seedA, seedB := engine.Seed{1}, engine.Seed{2}
+		evs, err := rules.Start(cfg, seedA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := engine.Fold(rules, nil, evs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := a // game B: the same events so far, another seed
+		diverged := false
+		for step := 0; !diverged && !a.Over(); step++ {
+			seat := a.ToAct()[0]
+			var played engine.Move
+			for _, bot := range []bots.Bot{{Kind: bots.Search, Playouts: 60}, {Kind: bots.Greedy}} {
+				mA, errA := bot.Choose(a, seat, uint64(step))
+				mB, errB := bot.Choose(b, seat, uint64(step))
+				if errA != nil || errB != nil {
+					t.Fatal(errA, errB)
+				}
+				if mA.Notation != mB.Notation {
+					t.Fatalf("%s: %s chose %q in game A and %q in game B", name(cfg), bot.Kind, mA.Notation, mB.Notation)
+				}
+				played = mA
+			}
+			evA, errA := rules.Decide(a, seat, played.Command, seedA)
+			evB, errB := rules.Decide(b, seat, played.Command, seedB)
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			if a, err = engine.Fold(rules, a, evA); err != nil {
+				t.Fatal(err)
+			}
+			if b, err = engine.Fold(rules, b, evB); err != nil {
+				t.Fatal(err)
+			}
+			diverged = a.Text() != b.Text()
+		}
+		if !diverged {
+			t.Fatalf("%s: the two seeds never drew differently", name(cfg))
+		}
+	}
+}
+
 func TestChooseRefusesUnknownBotsAndUnstartedGames(t *testing.T) {
 	if _, err := bots.Choose(bots.Random, nil, 0, 0); !errors.Is(err, bots.ErrNoMove) {
 		t.Fatalf("nil state: %v", err)
 	}
-	if bots.Known("oracle") || !bots.Known(bots.Random) {
+	if bots.Known("oracle") || !bots.Known(bots.Random) || !bots.Known(bots.Greedy) || !bots.Known(bots.Search) {
 		t.Fatal("Known is wrong")
+	}
+	for _, b := range []bots.Bot{{Kind: "oracle"}, {Kind: bots.Greedy, Playouts: 3}, {Kind: bots.Search, Budget: 5e9}} {
+		if err := b.Check(); !errors.Is(err, bots.ErrBadBot) {
+			t.Fatalf("%+v: %v", b, err)
+		}
+	}
+	for _, text := range []string{"", "fast", "1ms", "3s", "-1s"} {
+		if _, err := bots.ParseBudget(text); !errors.Is(err, bots.ErrBadBot) {
+			t.Fatalf("budget %q: %v", text, err)
+		}
+	}
+	if d, err := bots.ParseBudget("200ms"); err != nil || d.Milliseconds() != 200 {
+		t.Fatalf("200ms: %v %v", d, err)
+	}
+}
+
+// TestAnalyseEvaluatesEveryMove: the analysis lists every legal move of
+// the seat to act, tries each, names a best move among them, and is the
+// same for the same salt.
+func TestAnalyseEvaluatesEveryMove(t *testing.T) {
+	reg := rulesets.All()
+	for _, cfg := range []engine.Config{{Ruleset: "azul-mini", Players: 2}, {Ruleset: "summer-pavilion", Players: 3}} {
+		rules := reg[cfg.Ruleset]
+		evs, err := rules.Start(cfg, engine.Seed{4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := engine.Fold(rules, nil, evs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seat := s.ToAct()[0]
+		a, err := bots.Analyse(s, seat, 600, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		legal := slices.DeleteFunc(s.LegalMoves(seat), func(m engine.Move) bool { return m.Notation == "resign" })
+		if len(a.Moves) != len(legal) { // resign is not analysed
+			t.Fatalf("%s: %d moves analysed, %d legal", cfg.Ruleset, len(a.Moves), len(legal))
+		}
+		best := false
+		for _, m := range a.Moves {
+			if m.Visits == 0 {
+				t.Fatalf("%s: %s never tried", cfg.Ruleset, m.Notation)
+			}
+			best = best || m.Notation == a.Best
+		}
+		if !best || a.Evaluated != len(a.Moves) {
+			t.Fatalf("%s: best %q, %d evaluated", cfg.Ruleset, a.Best, a.Evaluated)
+		}
+		again, _ := bots.Analyse(s, seat, 600, 1)
+		if again.Best != a.Best || again.Moves[0].ScoreDiff != a.Moves[0].ScoreDiff {
+			t.Fatalf("%s: two analyses differ", cfg.Ruleset)
+		}
+	}
+	if _, err := bots.Analyse(nil, 0, 10, 0); !errors.Is(err, bots.ErrNoMove) {
+		t.Fatalf("nil state: %v", err)
 	}
 }

@@ -85,7 +85,7 @@ func TestEveryFeatureEarnsItsBonus(t *testing.T) {
 // last round and returns seat 0's final result.
 func endGame(t *testing.T, s *State) FinalSeat {
 	t.Helper()
-	evs, err := s.settle(testSeed, nil)
+	evs, err := s.settle(draws{seed: testSeed}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func Start(cfg engine.Config, seed engine.Seed, buf []Event) ([]Event, error) {
 	if err := s.Apply(&buf[start]); err != nil {
 		return buf[:start], fmt.Errorf("start: %w", err)
 	}
-	buf, err = s.settle(seed, buf)
+	buf, err = s.settle(draws{seed: seed}, buf)
 	if err != nil {
 		return buf[:start], err
 	}
@@ -83,6 +83,33 @@ func gameStartedEvent(cfg engine.Config) (Event, error) {
 // seed.Rand(reveal index). s is not changed. On error buf is returned as
 // given.
 func Decide(s *State, seat int, cmd Cmd, seed engine.Seed, buf []Event) ([]Event, error) {
+	return s.decideAll(seat, cmd, draws{seed: seed}, buf)
+}
+
+// DecideRand is Decide with every random reveal of the batch drawn from
+// rng instead of the game's seed. Bots use it for playouts over imagined
+// draws: it allocates nothing, where seed.Rand builds a new generator per
+// reveal. The events it returns are legal but are not the game's own draws.
+func DecideRand(s *State, seat int, cmd Cmd, rng *rand.Rand, buf []Event) ([]Event, error) {
+	return s.decideAll(seat, cmd, draws{rng: rng}, buf)
+}
+
+// draws is where a batch's reveals come from: the game's seed, or a
+// caller's generator (DecideRand).
+type draws struct {
+	seed engine.Seed
+	rng  *rand.Rand
+}
+
+// rand is the random source of the reveal-th reveal.
+func (d draws) rand(reveal int) *rand.Rand {
+	if d.rng != nil {
+		return d.rng
+	}
+	return d.seed.Rand(reveal)
+}
+
+func (s *State) decideAll(seat int, cmd Cmd, seed draws, buf []Event) ([]Event, error) {
 	if s == nil || !s.started {
 		return buf, fmt.Errorf("%w: no game", engine.ErrBadCommand)
 	}
@@ -254,7 +281,7 @@ func (sc *State) emit(buf []Event, ev Event) ([]Event, error) {
 
 // settle appends the automatic events that follow until a seat must act or
 // the game is over.
-func (sc *State) settle(seed engine.Seed, buf []Event) ([]Event, error) {
+func (sc *State) settle(seed draws, buf []Event) ([]Event, error) {
 	for {
 		var ev Event
 		switch {
@@ -337,7 +364,7 @@ func (d *drawer) drawN(draws []Colour, at, n int) int {
 }
 
 // dealEvent draws the next round's factories (and round 1's supply).
-func (sc *State) dealEvent(seed engine.Seed) Event {
+func (sc *State) dealEvent(seed draws) Event {
 	round := sc.round + 1
 	ev := Event{
 		Kind: EvRoundStarted, Round: round, Wild: sc.wildOrder[round-1], Seat: sc.nextStartSeat(),
@@ -346,7 +373,7 @@ func (sc *State) dealEvent(seed engine.Seed) Event {
 	for i := range int(sc.players) {
 		ev.Returned[i] = sc.seats[i].Kept
 	}
-	d := drawer{rng: seed.Rand(sc.Reveals()), bag: sc.bag, tower: sc.tower}
+	d := drawer{rng: seed.rand(sc.Reveals()), bag: sc.bag, tower: sc.tower}
 	at := 0
 	if round == 1 {
 		n := d.drawN(ev.Draws[:], at, SupplySize-sc.supply.Total())
@@ -363,13 +390,17 @@ func (sc *State) dealEvent(seed engine.Seed) Event {
 }
 
 // refillEvent draws the supply back up to 10 after a bonus.
-func (sc *State) refillEvent(seed engine.Seed) Event {
+func (sc *State) refillEvent(seed draws) Event {
 	ev := Event{Kind: EvSupplyRefilled}
-	d := drawer{rng: seed.Rand(sc.Reveals()), bag: sc.bag, tower: sc.tower}
+	d := drawer{rng: seed.rand(sc.Reveals()), bag: sc.bag, tower: sc.tower}
 	ev.SupplyN = uint8(d.drawN(ev.Draws[:], 0, SupplySize-sc.supply.Total()))
 	ev.Poured = uint8(d.poured)
 	return ev
 }
+
+// Actor is the seat that must act now (resigning aside), -1 when nobody
+// can: ToAct without the slice, for hot loops.
+func (s *State) Actor() int { return s.actor() }
 
 // Legal reports whether cmd is accepted for seat in s, without building
 // the automatic consequences.

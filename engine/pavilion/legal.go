@@ -43,6 +43,16 @@ func AppendLegal(dst []Cmd, s *State, seat int) []Cmd {
 	return dst
 }
 
+// AppendPlaces appends the placements of seat (AppendLegal's places
+// alone, without the many ways of passing): for bots' playouts, which pass
+// only when nothing can be placed.
+func AppendPlaces(dst []Cmd, s *State, seat int) []Cmd {
+	if s == nil || seat < 0 || seat >= int(s.players) || s.actor() != seat || s.phase != PhasePlay {
+		return dst
+	}
+	return s.appendPlaces(dst, seat)
+}
+
 // appendPlaces lists every placement of seat, one per wild count.
 func (s *State) appendPlaces(dst []Cmd, seat int) []Cmd {
 	p := &s.seats[seat]

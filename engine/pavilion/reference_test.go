@@ -17,9 +17,6 @@ var refCosts = [2][7][6]int{
 	},
 }
 
-// refOuterColours: outer stars 1..6 clockwise from purple.
-var refOuterColours = [7]string{"", "purple", "orange", "red", "blue", "yellow", "green"}
-
 type refSpace struct{ star, space int }
 
 type refFeature struct {

@@ -42,6 +42,27 @@ func FindBinDir(ctx context.Context, configured string) (string, error) {
 	}.find(ctx, configured)
 }
 
+// findOrFetchBinDir searches the installed binaries, then, when none are
+// found and none were configured, asks opts.FetchBinaries for some.
+func findOrFetchBinDir(ctx context.Context, opts Options) (string, error) {
+	finder := binFinder{lookPath: exec.LookPath, pgConfig: runPgConfig, libRoot: "/usr/lib/postgresql"}
+	if opts.finder != nil {
+		finder = *opts.finder
+	}
+	dir, err := finder.find(ctx, opts.BinDir)
+	if err == nil || opts.BinDir != "" || opts.FetchBinaries == nil || !errors.Is(err, ErrNoBinaries) {
+		return dir, err
+	}
+	dir, fetchErr := opts.FetchBinaries(ctx)
+	if fetchErr != nil {
+		return "", fmt.Errorf("%w: none installed, and fetching them failed: %w; or %s", ErrNoBinaries, fetchErr, installHint)
+	}
+	if missing := missingBinaries(dir); len(missing) > 0 {
+		return "", fmt.Errorf("%w: fetched bin dir %s lacks %s", ErrNoBinaries, dir, strings.Join(missing, ", "))
+	}
+	return dir, nil
+}
+
 // binFinder holds the places FindBinDir looks in, so that tests can replace them.
 type binFinder struct {
 	lookPath func(name string) (string, error)

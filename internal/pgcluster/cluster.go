@@ -1,5 +1,6 @@
 // Package pgcluster runs a private PostgreSQL cluster from the PostgreSQL
-// server binaries installed on the machine.
+// server binaries installed on the machine, or from binaries a caller
+// fetches when none are (Options.FetchBinaries).
 //
 // It backs azuld's embedded default (no database configured: a cluster under
 // a data folder, started and stopped with the server) and the throw-away
@@ -82,6 +83,13 @@ type Options struct {
 	// StartTimeout bounds the wait for the server to accept connections; 0 means 2 minutes.
 	StartTimeout time.Duration
 
+	// FetchBinaries, when set, is the last resort when BinDir is empty and
+	// no installed PostgreSQL is found: it returns a bin dir, typically
+	// downloading the binaries once into a cache (see package pgfetch).
+	FetchBinaries func(ctx context.Context) (binDir string, err error)
+
+	// finder replaces the search of installed binaries (tests).
+	finder *binFinder
 	// busyPatience is how long Start waits for another server on the data
 	// dir to go away; 0 means 5 seconds. Tests shorten it.
 	busyPatience time.Duration
@@ -121,7 +129,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	binDir, err := FindBinDir(ctx, opts.BinDir)
+	binDir, err := findOrFetchBinDir(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start PostgreSQL cluster: %w", err)
 	}

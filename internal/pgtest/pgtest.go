@@ -9,9 +9,12 @@
 //     is set but unusable, Start fails: a configured server is not replaced
 //     by another one behind the operator's back.
 //  2. testcontainers-go, when a Docker engine answers: a container of the
-//     image AZUL_TEST_PG_IMAGE (default postgres:16-alpine). When the engine
-//     is missing or the container cannot start, the reason is logged and the
-//     search goes on.
+//     image AZUL_TEST_PG_IMAGE (default postgres:16-alpine; on an engine
+//     without a registry, the local image scripts/images/build.sh makes).
+//     When the engine is missing, lacks the image and cannot pull it, or the
+//     container cannot start, the reason is logged within seconds and the
+//     search goes on. Close removes the container; so does the next start
+//     when a killed test binary could not (see startContainer).
 //  3. A throw-away cluster from the local PostgreSQL binaries (see
 //     internal/pgcluster; AZUL_PG_BIN names their directory), with
 //     durability turned off, in a temp dir removed by Close: under

@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +23,10 @@ import (
 
 // pg is this package's own harness, with seedTemplate as its template.
 var pg *Harness
+
+// noEngine is an engine address nothing listens on, whether or not Docker
+// runs here.
+const noEngine = "unix:///nonexistent/azul/docker.sock"
 
 func TestMain(m *testing.M) {
 	os.Exit(Main(m, Options{Template: seedTemplate}, &pg))
@@ -262,8 +269,7 @@ func TestAllSourcesFailingListsEachReason(t *testing.T) {
 
 func TestFallsThroughToLocalClusterWhenNoEngineAnswers(t *testing.T) {
 	t.Setenv(EnvDatabaseURL, "")
-	// An engine address nothing listens on, whether or not Docker runs here.
-	t.Setenv("DOCKER_HOST", "unix:///nonexistent/azul/docker.sock")
+	t.Setenv("DOCKER_HOST", noEngine)
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, nil))
@@ -284,7 +290,7 @@ func TestFallsThroughToLocalClusterWhenNoEngineAnswers(t *testing.T) {
 	logMu.Lock()
 	text := logs.String()
 	logMu.Unlock()
-	if !strings.Contains(text, "no PostgreSQL container") {
+	if !strings.Contains(text, "no PostgreSQL container") || !strings.Contains(text, "no Docker engine answers at DOCKER_HOST") {
 		t.Errorf("the reason for skipping containers was not logged:\n%s", text)
 	}
 	var one int
@@ -304,11 +310,35 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// DOCKER_HOST names the engine to use: one that does not answer is a
+// reason to fall back, not a cue to look for another engine elsewhere.
 func TestProbeEngineFailsWithoutEngine(t *testing.T) {
-	t.Setenv("DOCKER_HOST", "unix:///nonexistent/azul/docker.sock")
+	t.Setenv("DOCKER_HOST", noEngine)
 	tcLog := testcontainersLogger(slog.New(slog.DiscardHandler))
-	if err := probeEngine(context.Background(), tcLog); err == nil || !strings.Contains(err.Error(), "no Docker engine answers") {
+	provider, err := probeEngine(context.Background(), tcLog)
+	if err == nil {
+		_ = provider.Close()
+		t.Fatal("probeEngine found an engine at a socket that does not exist")
+	}
+	if !strings.Contains(err.Error(), "no Docker engine answers at DOCKER_HOST="+noEngine) {
 		t.Fatalf("probeEngine without an engine: %v", err)
+	}
+}
+
+// An image the engine lacks and cannot pull is a reason given at once,
+// naming the image; on a machine without an engine, the reason is that.
+func TestMissingImageFailsWithTheReason(t *testing.T) {
+	const image = "azuld-local/no-such-image:0"
+	t.Setenv(EnvImage, image)
+	h, err := startContainer(context.Background(), Options{}, slog.New(slog.DiscardHandler))
+	if err == nil {
+		_ = h.Close(context.Background())
+		t.Fatalf("a container of %s started", image)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "no Docker engine answers") &&
+		!(strings.Contains(msg, image) && strings.Contains(msg, "pulling it failed") && strings.Contains(msg, "scripts/images/build.sh")) {
+		t.Fatalf("unclear reason: %v", err)
 	}
 }
 
@@ -414,5 +444,63 @@ func TestSweepStaleClusters(t *testing.T) {
 		if _, err := os.Stat(kept); err != nil {
 			t.Errorf("%s was deleted: %v", filepath.Base(kept), err)
 		}
+	}
+}
+
+// The sweep of leftover containers removes only those whose test binary
+// is gone: this process runs, a process that has exited does not.
+func TestProcessAlive(t *testing.T) {
+	t.Parallel()
+	if !processAlive(os.Getpid()) {
+		t.Error("this process reported not running")
+	}
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run a child: %v", err)
+	}
+	if processAlive(cmd.Process.Pid) {
+		t.Errorf("process %d reported running after it exited", cmd.Process.Pid)
+	}
+	if processAlive(0) || processAlive(-1) {
+		t.Error("a non-positive pid reported running")
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	// A process that has exited but is not yet reaped (a zombie, as a test
+	// binary killed under a parent that has not waited for it) has ended.
+	zombie := exec.Command("sh", "-c", "exit 0")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer zombie.Wait()
+	stat := fmt.Sprintf("/proc/%d/stat", zombie.Process.Pid)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child did not become a zombie: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if processAlive(zombie.Process.Pid) {
+		t.Errorf("zombie %d reported running", zombie.Process.Pid)
+	}
+}
+
+func TestOwnerValueNamesHostAndProcess(t *testing.T) {
+	t.Parallel()
+	owner, err := ownerValue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if owner != host+"/"+strconv.Itoa(os.Getpid()) {
+		t.Errorf("owner %q", owner)
 	}
 }

@@ -32,6 +32,9 @@ var (
 	deadline = now.Add(3*24*time.Hour + 2*time.Hour)
 	token    = "abcdefghijklmnopqrstuvwxyz234567"
 	gameID   = "01935f3c-7b2a-7cde-8f00-1a2b3c4d5e6f"
+	// firstMail is the Message-ID of the seat's first mail of the game,
+	// the root of its thread.
+	firstMail = MessageID(sender, gameID, 3, 0, KindStarted)
 )
 
 // table starts a real game of ruleset and returns its state.
@@ -68,7 +71,7 @@ func everyMail(t testing.TB, ruleset string) (map[string]Mail, string) {
 	s := table(t, ruleset, 2)
 	names := []string{"Zoë Ñúñez 漢字", "<script>alert(1)</script>"}
 	g := info(s, names...)
-	r := Recipient{Name: names[0], Address: "zoe@example.net", Seat: 0, SeatToken: token}
+	r := Recipient{Name: names[0], Address: "zoe@example.net", Seat: 0, SeatToken: token, Thread: firstMail}
 	moves := s.LegalMoves(0)
 	final := &engine.Final{Reason: "rounds_played", Winners: []int{1}, Players: []engine.FinalPlayer{
 		{Seat: 0, Score: 41, Rank: 2, Breakdown: []engine.ScoreItem{{Item: "rows", Count: 2, Points: 4}}},
@@ -201,7 +204,7 @@ func checkWire(t *testing.T, raw []byte) {
 
 func checkHeaders(t *testing.T, h mail.Header) {
 	t.Helper()
-	root := ThreadRoot(sender, gameID)
+	root := firstMail
 	want := map[string]string{
 		"Reply-To":              "play+" + token + "@azul.example.org",
 		"In-Reply-To":           root,
@@ -281,7 +284,7 @@ func TestMoveMailsShowBoardMovesAndVersion(t *testing.T) {
 			"refused":  Refused(sender, r, g, "no such move", moves, now),
 		} {
 			t.Run(ruleset+"/"+name, func(t *testing.T) {
-				for _, l := range strings.Split(strings.TrimRight(g.Board, "\n"), "\n") {
+				for _, l := range strings.Split(strings.TrimRight(boardText(g, 0), "\n"), "\n") {
 					if !strings.Contains(m.Text, l+"\n") {
 						t.Fatalf("text lacks board line %q", l)
 					}
@@ -317,8 +320,13 @@ func TestSubjects(t *testing.T) {
 	r := Recipient{Name: "A", Address: "a@example.net", SeatToken: token}
 	got := Turn(sender, r, g, s.LegalMoves(0), nil, now).Subject
 	// The short id is the random end of the UUIDv7, not its clock start.
-	if want := "Azul: Summer Pavilion — your turn (game 3c4d5e6f)"; got != want {
+	if want := "Azul: Summer Pavilion (game 3c4d5e6f)"; got != want {
 		t.Errorf("subject %q, want %q", got, want)
+	}
+	// One subject for every mail of the game, so that mail programs
+	// threading by subject keep one conversation.
+	if over := GameOver(sender, r, g, nil, now).Subject; over != got {
+		t.Errorf("game-over subject %q, turn subject %q", over, got)
 	}
 }
 
@@ -348,7 +356,7 @@ func TestMessageIDs(t *testing.T) {
 		t.Error("a re-rendered turn mail changed its Message-ID")
 	}
 	for _, bad := range []string{"", "<>", "<a@b>", "<azuld.g.1.0.turn@other.org>", "<azuld.g.x.0.turn@azul.example.org>",
-		"<azuld.g.1.-1.turn@azul.example.org>", ThreadRoot(sender, gameID), "<azuld.xzz.1.0.turn@azul.example.org>"} {
+		"<azuld.g.1.-1.turn@azul.example.org>", "<azuld.g.game@azul.example.org>", "<azuld.xzz.1.0.turn@azul.example.org>"} {
 		if _, _, _, ok := ParseMessageID(bad, sender.Domain); ok {
 			t.Errorf("ParseMessageID(%q) ok", bad)
 		}
@@ -398,7 +406,7 @@ func TestGameOverShowsResult(t *testing.T) {
 func TestGolden(t *testing.T) {
 	s := table(t, "azul-mini", 2)
 	g := info(s, "Ann", "Bob")
-	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token}
+	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token, Thread: firstMail}
 	m := Turn(sender, r, g, s.LegalMoves(0), &deadline, now)
 	raw, err := m.Bytes()
 	if err != nil {

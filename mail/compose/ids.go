@@ -22,8 +22,6 @@ func MessageID(s Sender, gameID string, version int64, seat int, kind string) st
 
 // ParseMessageID reads an id written by MessageID for domain (with or
 // without the angle brackets; the domain is compared case-insensitively).
-// A thread root (ThreadRoot) is not a mail about a version and is not
-// accepted.
 func ParseMessageID(id, domain string) (gameID string, version int64, seat int, ok bool) {
 	id = strings.TrimSpace(id)
 	id = strings.TrimSuffix(strings.TrimPrefix(id, "<"), ">")
@@ -42,14 +40,6 @@ func ParseMessageID(id, domain string) (gameID string, version int64, seat int, 
 		return "", 0, 0, false
 	}
 	return gameID, v, st, true
-}
-
-// ThreadRoot is the id every mail of a game refers to (In-Reply-To and
-// References), so mail programs show the whole game as one conversation.
-// No mail carries it as its own Message-ID; mail programs thread on the
-// shared parent all the same.
-func ThreadRoot(s Sender, gameID string) string {
-	return "<azuld." + encodeGameID(gameID) + ".game@" + strings.ToLower(s.Domain) + ">"
 }
 
 func safeIDChar(c byte) bool {

@@ -48,6 +48,16 @@ type Recipient struct {
 	// SeatToken is the seat's secret ([a-z2-7]{26,}); it names the reply
 	// address and the stop link, so it appears only in mails to this seat.
 	SeatToken string
+	// Thread is the Message-ID of the first mail this seat was sent about
+	// the game, which every later one refers to (In-Reply-To,
+	// References); empty when this mail is the first, and so the root.
+	Thread string
+	// Stopped is set when the seat stopped the mails of the game: the
+	// answers to its own replies must not promise turn mails.
+	Stopped bool
+	// Inviter is who gave the seat to this player ("" when they took it
+	// themselves); a game's first mail says it.
+	Inviter string
 }
 
 // PlayerScore is one seat's current score.
@@ -66,6 +76,9 @@ type GameInfo struct {
 	Board   string
 	Players []PlayerScore
 	ToAct   []int
+	// Started marks the version at which the game began: a turn mail at
+	// it says so (it is the seat's first mail of the game).
+	Started bool
 }
 
 // Mail is one rendered message. Bytes writes it out.

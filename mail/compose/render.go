@@ -26,6 +26,66 @@ type doc struct {
 	final     []finalRow
 	gameURL   string
 	stopURL   string
+	// seat is the reader's (their board is marked), stopped whether they
+	// stopped the game's mails, what the mail is about in a few words.
+	seat    int
+	stopped bool
+	what    string
+}
+
+// board is the table the mail shows: names for seats, the reader's board
+// marked, the result left to the mail's own table.
+func (d *doc) table() string {
+	if !d.board || strings.TrimSpace(d.game.Board) == "" {
+		return ""
+	}
+	// The engine's own result block speaks in seat numbers and item
+	// codes: the game-over mail gives the result in words instead.
+	b := withoutResult(boardText(d.game, d.seat))
+	return strings.TrimRight(strings.ReplaceAll(b, "\r\n", "\n"), "\n")
+}
+
+// Numbered is the list of moves a mail numbers: every legal move, except
+// that when there are several ways to pass (Summer Pavilion's placing
+// phase has one for every choice of tiles to keep, some two hundred) they
+// are left out and the mail describes passing once; passes is then true.
+// A number in a reply counts in this list.
+func Numbered(moves []engine.Move) (numbered []engine.Move, passes bool) {
+	n := 0
+	for _, m := range moves {
+		if isPass(m) {
+			n++
+		}
+	}
+	if n < 2 {
+		return moves, false
+	}
+	numbered = make([]engine.Move, 0, len(moves)-n)
+	for _, m := range moves {
+		if !isPass(m) {
+			numbered = append(numbered, m)
+		}
+	}
+	return numbered, true
+}
+
+func isPass(m engine.Move) bool {
+	return m.Notation == "pass" || strings.HasPrefix(m.Notation, "pass ")
+}
+
+// passHint describes passing once, with a pass from the legal moves as
+// the example.
+func passHint(moves []engine.Move) string {
+	example := ""
+	for _, m := range moves {
+		if isPass(m) && strings.Count(m.Notation, " ") > strings.Count(example, " ") && strings.Count(m.Notation, " ") <= 3 {
+			example = m.Notation
+		}
+	}
+	if example == "" {
+		return `Or pass: "pass".`
+	}
+	return fmt.Sprintf(`Or pass, keeping up to four tiles of your hand for the next round: %q (just "pass" keeps none).`, example)
 }
 
 // replyHint fits one line of the text part.
@@ -37,23 +97,19 @@ func (d *doc) text() string {
 	for _, p := range d.intro {
 		b.WriteString(wrap(p, textWidth) + "\n\n")
 	}
-	if d.board && strings.TrimSpace(d.game.Board) != "" {
-		b.WriteString(strings.TrimRight(strings.ReplaceAll(d.game.Board, "\r\n", "\n"), "\n") + "\n\n")
+	if board := d.table(); board != "" {
+		b.WriteString(board + "\n\n")
 	}
 	if len(d.final) > 0 {
 		b.WriteString("Final result:\n")
 		for _, r := range d.final {
-			line := fmt.Sprintf("  %d. %s: %d points", r.Rank, r.Name, r.Score)
+			line := fmt.Sprintf("  %d. %s: %s", r.Rank, r.Name, points(r.Score, false))
 			if r.Resigned {
 				line += " (resigned)"
 			}
 			b.WriteString(line + "\n")
-			var items []string
 			for _, it := range r.Items {
-				items = append(items, fmt.Sprintf("%s %d×: %+d", it.Item, it.Count, it.Points))
-			}
-			if len(items) > 0 {
-				b.WriteString(indent(wrap(strings.Join(items, ", "), textWidth-5), "     ") + "\n")
+				b.WriteString(indent(wrap(it, textWidth-7), "       ") + "\n")
 			}
 		}
 		b.WriteString("\n")
@@ -65,19 +121,20 @@ func (d *doc) text() string {
 		b.WriteString(wrap("Scores: "+strings.Join(scores, ", "), textWidth) + "\n\n")
 	}
 	if d.showMoves {
+		numbered, passes := Numbered(d.moves)
 		b.WriteString(fmt.Sprintf("Your legal moves at version %d:\n", d.game.Version))
-		if len(d.moves) == 0 {
-			b.WriteString("  (none)\n")
+		b.WriteString(moveColumns(numbered))
+		if passes {
+			b.WriteString(wrap(passHint(d.moves), textWidth) + "\n")
 		}
-		b.WriteString(moveColumns(d.moves))
 		b.WriteString("\n" + wrap(replyHint, textWidth) + "\n")
-		if len(d.moves) > 0 {
-			b.WriteString(wrap(fmt.Sprintf(`For example: "1" or %q.`, d.moves[0].Notation), textWidth) + "\n")
+		if len(numbered) > 0 {
+			b.WriteString(wrap(fmt.Sprintf(`For example: "1" or %q.`, numbered[0].Notation), textWidth) + "\n")
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("Game page: " + d.gameURL + "\n")
-	if d.stopURL != "" {
+	if d.stopURL != "" && !d.stopped {
 		b.WriteString("\n-- \n")
 		b.WriteString(wrap(`To stop mails about this game, reply "stop" or open:`, textWidth) + "\n")
 		b.WriteString(d.stopURL + "\n")
@@ -164,24 +221,40 @@ func (d *doc) html() string {
 		"Intro":    d.intro,
 		"Final":    d.final,
 		"GameURL":  d.gameURL,
-		"StopURL":  d.stopURL,
 		"Version":  d.game.Version,
 		"Hint":     replyHint,
-		"Title":    Title(d.game.Ruleset),
+		"Title":    Title(d.game.Ruleset) + ": " + d.what,
 	}
-	if d.board && strings.TrimSpace(d.game.Board) != "" {
-		data["Board"] = strings.TrimRight(d.game.Board, "\n")
+	if !d.stopped {
+		data["StopURL"] = d.stopURL
+	}
+	if board := d.table(); board != "" {
+		var b strings.Builder
+		if err := boardTemplate.Execute(&b, drawBoard(d.game.Ruleset, board)); err == nil {
+			data["Board"] = template.HTML(b.String())
+		}
 	}
 	if ps := d.scores(); len(ps) > 0 {
 		data["Players"] = ps
 	}
 	if d.showMoves {
-		ms := make([]htmlMove, len(d.moves))
-		for i, m := range d.moves {
+		numbered, passes := Numbered(d.moves)
+		ms := make([]htmlMove, len(numbered))
+		for i, m := range numbered {
 			ms[i] = htmlMove{N: i + 1, Notation: m.Notation, JSON: string(m.JSON)}
 		}
 		data["ShowMoves"] = true
 		data["Moves"] = ms
+		// Columns as wide as the longest move and its number, so that
+		// none runs into the next column.
+		width := 0
+		for _, m := range numbered {
+			width = max(width, utf8.RuneCountInString(m.Notation))
+		}
+		data["ColumnWidth"] = template.CSS(strconv.Itoa(width+6) + "ch")
+		if passes {
+			data["Pass"] = passHint(d.moves)
+		}
 	}
 	var b strings.Builder
 	if err := page.Execute(&b, data); err != nil {
@@ -192,25 +265,31 @@ func (d *doc) html() string {
 	return b.String()
 }
 
+// The page is one column at most 600 pixels wide, the width mail
+// programs give a message; the move list flows in columns where there is
+// room.
 var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
-<body style="font-family:sans-serif;line-height:1.4">
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title></head>
+<body style="margin:0;padding:0">
+<div style="max-width:600px;margin:0 auto;padding:12px;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#222222">
 <p>{{.Greeting}}</p>
 {{range .Intro}}<p>{{.}}</p>
-{{end}}{{with .Board}}<pre style="font-family:monospace;font-size:13px;line-height:1.2">{{.}}</pre>
+{{end}}{{with .Board}}<div style="margin:12px 0;overflow-x:auto">
+{{.}}</div>
 {{end}}{{with .Players}}<p>Scores: {{range $i, $p := .}}{{if $i}}, {{end}}{{$p.Name}} {{$p.Score}}{{end}}</p>
-{{end}}{{with .Final}}<table cellpadding="4" style="border-collapse:collapse">
-<tr><th>rank</th><th>player</th><th>points</th><th>breakdown</th></tr>
-{{range .}}<tr><td>{{.Rank}}</td><td>{{.Name}}{{if .Resigned}} (resigned){{end}}</td><td>{{.Score}}</td><td>{{range $i, $it := .Items}}{{if $i}}, {{end}}{{$it.Item}} {{$it.Count}}×: {{printf "%+d" $it.Points}}{{end}}</td></tr>
+{{end}}{{with .Final}}<p style="margin-bottom:4px"><b>Final result</b></p>
+<table cellpadding="4" style="border-collapse:collapse">
+{{range .}}<tr style="vertical-align:top;border-top:1px solid #dddddd"><td>{{.Rank}}.</td><td><b>{{.Name}}</b>{{if .Resigned}} (resigned){{end}}</td><td style="white-space:nowrap">{{.Score}} {{if eq .Score 1}}point{{else}}points{{end}}</td><td style="font-size:13px">{{range $i, $it := .Items}}{{if $i}}<br>{{end}}{{$it}}{{end}}</td></tr>
 {{end}}</table>
 {{end}}{{if .ShowMoves}}<p>Your legal moves at version {{.Version}}:</p>
-<ol style="font-family:monospace">
+<ol style="font-family:monospace;font-size:13px;column-width:{{.ColumnWidth}};column-gap:1em;padding-left:3.5em;margin:0">
 {{range .Moves}}<li title="{{.JSON}}">{{.Notation}}</li>
-{{else}}<li>(none)</li>
 {{end}}</ol>
-<p>{{.Hint}}</p>
+{{with .Pass}}<p style="font-family:monospace;font-size:13px">{{.}}</p>
+{{end}}<p>{{.Hint}}</p>
 {{end}}<p><a href="{{.GameURL}}">Open the game page</a></p>
-{{with .StopURL}}<hr>
-<p style="font-size:small">To stop mails about this game, reply “stop” or <a href="{{.}}">click here</a>.</p>
-{{end}}</body></html>
+{{with .StopURL}}<hr style="border:0;border-top:1px solid #dddddd">
+<p style="font-size:12px;color:#666666">To stop mails about this game, reply “stop” or <a href="{{.}}">click here</a>.</p>
+{{end}}</div>
+</body></html>
 `))

@@ -2,12 +2,15 @@
 // domain, where players' answers to play+<token>@<domain> arrive.
 //
 // It accepts mail only for play+<anything>@<domain> and postmaster@<domain>
-// (RFC 5321 requires postmaster), refuses every other domain (550: it is
-// no open relay), enforces the message size (552) and the number of
+// (RFC 5321 §4.5.1 requires postmaster), refuses every other domain (550:
+// it is no open relay), enforces the message size (552) and the number of
 // recipients, and needs no AUTH (senders are other MTAs). Each accepted
-// message is handed, byte for byte, to the Handler. A handler error that is
-// a *Reject is a permanent refusal sent back as its 5xx code; any other
-// error answers 451 so the sending MTA keeps the mail and tries again.
+// message for play+ addresses is handed, byte for byte, to the Handler. A
+// handler error that is a *Reject is a permanent refusal sent back as its
+// 5xx code; any other error answers 451 so the sending MTA keeps the mail
+// and tries again. Mail for postmaster alone is taken (250) and handed to
+// Config.Postmaster, by default logged and dropped: azuld has no mailbox,
+// and refusing it would break the promise RFC 5321 asks of every domain.
 // STARTTLS is not offered.
 package smtpin
 
@@ -18,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +49,9 @@ type Handler func(ctx context.Context, env Envelope, raw []byte) error
 type Reject struct {
 	// Code is the SMTP reply code, 500..599 (550 if out of range).
 	Code int
-	// Message is the text of the reply (one line).
+	// Message is the text of the reply (one line). It may start with an
+	// enhanced status code (RFC 3463, "5.1.1 No such mailbox"), which is
+	// then the reply's; otherwise the reply carries 5.0.0.
 	Message string
 }
 
@@ -70,8 +76,11 @@ type Config struct {
 	// Logger receives one line per refused or failed message (default:
 	// slog.Default()).
 	Logger *slog.Logger
-	// Handler receives the messages. Required.
+	// Handler receives the messages for play+ addresses. Required.
 	Handler Handler
+	// Postmaster receives the messages addressed to postmaster@ alone;
+	// an error defers them (451). Default: one log line, then dropped.
+	Postmaster Handler
 }
 
 // Server is one SMTP listener.
@@ -114,6 +123,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Postmaster == nil {
+		log := cfg.Logger.With("component", "smtpin")
+		cfg.Postmaster = func(ctx context.Context, env Envelope, raw []byte) error {
+			log.InfoContext(ctx, "mail to postmaster dropped", "from", env.From, "rcpts", env.Rcpts, "bytes", len(raw), "remote", env.RemoteAddr)
+			return nil
+		}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "smtpin"), closing: make(chan struct{}), closed: make(chan struct{}), ctx: context.Background()}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
@@ -230,6 +246,8 @@ type session struct {
 	remote net.Addr
 	from   string
 	rcpts  []string
+	// postmaster holds the postmaster@ recipients, apart from rcpts.
+	postmaster []string
 }
 
 var _ smtp.Session = (*session)(nil)
@@ -237,6 +255,7 @@ var _ smtp.Session = (*session)(nil)
 func (ss *session) Reset() {
 	ss.from = ""
 	ss.rcpts = nil
+	ss.postmaster = nil
 }
 
 func (ss *session) Logout() error { return nil }
@@ -250,6 +269,7 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 	}
 	ss.from = from
 	ss.rcpts = nil
+	ss.postmaster = nil
 	return nil
 }
 
@@ -260,10 +280,14 @@ func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied"}
 	}
 	l := strings.ToLower(local)
-	if !(strings.HasPrefix(l, "play+") && len(l) > len("play+")) && l != "postmaster" {
+	switch {
+	case l == "postmaster":
+		ss.postmaster = append(ss.postmaster, to)
+	case strings.HasPrefix(l, "play+") && len(l) > len("play+"):
+		ss.rcpts = append(ss.rcpts, to)
+	default:
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such mailbox"}
 	}
-	ss.rcpts = append(ss.rcpts, to)
 	return nil
 }
 
@@ -274,7 +298,15 @@ func (ss *session) Data(r io.Reader) error {
 		return err
 	}
 	env := Envelope{From: ss.from, Rcpts: append([]string(nil), ss.rcpts...), RemoteAddr: ss.remote}
-	herr := ss.s.cfg.Handler(ss.s.handlerContext(), env, raw)
+	var herr error
+	if len(env.Rcpts) > 0 {
+		herr = ss.s.cfg.Handler(ss.s.handlerContext(), env, raw)
+	}
+	if herr == nil && len(ss.postmaster) > 0 {
+		pm := env
+		pm.Rcpts = append([]string(nil), ss.postmaster...)
+		herr = ss.s.cfg.Postmaster(ss.s.handlerContext(), pm, raw)
+	}
 	if herr == nil {
 		ss.s.log.Debug("message accepted", "from", env.From, "rcpts", env.Rcpts, "bytes", len(raw), "remote", env.RemoteAddr)
 		return nil
@@ -285,15 +317,35 @@ func (ss *session) Data(r io.Reader) error {
 		if code < 500 || code > 599 {
 			code = 550
 		}
-		msg := strings.Join(strings.Fields(rej.Message), " ")
+		enhanced, msg := enhancedCode(strings.Join(strings.Fields(rej.Message), " "))
 		if msg == "" {
 			msg = "Message refused"
 		}
 		ss.s.log.Info("message refused", "from", env.From, "rcpts", env.Rcpts, "code", code, "reason", msg)
-		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{5, 7, 0}, Message: msg}
+		return &smtp.SMTPError{Code: code, EnhancedCode: enhanced, Message: msg}
 	}
 	ss.s.log.Warn("message deferred", "from", env.From, "rcpts", env.Rcpts, "err", herr)
 	return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, try again later"}
+}
+
+// enhancedCode splits a permanent enhanced status code ("5.1.1") off the
+// start of a reply text, so the reply carries it once; a text without one
+// gets 5.0.0 (other or undefined status).
+func enhancedCode(text string) (smtp.EnhancedCode, string) {
+	code := smtp.EnhancedCode{5, 0, 0}
+	head, rest, _ := strings.Cut(text, " ")
+	parts := strings.Split(head, ".")
+	if len(parts) != 3 || parts[0] != "5" {
+		return code, text
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 999 || len(p) > 3 {
+			return smtp.EnhancedCode{5, 0, 0}, text
+		}
+		code[i] = n
+	}
+	return code, rest
 }
 
 func cutLast(s, sep string) (before, after string, found bool) {

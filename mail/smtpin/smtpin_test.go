@@ -117,7 +117,8 @@ func TestAcceptsByteExact(t *testing.T) {
 	if string(d.raw) != message {
 		t.Errorf("handler got %q, want %q", d.raw, message)
 	}
-	if d.env.From != "ann@example.net" || strings.Join(d.env.Rcpts, ",") != strings.Join(rcpts, ",") {
+	// postmaster is not a game's address: the handler gets the others.
+	if d.env.From != "ann@example.net" || strings.Join(d.env.Rcpts, ",") != strings.Join(rcpts[:2], ",") {
 		t.Errorf("envelope %+v", d.env)
 	}
 	if host, _, _ := net.SplitHostPort(d.env.RemoteAddr.String()); host != "127.0.0.1" {
@@ -157,6 +158,53 @@ func TestRefusesRelayAndUnknownMailboxes(t *testing.T) {
 	case d := <-got:
 		t.Fatalf("handler called for %+v", d.env)
 	default:
+	}
+}
+
+// TestPostmaster: mail for postmaster@ is taken (RFC 5321 §4.5.1), at
+// RCPT and at DATA, and goes to Config.Postmaster, not to the handler of
+// game replies.
+func TestPostmaster(t *testing.T) {
+	pm := make(chan Envelope, 2)
+	addr, _, got, _ := start(t, Config{Postmaster: func(_ context.Context, env Envelope, _ []byte) error {
+		pm <- env
+		return nil
+	}}, func(Envelope, []byte) error { return &Reject{Code: 550, Message: "5.1.1 No such mailbox"} })
+	c := dial(t, addr)
+	if code, err := send(c, "abuse-desk@example.com", []string{"PostMaster@azul.example.org"}, "Subject: a question\r\n\r\nhello\r\n"); err != nil {
+		t.Fatalf("mail to postmaster: %d %v, want 250", code, err)
+	}
+	if env := <-pm; env.From != "abuse-desk@example.com" || len(env.Rcpts) != 1 || env.Rcpts[0] != "PostMaster@azul.example.org" {
+		t.Errorf("postmaster envelope %+v", env)
+	}
+	select {
+	case d := <-got:
+		t.Fatalf("the game handler got the postmaster's mail: %+v", d.env)
+	default:
+	}
+	// Without a Postmaster handler the mail is logged and taken.
+	addr, _, _, _ = start(t, Config{}, nil)
+	if code, err := send(dial(t, addr), "a@example.com", []string{"postmaster@azul.example.org"}, "Subject: x\r\n\r\nx\r\n"); err != nil {
+		t.Fatalf("mail to postmaster, default handler: %d %v", code, err)
+	}
+}
+
+// TestRefusalCodeOnce: an enhanced status code in a Reject's message is
+// the reply's, written once.
+func TestRefusalCodeOnce(t *testing.T) {
+	for _, tt := range []struct{ msg, want string }{
+		{"5.1.1 No such mailbox", "5.1.1 No such mailbox"},
+		{"No game waits for this address", "5.0.0 No game waits for this address"},
+		{"5.6.0 The message could not be read", "5.6.0 The message could not be read"},
+		{"4.1.1 not permanent", "5.0.0 4.1.1 not permanent"},
+	} {
+		addr, _, got, _ := start(t, Config{}, func(Envelope, []byte) error { return &Reject{Code: 550, Message: tt.msg} })
+		_, err := send(dial(t, addr), "a@example.net", []string{"play+abc@azul.example.org"}, message)
+		<-got
+		var te *textproto.Error
+		if !errors.As(err, &te) || te.Code != 550 || te.Msg != tt.want {
+			t.Errorf("Reject %q: reply %v, want 550 %s", tt.msg, err, tt.want)
+		}
 	}
 }
 

@@ -1,0 +1,111 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// TestBotSeatsAndBudgets: greedy and search seats are accepted (the search
+// seat's budget is kept on the seat); a budget out of bounds, a budget for
+// a bot that takes none and an unknown bot are problems, and create
+// nothing.
+func TestBotSeatsAndBudgets(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	ana := env.register(t, "Ana")
+	res := ana.call(http.MethodPost, "/v1/games", `{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"greedy"},{"bot":"search","budget":"150ms"}]}`,
+		header{"Content-Type", "application/json"}).mustStatus(t, http.StatusCreated)
+	if !strings.Contains(string(res.Body), `"bot":"search","budget":"150ms"`) || !strings.Contains(string(res.Body), `"bot":"greedy"`) {
+		t.Fatalf("seats not as asked: %s", res.Body)
+	}
+	for _, body := range []string{
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"search","budget":"10s"}]}`,
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"search","budget":"quick"}]}`,
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"greedy","budget":"100ms"}]}`,
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"oracle"}]}`,
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"player":""}],"time_control":{"per_move":"1h","on_timeout":"bot","bot":"oracle"}}`,
+	} {
+		res := ana.call(http.MethodPost, "/v1/games", body, header{"Content-Type", "application/json"})
+		if res.Status != http.StatusBadRequest {
+			t.Fatalf("%s: status %d: %s", body, res.Status, res.Body)
+		}
+		res.problem(t)
+	}
+}
+
+// TestAnalysisOfFinishedGames: a running game gets 403; a finished one
+// gets 202 until a job worker has analysed the position, then the
+// analysis: every legal move with its expected score difference, the move
+// played and the best move.
+func TestAnalysisOfFinishedGames(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	ana := env.register(t, "Ana")
+	running := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "greedy"}}})
+	ana.call(http.MethodGet, "/v1/games/"+running.ID+"/analysis?version=3", nil).mustStatus(t, http.StatusForbidden).problem(t)
+
+	// Two bots play a whole game inside the create.
+	done := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion-mini", Seed: strings.Repeat("7e", 32), Seats: []play.SeatSpec{{Bot: "greedy"}, {Bot: "random"}}})
+	if done.Status != play.StatusFinished {
+		t.Fatalf("bots-only game is %s", done.Status)
+	}
+	path := "/v1/games/" + done.ID + "/analysis?version=4"
+	for _, bad := range []string{"/v1/games/" + done.ID + "/analysis", "/v1/games/" + done.ID + "/analysis?version=0",
+		"/v1/games/" + done.ID + "/analysis?version=" + strconv.FormatInt(done.Version, 10)} {
+		ana.call(http.MethodGet, bad, nil).mustStatus(t, http.StatusBadRequest).problem(t)
+	}
+	first := ana.call(http.MethodGet, path, nil).mustStatus(t, http.StatusAccepted)
+	if first.Header.Get("Retry-After") == "" {
+		t.Fatal("202 without Retry-After")
+	}
+	// The API's notifier only enqueues; a worker process analyses.
+	worker, err := notify.New(notify.Config{Pool: env.pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
+		Workers: 1, FetchPollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker.Attach(env.svc)
+	if err := worker.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = worker.Shutdown(ctx)
+	})
+	var got notify.Analysis
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res := ana.call(http.MethodGet, path, nil)
+		if res.Status == http.StatusOK {
+			res.decode(t, &got)
+			break
+		}
+		if res.Status != http.StatusAccepted || time.Now().After(deadline) {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got.Version != 4 || got.Played == "" || got.Best == "" || len(got.Moves) == 0 || got.Playouts == 0 {
+		t.Fatalf("analysis %+v", got)
+	}
+	played, best := false, false
+	for _, m := range got.Moves {
+		played = played || m.Notation == got.Played
+		best = best || m.Notation == got.Best
+		if m.Visits == 0 || len(m.Move) == 0 {
+			t.Fatalf("move %+v not evaluated", m)
+		}
+	}
+	if !played || !best {
+		t.Fatalf("played %q or best %q not among the moves", got.Played, got.Best)
+	}
+}

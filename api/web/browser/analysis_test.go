@@ -1,0 +1,192 @@
+package browser
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// analysisWait bounds the wait for a job worker's analysis (a second or
+// two of one core, more on a busy machine).
+const analysisWait = 3 * time.Minute
+
+// analysis is the part of GET analysis the test compares with the page.
+type analysis struct {
+	Seat   int    `json:"seat"`
+	Played string `json:"played"`
+	Best   string `json:"best"`
+	Moves  []struct {
+		Notation  string  `json:"notation"`
+		ScoreDiff float64 `json:"score_diff"`
+		WinRate   float64 `json:"win_rate"`
+	} `json:"moves"`
+}
+
+// moveAfter is the first version from which a seat moves next (the
+// position the analysis is about), at or after from.
+func (e *env) moveAfter(id string, from int64) int64 {
+	e.t.Helper()
+	var log struct {
+		Events []struct {
+			Version int64 `json:"version"`
+			Undone  bool  `json:"undone"`
+			Meta    struct {
+				Actor struct {
+					Seat *int `json:"seat"`
+				} `json:"actor"`
+			} `json:"meta"`
+		} `json:"events"`
+	}
+	e.rest("", http.MethodGet, "/v1/games/"+id+"/events?after=0&limit=1000", nil, http.StatusOK, &log)
+	for _, ev := range log.Events {
+		if ev.Version > from && ev.Meta.Actor.Seat != nil && !ev.Undone {
+			return ev.Version - 1
+		}
+	}
+	e.t.Fatalf("no seat moves after version %d", from)
+	return 0
+}
+
+// waitLong polls a boolean expression for up to d.
+func (p *player) waitLong(expr, what string, d time.Duration) {
+	p.e.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			text, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById('analysis')?.innerText || ''`))
+			p.e.t.Fatalf("%s: waited %s for %s (err %v; the panel says %q)", p.name, d, what, err, text)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// analyseInReplay has two bots play a game of the rule set, opens its
+// replay at the first position after version from where a seat moves,
+// asks for the analysis by keyboard and checks the panel against the API.
+func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int64) (gameState, int64) {
+	t.Helper()
+	// Two bots play a whole game inside the create.
+	var done gameState
+	e.rest(ann.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA,
+		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
+	if done.Status != "finished" {
+		t.Fatalf("a bots-only game is %s after its creation", done.Status)
+	}
+	v := e.moveAfter(done.ID, from)
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.querySelector('#analysis #analyse')`, v), "the offer to analyse")
+	ann.shot(ruleset + "-analysis-offer")
+	if err := chromedp.Do(ann.ctx, chromedp.Focus(chromedp.CSS("#analysis #analyse")), chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](ann, `document.getElementById('analysis').dataset.state + ' ' + document.getElementById('analysis').innerText`); !strings.HasPrefix(got, "computing") || !strings.Contains(got, "Computing…") {
+		t.Fatalf("after asking, the panel shows %q", got)
+	}
+	ann.shot(ruleset + "-analysis-computing")
+	ann.waitLong(`document.getElementById('analysis').dataset.state == 'done'`, "the analysis", analysisWait)
+	if !eval[bool](ann, `document.getElementById('analysis').contains(document.activeElement)`) {
+		t.Fatal("the keyboard's place is lost once the analysis is shown")
+	}
+
+	var want analysis
+	e.rest(ann.token, http.MethodGet, fmt.Sprintf("/v1/games/%s/analysis?version=%d", done.ID, v), nil, http.StatusOK, &want)
+	if want.Seat < 0 || len(want.Moves) == 0 {
+		t.Fatalf("the API's analysis has no moves: %+v", want)
+	}
+	played := eval[[]string](ann, `[...document.querySelectorAll('#analysis tr.played')].map(e => e.dataset.notation)`)
+	best := eval[[]string](ann, `[...document.querySelectorAll('#analysis tr.best')].map(e => e.dataset.notation)`)
+	if len(played) != 1 || played[0] != want.Played || len(best) != 1 || best[0] != want.Best {
+		t.Fatalf("the page marks played %q and best %q; the API says %q and %q", played, best, want.Played, want.Best)
+	}
+	verdict := eval[string](ann, `document.querySelector('#analysis .verdict-line').textContent`)
+	var pScore, bScore float64
+	for _, m := range want.Moves {
+		if m.Notation == want.Played {
+			pScore = m.ScoreDiff
+		}
+		if m.Notation == want.Best {
+			bScore = m.ScoreDiff
+		}
+	}
+	if want.Played == want.Best {
+		if !strings.Contains(verdict, "was the best") {
+			t.Fatalf("played the best move, the page says %q", verdict)
+		}
+	} else if loss := fmt.Sprintf("lost −%.1f point", math.Abs(bScore-pScore)); !strings.Contains(verdict, loss) {
+		t.Fatalf("the page says %q, want %q", verdict, loss)
+	}
+	// The short list, then every move by the keyboard.
+	rows := eval[int](ann, `document.querySelectorAll('#analysis tbody tr[data-notation]').length`)
+	if rows > 9 || rows < min(len(want.Moves), 8) {
+		t.Fatalf("%d moves listed at first of %d", rows, len(want.Moves))
+	}
+	ann.shot(ruleset + "-analysis")
+	if len(want.Moves) > rows {
+		if err := chromedp.Do(ann.ctx, chromedp.Focus(chromedp.CSS("#analysis button.more")), chromedp.KeyEvent(kb.Enter)); err != nil {
+			t.Fatal(err)
+		}
+		ann.waitJS(fmt.Sprintf(`document.querySelectorAll('#analysis tbody tr[data-notation]').length == %d`, len(want.Moves)), "every move listed")
+		if !eval[bool](ann, `document.activeElement.matches('#analysis button.more')`) {
+			t.Fatal("the focus left the button that lists every move")
+		}
+	}
+	ann.viewport(390, 844)
+	ann.shot(ruleset + "-analysis-phone")
+	ann.viewport(1280, 900)
+	return done, v
+}
+
+// TestReplayAnalysis: the replay of a finished game offers the analysis
+// of the position shown; asked for by keyboard, it says it is computing
+// until a job worker has it, then lists the moves with the played and the
+// best one marked, as the API has them, and says what the played move
+// lost. Come back to, or reloaded, the page shows it without asking. A
+// running game's replay offers no analysis.
+func TestReplayAnalysis(t *testing.T) {
+	e := newEnvWorkers(t)
+	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+	done, v := analyseInReplay(t, e, ann, "azul-mini", 8)
+	analyseInReplay(t, e, ann, "summer-pavilion", 30)
+
+	// Another step has its own offer; back again, the analysis is there.
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(`document.getElementById('analysis').dataset.state == 'done'`, "the analysis the browser holds")
+	if err := chromedp.Do(ann.ctx, chromedp.Focus(chromedp.CSS("#slider")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+		t.Fatal(err)
+	}
+	ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.getElementById('analysis').dataset.state != 'done'`, v+1), "the next step without its analysis")
+	if err := chromedp.Do(ann.ctx, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
+		t.Fatal(err)
+	}
+	ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.getElementById('analysis').dataset.state == 'done'`, v), "the analysis again")
+	// A reloaded page shows the analysis the browser holds, unasked.
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(`document.getElementById('analysis').dataset.state == 'done' && document.querySelector('#analysis tr.best')`, "the analysis from the browser's cache")
+
+	// The last version has nothing to analyse.
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, done.Version))
+	ann.waitJS(`document.getElementById('analysis').dataset.state == 'none' && !document.querySelector('#analysis button')`, "no offer at the end")
+
+	// A running game: no panel, no button, at any step.
+	id := e.newGame("azul-mini", nil, seedA, ann, bob)
+	for range 3 {
+		e.moveREST(id, []*player{ann, bob})
+	}
+	for _, at := range []int64{1, e.moveAfter(id, 1), e.game(id).Version} {
+		ann.open(fmt.Sprintf("/games/%s/replay?version=%d", id, at))
+		ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d'`, at), "the running game's replay")
+		if got := eval[string](ann, `document.getElementById('analysis').innerHTML + (document.getElementById('analyse') ? 'button' : '')`); got != "" {
+			t.Fatalf("a running game's replay at v%d shows %q", at, got)
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// env is an azuld server on a database of its own, and one headless
+// Chromium in which each player has a browser context (cookies apart).
+type env struct {
+	t     testing.TB
+	url   string
+	http  *httptest.Server
+	svc   *play.Service
+	alloc context.Context
+	// browser is the first tab; it keeps the browser alive.
+	browser context.Context
+	shots   string
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// chromiumPath finds Debian's chromium; a machine without it fails the
+// test with what to install.
+func chromiumPath(t testing.TB) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("the browser tests need Debian's chromium: apt-get install -y chromium")
+	return ""
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	return newEnvWith(t, false)
+}
+
+// newEnvWorkers is an env whose server also runs the job workers (bots
+// that think, analyses), as azuld does by default.
+func newEnvWorkers(t testing.TB) *env {
+	t.Helper()
+	return newEnvWith(t, true)
+}
+
+func newEnvWith(t testing.TB, workers bool) *env {
+	t.Helper()
+	e := &env{t: t}
+	dbURL := pg.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(api.WithRequestIDs(slog.NewJSONHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	var notifier *notify.Notifier
+	var hooks []play.AppendHook
+	if workers {
+		notifier, err = notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
+			Logger: log, Workers: 1, FetchPollInterval: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks = append(hooks, notifier.Hook)
+	}
+	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, Hooks: hooks})
+	if notifier != nil {
+		notifier.Attach(e.svc)
+		if err := notifier.Start(ctx); err != nil {
+			t.Fatalf("start the job workers: %v", err)
+		}
+	}
+	listener := events.NewListener(dbURL, log)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = listener.Run(ctx)
+	}()
+	srv, err := api.New(api.Config{
+		Service: e.svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier,
+		Metrics: prometheus.NewRegistry(), Heartbeat: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.http = httptest.NewServer(srv.Handler())
+	e.url = e.http.URL
+	t.Cleanup(func() {
+		srv.Close()
+		e.http.CloseClientConnections()
+		e.http.Close()
+		if notifier != nil {
+			stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = notifier.Shutdown(stop)
+			cancelStop()
+		}
+		cancel()
+		<-done
+		pool.Close()
+	})
+
+	e.shots = os.Getenv("AZUL_SCREENSHOTS")
+	if e.shots == "" {
+		e.shots = t.TempDir()
+	} else if err := os.MkdirAll(e.shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	e.alloc = alloc
+	b, cancelB := chromedp.NewContext(alloc)
+	if err := chromedp.Do(b); err != nil {
+		cancelAlloc()
+		t.Fatalf("start chromium: %v", err)
+	}
+	e.browser = b
+	t.Cleanup(func() {
+		cancelB()
+		cancelAlloc()
+	})
+	return e
+}
+
+// player is a registered player with a browser context of their own.
+type player struct {
+	e     *env
+	name  string
+	id    string
+	token string
+	ctx   context.Context
+}
+
+// newPlayer registers a player through the API and opens a browser
+// context signed in as them.
+func (e *env) newPlayer(name string) *player {
+	e.t.Helper()
+	var reg struct {
+		ID    string `json:"id"`
+		Token string `json:"token"`
+	}
+	e.rest("", http.MethodPost, "/v1/players", map[string]string{"name": name, "email": strings.ToLower(name) + "@example.org"}, http.StatusCreated, &reg)
+	p := &player{e: e, name: name, id: reg.ID, token: reg.Token}
+	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
+	e.t.Cleanup(cancel)
+	p.ctx = ctx
+	p.signIn()
+	return p
+}
+
+// signIn signs the browser context in as a player would: the sign-in
+// page's form with the player's API token.
+func (p *player) signIn() {
+	p.e.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(p.e.url+"/signin")); err != nil {
+		p.e.t.Fatalf("%s opens the sign-in page: %v", p.name, err)
+	}
+	p.waitJS(`document.querySelector('form.signin-token input[name=token]')`, "the sign-in form")
+	if err := chromedp.Do(p.ctx,
+		chromedp.SendKeys(chromedp.CSS("form.signin-token input[name=token]"), p.token),
+		chromedp.Click(chromedp.CSS("form.signin-token button")),
+	); err != nil {
+		p.e.t.Fatalf("%s signs in: %v", p.name, err)
+	}
+	p.waitJS(`document.body.classList.contains('page-lobby')`, "the lobby after signing in")
+}
+
+// rest calls the API with a player's token and decodes the answer.
+func (e *env) rest(token, method, path string, body any, want int, out any) {
+	e.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, e.url+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := e.http.Client().Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		e.t.Fatalf("%s %s: status %d, want %d: %s", method, path, res.StatusCode, want, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			e.t.Fatalf("decode %s: %v", data, err)
+		}
+	}
+}

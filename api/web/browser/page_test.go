@@ -1,0 +1,134 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// waitTimeout bounds one wait for the page; the machine may be busy.
+const waitTimeout = 30 * time.Second
+
+// open loads a page of the site and waits until the script drew it.
+func (p *player) open(path string) {
+	p.e.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(p.e.url+path)); err != nil {
+		p.e.t.Fatalf("%s opens %s: %v", p.name, path, err)
+	}
+	if !strings.HasPrefix(path, "/games/") || path == "/games/new" {
+		p.waitJS(`document.readyState == 'complete'`, "the page to load")
+		return
+	}
+	p.waitJS(`document.getElementById('app') && (document.getElementById('app').dataset.version || document.getElementById('app').dataset.shownVersion || document.getElementById('app').dataset.error) ? true : false`, "the page to be drawn")
+}
+
+// eval runs an expression in the page.
+func eval[T any](p *player, expr string) T {
+	p.e.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.e.t.Fatalf("%s: evaluate %s: %v", p.name, expr, err)
+	}
+	return v
+}
+
+// waitJS polls a boolean expression until it holds.
+func (p *player) waitJS(expr, what string) {
+	p.e.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			errText, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify(document.getElementById('app')?.dataset || {}) + ' ' + (document.getElementById('notice')?.textContent || '')`))
+			p.e.t.Fatalf("%s: waited %s for %s (err %v; page says %q)", p.name, waitTimeout, what, err, errText)
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
+// firstPick is the JavaScript that finds what a player would choose
+// first: an open choice, else a highlighted piece of the drawing, else
+// any highlighted control.
+const firstPick = `(document.querySelector('#app .choice.pick') || document.querySelector('#app svg .pick') || document.querySelector('#app .pick'))`
+
+// clickFirstPick clicks, with the mouse, the first highlighted choice.
+func (p *player) clickFirstPick() {
+	p.e.t.Helper()
+	xy := eval[[]float64](p, `(() => {
+		const e = `+firstPick+`;
+		if (!e) return [];
+		e.scrollIntoView({block: 'center', inline: 'center'});
+		const shape = e.matches('button') ? e : (e.querySelector('polygon, rect, circle') || e);
+		const r = shape.getBoundingClientRect();
+		return [r.left + r.width / 2, r.top + r.height / 2];
+	})()`)
+	if len(xy) != 2 {
+		p.e.t.Fatalf("%s: nothing to click", p.name)
+	}
+	if err := chromedp.Do(p.ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
+		p.e.t.Fatalf("%s: click: %v", p.name, err)
+	}
+}
+
+// pressEnter presses Enter on the focused element, after moving the
+// focus with Tab onto a highlighted choice when it is elsewhere; with
+// arrow, the arrow key first moves the focus to the next choice.
+func (p *player) pressEnter(arrow bool) {
+	p.e.t.Helper()
+	for i := 0; ; i++ {
+		if eval[bool](p, `!!(document.activeElement && document.activeElement.classList.contains('pick'))`) {
+			break
+		}
+		if i > 60 {
+			p.e.t.Fatalf("%s: Tab never reached a highlighted choice", p.name)
+		}
+		if err := chromedp.Do(p.ctx, chromedp.KeyEvent("\t")); err != nil {
+			p.e.t.Fatal(err)
+		}
+	}
+	if arrow {
+		before := eval[string](p, `document.activeElement.outerHTML`)
+		if err := chromedp.Do(p.ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			p.e.t.Fatal(err)
+		}
+		after := eval[string](p, `document.activeElement.classList.contains('pick') ? document.activeElement.outerHTML : ''`)
+		if after == "" || (after == before && eval[int](p, `document.querySelectorAll('#app .pick').length`) > 1) {
+			p.e.t.Fatalf("%s: the arrow key did not move to the next choice", p.name)
+		}
+	}
+	if err := chromedp.Do(p.ctx, chromedp.KeyEvent("\r")); err != nil {
+		p.e.t.Fatalf("%s: Enter: %v", p.name, err)
+	}
+}
+
+// shot writes a screenshot of the page as name.png.
+func (p *player) shot(name string) {
+	p.e.t.Helper()
+	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.e.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(p.e.shots, name+".png"), png, 0o644); err != nil {
+		p.e.t.Fatal(err)
+	}
+}
+
+// viewport sets the page's size (a phone, a desktop).
+func (p *player) viewport(w, h int64) {
+	p.e.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(w, h)); err != nil {
+		p.e.t.Fatal(err)
+	}
+}
+
+var _ = context.Background
+var _ = fmt.Sprintf

@@ -1,0 +1,175 @@
+package browser
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// gameState is the part of the state JSON the tests read.
+type gameState struct {
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+	Status  string `json:"status"`
+	ToAct   []int  `json:"to_act"`
+	Phase   string `json:"phase"`
+	Final   *struct {
+		Reason string `json:"reason"`
+	} `json:"final"`
+}
+
+func (e *env) game(id string) gameState {
+	e.t.Helper()
+	var g gameState
+	e.rest("", http.MethodGet, "/v1/games/"+id, nil, http.StatusOK, &g)
+	return g
+}
+
+// newGame creates a game for the players (seat i is players[i]).
+func (e *env) newGame(ruleset string, options map[string]any, seed string, players ...*player) string {
+	e.t.Helper()
+	seats := []map[string]string{}
+	for _, p := range players {
+		seats = append(seats, map[string]string{"player": p.id})
+	}
+	body := map[string]any{"ruleset": ruleset, "seats": seats, "seed": seed}
+	if options != nil {
+		body["options"] = options
+	}
+	var g gameState
+	e.rest(players[0].token, http.MethodPost, "/v1/games", body, http.StatusCreated, &g)
+	return g.ID
+}
+
+// byKeys says how a move is made: with the mouse or with the keyboard.
+type input int
+
+const (
+	mouse input = iota
+	keyboard
+)
+
+// playOut plays the game to its end in the players' pages: at each step
+// the acting player's page must show the current version (it arrived
+// live, without a reload) and a highlighted choice, which is taken.
+// onStep runs before each move (screenshots).
+func playOut(e *env, id string, players []*player, how input, onStep func(step int, p *player)) int {
+	e.t.Helper()
+	for _, p := range players {
+		p.open("/games/" + id)
+	}
+	steps := 0
+	for {
+		g := e.game(id)
+		if g.Status == "finished" {
+			break
+		}
+		if len(g.ToAct) == 0 {
+			e.t.Fatalf("game %s at v%d: nobody to act", id, g.Version)
+		}
+		p := players[g.ToAct[0]]
+		v := g.Version
+		p.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.version == '%d' && document.getElementById('app').dataset.myTurn == 'yes' && !document.getElementById('app').dataset.sending && %s`, v, firstPick),
+			fmt.Sprintf("its turn at version %d", v))
+		if onStep != nil {
+			onStep(steps, p)
+		}
+		for clicks := 0; ; clicks++ {
+			if clicks > 8 {
+				e.t.Fatalf("%s: 8 choices at version %d and no move", p.name, v)
+			}
+			if how == keyboard {
+				p.pressEnter(steps%3 == 1)
+			} else {
+				p.clickFirstPick()
+			}
+			p.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.version != '%d' || (!document.getElementById('app').dataset.sending && %s)`, v, firstPick), "the move to be made or a next choice")
+			if eval[string](p, `document.getElementById('app').dataset.version`) != fmt.Sprint(v) {
+				break
+			}
+			if n := eval[string](p, `document.getElementById('notice')?.hidden ? '' : document.getElementById('notice')?.textContent || ''`); strings.Contains(n, "refused") {
+				e.t.Fatalf("%s: %s", p.name, n)
+			}
+		}
+		steps++
+		if steps > 1000 {
+			e.t.Fatalf("game %s: no end after %d moves", id, steps)
+		}
+	}
+	// Every page shows the end, live.
+	for _, p := range players {
+		p.waitJS(`document.getElementById('app').dataset.status == 'finished' && document.querySelector('table.final')`, "the final result")
+	}
+	return steps
+}
+
+const seedA = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+func TestPlayAzulByClicks(t *testing.T) {
+	e := newEnv(t)
+	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+	id := e.newGame("azul-mini", nil, seedA, ann, bob)
+	n := playOut(e, id, []*player{ann, bob}, mouse, func(step int, p *player) {
+		if step == 6 {
+			p.shot("azul-table")
+		}
+	})
+	t.Logf("azul-mini: %d moves", n)
+	ann.shot("azul-final")
+}
+
+func TestPlayPavilionByClicks(t *testing.T) {
+	// Both rule sets of the family, on the coloured side (the monochrome
+	// side has its own test).
+	for _, ruleset := range []string{"summer-pavilion", "summer-pavilion-mini"} {
+		t.Run(ruleset, func(t *testing.T) {
+			e := newEnv(t)
+			ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+			id := e.newGame(ruleset, nil, seedA, ann, bob)
+			n := playOut(e, id, []*player{ann, bob}, mouse, func(step int, p *player) {
+				if step == 30 {
+					p.shot(ruleset + "-table")
+				}
+			})
+			t.Logf("%s: %d moves", ruleset, n)
+		})
+	}
+}
+
+func TestPlayGreyWallByClicks(t *testing.T) {
+	e := newEnv(t)
+	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+	id := e.newGame("azul-mini", map[string]any{"wall": "grey"}, seedA, ann, bob)
+	tiled := false
+	n := playOut(e, id, []*player{ann, bob}, mouse, func(step int, p *player) {
+		if !tiled && eval[bool](p, `!!document.querySelector('#app svg .cell.pick')`) {
+			tiled = true
+			p.shot("azul-grey-wall-tiling")
+		}
+	})
+	if !tiled {
+		t.Error("no grey-wall space was ever chosen in the page")
+	}
+	t.Logf("azul-mini grey wall: %d moves", n)
+}
+
+func TestPlayMonochromeByClicks(t *testing.T) {
+	e := newEnv(t)
+	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+	id := e.newGame("summer-pavilion-mini", map[string]any{"board": "monochrome"}, seedA, ann, bob)
+	n := playOut(e, id, []*player{ann, bob}, mouse, func(step int, p *player) {
+		if step == 40 {
+			p.shot("pavilion-monochrome")
+		}
+	})
+	t.Logf("summer-pavilion-mini monochrome: %d moves", n)
+}
+
+func TestPlayByKeyboard(t *testing.T) {
+	e := newEnv(t)
+	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+	id := e.newGame("azul-mini", nil, seedA, ann, bob)
+	n := playOut(e, id, []*player{ann, bob}, keyboard, nil)
+	t.Logf("azul-mini by keyboard: %d moves", n)
+}

@@ -1,0 +1,188 @@
+// The replay's analysis panel: the search bot's evaluation of every legal
+// move at the position shown, with the move played next and the best one
+// marked. Only finished games are analysed (the API answers 403 while a
+// game runs), and an analysis costs the server a worker's time, so it is
+// asked for by a button; one the browser already holds (the answer is
+// immutable and cached) is shown at once.
+import { gamePath, el, seatName, ApiError } from './api.js';
+
+// shortList is how many moves are listed before "all moves".
+const shortList = 8;
+// maxPolls bounds the polling of one analysis (the worker's own limit is
+// five minutes).
+const maxPolls = 150;
+
+// fetchAnalysis asks for the analysis at version v: {status: 200, data}
+// or {status: 202, retry} (seconds). With cachedOnly the browser's cache
+// answers or nothing does (null), and the server is not asked.
+async function fetchAnalysis(id, v, cachedOnly) {
+  const init = { headers: { Accept: 'application/json' }, credentials: 'same-origin', mode: 'same-origin' };
+  if (cachedOnly) init.cache = 'only-if-cached';
+  let res;
+  try {
+    res = await fetch(gamePath(id, `/analysis?version=${v}`), init);
+  } catch {
+    if (cachedOnly) return null;
+    throw new ApiError(0, { detail: 'the server cannot be reached' });
+  }
+  if (cachedOnly && res.status !== 200) return null;
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
+  if (res.status === 202) return { status: 202, retry: Math.min(30, Math.max(1, Number(res.headers.get('Retry-After')) || 2)) };
+  if (!res.ok) throw new ApiError(res.status, data);
+  return { status: 200, data };
+}
+
+const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
+
+// request starts (once per version) the analysis of version v and polls
+// it until it is ready, honouring Retry-After; redraw is called whenever
+// its state changes.
+function request(a, v, redraw) {
+  if (a.items.has(v) && a.items.get(v).state !== 'error') return;
+  const item = { state: 'computing', since: Date.now() };
+  a.items.set(v, item);
+  redraw(v);
+  (async () => {
+    try {
+      for (let i = 0; i < maxPolls; i++) {
+        const got = await fetchAnalysis(a.id, v, false);
+        if (got.status === 200) {
+          Object.assign(item, { state: 'done', data: got.data });
+          return;
+        }
+        await sleep(got.retry);
+      }
+      throw new ApiError(0, { detail: 'the analysis is taking too long; try again later' });
+    } catch (err) {
+      Object.assign(item, { state: 'error', error: err.message });
+    } finally {
+      redraw(v);
+    }
+  })();
+}
+
+// newAnalysis keeps the analyses a replay page has asked for.
+export function newAnalysis(id) {
+  return { id, items: new Map(), expanded: new Set() };
+}
+
+const signed = (x) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}`;
+const pct = (x) => `${Math.round(x * 100)} %`;
+const points = (x) => `${Math.abs(x).toFixed(1)} point${Math.abs(x).toFixed(1) === '1.0' ? '' : 's'}`;
+
+// analysisPanel draws the panel for the position at version v into
+// section; ctx has the game (r.game), the events (by version) and
+// whether an undone branch is shown. show(v) redraws when the panel
+// changes and v is still shown.
+export function analysisPanel(section, a, ctx, v, isShown) {
+  // A keyboard user whose button is replaced (asked, computed) keeps
+  // their place: the panel takes the focus.
+  const focused = section.contains(document.activeElement) && document.activeElement !== section;
+  draw(section, a, ctx, v, isShown);
+  if (focused && !section.contains(document.activeElement)) {
+    section.tabIndex = -1;
+    section.focus({ preventScroll: true });
+  }
+}
+
+function draw(section, a, ctx, v, isShown) {
+  const { game, events, branch } = ctx;
+  section.replaceChildren();
+  delete section.dataset.state;
+  if (game.status !== 'finished') return; // no help while a game is played
+  section.append(el('h3', {}, 'Analysis'));
+  const next = events.get(v + 1);
+  const seat = next?.meta?.actor?.seat;
+  const none = (text) => {
+    section.dataset.state = 'none';
+    section.append(el('p', { class: 'muted' }, text));
+  };
+  if (branch) return none('Only the main line is analysed.');
+  if (!next) return none('The game ends here: no move to analyse.');
+  if (next.undone) return none('The next move was taken back: no move to analyse.');
+  if (seat === undefined || seat === null) return none('No player moves next: nothing to analyse.');
+  const who = seatName(game, seat);
+  const redraw = (at) => { if (isShown(at)) analysisPanel(section, a, ctx, at, isShown); };
+  const item = a.items.get(v);
+  if (!item || item.state === 'error') {
+    section.dataset.state = item ? 'error' : 'offer';
+    section.append(el('p', { class: 'muted' }, `${who} moves next (v${v + 1}). The search bot plays the rest of the game out from here for every legal move.`));
+    if (item) section.append(el('p', { class: 'field-error', role: 'alert' }, `The analysis failed: ${item.error}`));
+    section.append(el('button', { type: 'button', id: 'analyse', class: 'secondary', onclick: () => request(a, v, redraw) },
+      item ? 'Try again' : 'Analyse this position'));
+    if (!item && !a.peeked?.has(v)) {
+      // An analysis the browser already holds is shown without asking.
+      (a.peeked ||= new Set()).add(v);
+      fetchAnalysis(a.id, v, true).then((got) => {
+        if (got && got.status === 200 && !a.items.has(v)) {
+          a.items.set(v, { state: 'done', data: got.data });
+          redraw(v);
+        }
+      });
+    }
+    return;
+  }
+  if (item.state === 'computing') {
+    section.dataset.state = 'computing';
+    section.append(el('p', { class: 'computing', role: 'status' }, el('span', { class: 'spinner', 'aria-hidden': 'true' }),
+      `Computing… (${who} to move)`));
+    return;
+  }
+  section.dataset.state = 'done';
+  result(section, a, item.data, game, v, redraw);
+}
+
+// result lists the evaluated moves, best first.
+function result(section, a, d, game, v, redraw) {
+  if (d.seat < 0 || !(d.moves || []).length) {
+    section.append(el('p', { class: 'muted' }, d.note || 'Nothing to analyse here.'));
+    return;
+  }
+  const moves = [...d.moves].sort((x, y) => y.score_diff - x.score_diff || y.win_rate - x.win_rate);
+  const best = moves.find((m) => m.notation === d.best) || moves[0];
+  const played = moves.find((m) => m.notation === d.played);
+  const who = seatName(game, d.seat);
+  let verdict;
+  const move = `${who}'s next move (v${v + 1})`;
+  if (!played) verdict = el('p', { class: 'verdict-line' }, `${move}, ${d.played}, was not evaluated by the search.`);
+  else if (played === best) verdict = el('p', { class: 'verdict-line good' }, `${move} was the best.`);
+  else {
+    const loss = best.score_diff - played.score_diff;
+    verdict = el('p', { class: `verdict-line${loss >= 2 ? ' bad' : ''}` }, `${move} lost `,
+      el('strong', { class: 'loss' }, `−${points(loss)}`), ` against the best (win ${pct(played.win_rate)} instead of ${pct(best.win_rate)}).`);
+  }
+  section.append(verdict);
+  const all = a.expanded.has(v);
+  const shown = all ? moves : moves.filter((m, i) => i < shortList || m === played);
+  const body = el('tbody', {});
+  let gap = false;
+  moves.forEach((m, i) => {
+    if (!shown.includes(m)) { gap = true; return; }
+    if (gap) {
+      body.append(el('tr', { class: 'gap' }, el('td', { colspan: 4 }, '⋯')));
+      gap = false;
+    }
+    const tags = [m === played ? el('span', { class: 'mark played' }, 'played') : '', m === best ? el('span', { class: 'mark best' }, 'best') : ''];
+    body.append(el('tr', { class: [m === played ? 'played' : '', m === best ? 'best' : ''].join(' ').trim(), 'data-notation': m.notation },
+      el('td', { class: 'rank' }, i + 1),
+      el('th', { scope: 'row', class: 'move' }, el('span', {}, m.notation), ...tags),
+      el('td', { class: 'num' }, signed(m.score_diff)),
+      el('td', { class: 'num' }, pct(m.win_rate))));
+  });
+  section.append(el('table', { class: 'analysis' },
+    el('caption', { class: 'muted' }, `${moves.length} legal moves · ${d.playouts.toLocaleString('en')} playouts`),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, 'Move'),
+      el('th', { scope: 'col', class: 'num', title: 'expected final score minus the best other player\'s' }, 'Points'),
+      el('th', { scope: 'col', class: 'num', title: 'share of playouts won' }, 'Win'))),
+    body));
+  if (moves.length > shown.length || all) {
+    section.append(el('button', { type: 'button', class: 'linklike more', 'aria-expanded': all ? 'true' : 'false', onclick: () => {
+      if (all) a.expanded.delete(v); else a.expanded.add(v);
+      redraw(v);
+      section.querySelector('button.more')?.focus();
+    } }, all ? 'Show fewer moves' : `Show all ${moves.length} moves`));
+  }
+  section.append(el('p', { class: 'hint' }, 'Points: the expected final score minus the best other player\'s, over the search\'s playouts of the rest of the game.'));
+}

@@ -1,0 +1,76 @@
+// Calls to the /v1 REST API with the page's session cookie. Every request
+// that changes something carries the page's CSRF token.
+
+const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || '';
+
+// ApiError is a problem+json answer (RFC 9457) or a network failure.
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `request failed (${status})`);
+    this.status = status;
+    this.problem = problem || {};
+  }
+}
+
+// api sends a request and returns the decoded JSON body (null when empty).
+export async function api(method, path, body, headers = {}) {
+  const h = { Accept: 'application/json', ...headers };
+  const init = { method, headers: h, credentials: 'same-origin' };
+  if (method !== 'GET') h['X-CSRF-Token'] = csrf();
+  if (body !== undefined) {
+    h['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, { detail: 'the server cannot be reached' });
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = { detail: text }; }
+  }
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data;
+}
+
+// gamePath is the API path of a game, plus a suffix.
+export const gamePath = (id, suffix = '') => `/v1/games/${encodeURIComponent(id)}${suffix}`;
+
+// allEvents reads a game's whole audit log, page by page.
+export async function allEvents(id) {
+  const out = [];
+  let after = 0;
+  for (;;) {
+    const page = await api('GET', gamePath(id, `/events?after=${after}&limit=1000`));
+    out.push(...page.events);
+    if (!page.next || page.events.length === 0) return out;
+    after = page.events[page.events.length - 1].version;
+  }
+}
+
+// el creates an HTML element: el('p', {class: 'x'}, 'text', child...).
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+// seatName is how a seat is called on the page.
+export function seatName(game, seat) {
+  const s = (game.seats || [])[seat];
+  if (!s) return `Seat ${seat + 1}`;
+  if (s.name) return s.name;
+  if (s.bot) return `${s.bot} bot`;
+  return `Seat ${seat + 1} (open)`;
+}

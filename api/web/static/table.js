@@ -1,0 +1,344 @@
+// The table: the game drawn from GET /v1/games/{id}, moves chosen by
+// clicks or keys among the server's legal moves, live updates from the
+// game's server-sent events.
+import { api, gamePath, el, seatName, ApiError } from './api.js';
+import { drawOffer, drawBoard, tileRow, isPavilion, starName } from './draw.js';
+import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
+import { takebackPanel } from './takeback.js';
+
+export async function startTable(root) {
+  const id = root.dataset.game;
+  const t = {
+    root, id, game: null, sel: null, chooser: null, busy: false, notice: '',
+  };
+  root.classList.add('table-view');
+  // The server's join form (a free seat) is kept: it works without script.
+  t.join = root.querySelector('form.join');
+  root.replaceChildren(
+    el('header', { class: 'game-head' }, el('h1', { id: 'title' }, 'Game'), el('p', { id: 'status', 'aria-live': 'polite' })),
+    el('p', { id: 'notice', class: 'notice', role: 'status', 'aria-live': 'polite', hidden: true }),
+    el('section', { id: 'offer', 'aria-label': 'Tiles on offer' }),
+    el('section', { id: 'actions', 'aria-label': 'Your move' }),
+    el('section', { id: 'boards', 'aria-label': 'Boards' }),
+    el('section', { id: 'extra' }),
+  );
+  root.addEventListener('keydown', (e) => onKey(t, e));
+  root.addEventListener('click', (e) => {
+    const target = e.target.closest ? e.target.closest('.pick') : null;
+    if (target && t.handlers?.has(target)) t.handlers.get(target)();
+  });
+  await reload(t);
+  follow(t);
+}
+
+// reload reads the game again and redraws; the changes since the last
+// version drawn are marked for a moment.
+async function reload(t) {
+  const before = t.game ? t.game.version : 0;
+  t.game = await api('GET', gamePath(t.id));
+  t.sel = null;
+  t.chooser = null;
+  render(t);
+  if (before > 0 && t.game.version > before) {
+    try {
+      const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
+      markChanges(t.root, d.changes);
+      if (d.events.length) {
+        const last = d.events[d.events.length - 1];
+        setStatusExtra(t, last.description);
+      }
+    } catch { /* the marks are a courtesy: the board is already current */ }
+  }
+}
+
+function setStatusExtra(t, text) {
+  const p = t.root.querySelector('#lastmove');
+  if (p) p.textContent = text ? `Last: ${text}` : '';
+}
+
+function notice(t, text, kind = '') {
+  const n = t.root.querySelector('#notice');
+  n.hidden = !text;
+  n.className = `notice ${kind}`;
+  n.textContent = text || '';
+}
+
+// follow opens the game's event stream. EventSource reconnects by
+// itself after a dropped connection (sending Last-Event-ID), but gives
+// up when a connection cannot be made at all; then a new one is opened
+// after a pause. Every "state" message newer than the board reloads it,
+// so a page that was offline catches up.
+function follow(t) {
+  if (t.game.status === 'finished') return;
+  const live = (on) => { t.root.dataset.live = on ? 'on' : 'off'; renderLive(t); };
+  const connect = () => {
+    const es = new EventSource(gamePath(t.id, '/stream'));
+    es.addEventListener('open', () => live(true));
+    es.addEventListener('error', () => {
+      live(false);
+      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+    });
+    es.addEventListener('state', (m) => {
+      const v = Number(m.lastEventId);
+      if (v > t.game.version && !t.busy) reload(t).catch((err) => notice(t, err.message, 'error'));
+      if (t.game.status === 'finished') es.close();
+    });
+  };
+  connect();
+}
+
+function renderLive(t) {
+  const b = t.root.querySelector('#live');
+  if (!b) return;
+  const on = t.root.dataset.live === 'on';
+  b.hidden = t.game.status === 'finished' || !t.root.dataset.live;
+  b.textContent = on ? 'live' : 'reconnecting…';
+  b.className = `live ${on ? 'on' : 'off'}`;
+}
+
+function myMoves(t) {
+  return (t.game.legal_moves || []).map((m) => ({ ...m, m: typeof m.move === 'string' ? JSON.parse(m.move) : m.move }));
+}
+
+function render(t) {
+  const g = t.game;
+  const root = t.root;
+  root.dataset.version = g.version;
+  root.dataset.status = g.status;
+  root.dataset.phase = g.phase || '';
+  const moves = myMoves(t);
+  root.dataset.myTurn = moves.length ? 'yes' : 'no';
+  const pav = isPavilion(g);
+  root.querySelector('#title').replaceChildren(
+    el('span', {}, rulesetName(g)), ' ',
+    g.round ? el('span', { class: 'round' }, `Round ${g.round}`) : '',
+    pav && g.wild ? el('span', { class: `wild t-${g.wild}` }, `wild: ${g.wild}`) : '',
+    el('span', { id: 'live', class: 'live' }),
+  );
+  renderLive(t);
+  const who = (g.to_act || []).map((s) => seatName(g, s)).join(', ');
+  root.querySelector('#status').replaceChildren(
+    g.status === 'finished' ? 'The game is over. ' : g.status === 'open' ? 'Waiting for players to join. '
+      : moves.length ? el('strong', {}, 'Your move. ') : `Waiting for ${who}. `,
+    el('span', { id: 'lastmove' }),
+    ' ', el('a', { href: `/games/${encodeURIComponent(t.id)}/replay?version=${g.version}`, class: 'link' }, 'Replay'),
+  );
+  const offer = root.querySelector('#offer');
+  offer.replaceChildren();
+  if (g.factories) offer.append(drawOffer(g));
+
+  const boards = root.querySelector('#boards');
+  boards.replaceChildren();
+  const mine = new Set(g.your_seats || []);
+  const order = (g.players || []).map((p) => p.seat).sort((a, b) => (mine.has(b) - mine.has(a)) || a - b);
+  for (const seat of order) {
+    const p = g.players[seat];
+    const card = el('article', { class: `player${mine.has(seat) ? ' me' : ''}${(g.to_act || []).includes(seat) ? ' acting' : ''}`, 'data-seat': seat },
+      el('header', {},
+        el('h2', {}, seatName(g, seat)),
+        p.marker ? el('span', { class: 'chip', title: 'holds the start player marker' }, '1st') : '',
+        p.passed ? el('span', { class: 'chip' }, 'passed') : '',
+        el('span', { class: 'score', 'data-path': `players[${seat}].score`, 'data-val': p.score, 'aria-label': `score ${p.score}` }, p.score)),
+      drawBoard(g, seat));
+    if (pav) {
+      card.append(el('div', { class: 'holdings' },
+        el('span', { class: 'label' }, 'Hand'), tileRow(p.hand, true, `players[${seat}].hand`, 'In hand'),
+        el('span', { class: 'label' }, 'Kept'), tileRow(p.kept, true, `players[${seat}].kept`, 'Kept')));
+    }
+    boards.append(card);
+  }
+  markWild(root, g);
+  const extra = root.querySelector('#extra');
+  extra.replaceChildren();
+  if (g.status === 'open' && t.join) extra.append(t.join);
+  if (g.deadline && g.status === 'active') {
+    const when = new Date(g.deadline);
+    extra.append(el('p', { class: 'deadline' }, `${who || 'The seat to move'} must move by `,
+      el('time', { datetime: g.deadline }, when.toLocaleString()), '.'));
+  }
+  if (g.final) extra.append(describeFinal(g));
+  if (g.status === 'active' && mine.size) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k)));
+  const resign = moves.find((m) => m.m.type === 'resign');
+  const listed = moves.filter((m) => m !== resign);
+  if (listed.length) extra.append(moveList(t, listed));
+  if (resign) {
+    extra.append(el('p', { class: 'resign' }, el('button', { type: 'button', class: 'secondary', id: 'resign',
+      onclick: () => { if (window.confirm('Resign this game? It cannot be undone.')) send(t, resign); } }, 'Resign…')));
+  }
+  setPicks(t);
+}
+
+// moveList is the plain list of every legal move: the accessible
+// fallback to the drawing.
+function moveList(t, moves) {
+  const d = el('details', { class: 'movelist' }, el('summary', {}, `All legal moves (${moves.length})`));
+  const ul = el('ul', {});
+  for (const m of moves) {
+    ul.append(el('li', {}, el('button', { type: 'button', class: 'linklike', onclick: () => send(t, m) }, m.notation)));
+  }
+  d.append(ul);
+  return d;
+}
+
+// setPicks marks what can be chosen now, from the legal moves only.
+function setPicks(t) {
+  const root = t.root;
+  for (const e of root.querySelectorAll('.pick, .sel')) {
+    e.classList.remove('pick', 'sel');
+    if (e.namespaceURI !== 'http://www.w3.org/1999/xhtml') {
+      e.removeAttribute('tabindex');
+      e.removeAttribute('role');
+    }
+  }
+  t.handlers = new Map();
+  const actions = root.querySelector('#actions');
+  actions.replaceChildren();
+  if (t.busy) return;
+  const moves = myMoves(t);
+  if (!moves.length) return;
+  const boardOf = (seat) => root.querySelector(`.player[data-seat="${seat}"] svg.board`);
+  const pick = (e, label, fn) => {
+    if (!e) return;
+    e.classList.add('pick');
+    e.setAttribute('tabindex', '0');
+    e.setAttribute('role', 'button');
+    if (label) e.setAttribute('aria-label', label);
+    t.handlers.set(e, fn);
+  };
+  if (t.chooser) {
+    const c = t.chooser;
+    const box = el('div', { class: 'chooser', role: 'group', 'aria-label': c.title },
+      el('h3', {}, c.title));
+    const list = el('div', { class: 'choices' });
+    for (const m of c.moves) {
+      list.append(el('button', { type: 'button', class: 'pick choice', onclick: () => send(t, m) }, c.label ? c.label(m) : m.notation));
+    }
+    box.append(list, el('button', { type: 'button', class: 'cancel', onclick: () => { t.chooser = null; setPicks(t); } }, 'Cancel'));
+    actions.append(box);
+    focusFirst(t);
+    return;
+  }
+  const src = (m) => String(m.m.factory);
+  const takes = moves.filter((m) => m.m.type === 'take');
+  const pav = isPavilion(t.game);
+  if (takes.length && !t.sel) {
+    const seen = new Set();
+    for (const m of takes) {
+      const k = `${src(m)}|${m.m.color}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const from = src(m) === 'center' ? 'the centre' : `factory ${Number(src(m)) + 1}`;
+      const same = takes.filter((x) => src(x) === src(m) && x.m.color === m.m.color);
+      root.querySelectorAll(`#offer .grp[data-src="${src(m)}"][data-color="${m.m.color}"]`).forEach((e) =>
+        pick(e, `take ${m.m.color} from ${from}`, () => {
+          if (pav) return same.length === 1 ? send(t, same[0]) : choose(t, `Take ${m.m.color} from ${from}`, same);
+          t.sel = { src: src(m), color: m.m.color };
+          setPicks(t);
+        }));
+    }
+  }
+  if (t.sel) {
+    root.querySelectorAll(`#offer .grp[data-src="${t.sel.src}"][data-color="${t.sel.color}"]`).forEach((e) => e.classList.add('sel'));
+    for (const m of takes.filter((x) => src(x) === t.sel.src && x.m.color === t.sel.color)) {
+      const line = String(m.m.line);
+      pick(boardOf(m.seat)?.querySelector(`[data-line="${line}"]`),
+        line === 'floor' ? `put the ${m.m.color} tiles on the floor` : `put the ${m.m.color} tiles on pattern line ${line}`, () => send(t, m));
+    }
+    actions.append(el('p', { class: 'hint' }, `Taking ${t.sel.color}: choose a pattern line or the floor. `,
+      el('button', { type: 'button', class: 'cancel', onclick: () => { t.sel = null; setPicks(t); } }, 'Cancel')));
+  }
+  for (const m of moves.filter((x) => x.m.type === 'tile')) {
+    pick(boardOf(m.seat)?.querySelector(`[data-cell="${m.m.line},${m.m.column}"]`),
+      `tile line ${m.m.line} to wall column ${m.m.column}`, () => send(t, m));
+  }
+  const places = moves.filter((m) => m.m.type === 'place');
+  const bySpace = new Map();
+  for (const m of places) {
+    const k = `${m.seat}|${m.m.star},${m.m.space}`;
+    if (!bySpace.has(k)) bySpace.set(k, []);
+    bySpace.get(k).push(m);
+  }
+  for (const [k, list] of bySpace) {
+    const [seat, sp] = k.split('|');
+    const [star, space] = sp.split(',');
+    const where = `space ${space} of ${starName(t.game, Number(seat), Number(star))}`;
+    pick(boardOf(seat)?.querySelector(`[data-space="${sp}"]`), `place a tile on ${where}`,
+      () => (list.length === 1 ? send(t, list[0]) : choose(t, `Place on ${where}: which tile, paid how?`, list, placeLabel)));
+  }
+  const passes = moves.filter((m) => m.m.type === 'pass');
+  if (passes.length) {
+    actions.append(el('button', { type: 'button', class: 'pick action', onclick: () => (passes.length === 1 ? send(t, passes[0]) : choose(t, 'Pass: which tiles do you keep (up to 4)?', passes, passLabel)) }, 'Pass…'));
+  }
+  const bonus = moves.filter((m) => m.m.type === 'bonus');
+  if (bonus.length) {
+    choose(t, 'Choose your bonus tiles from the supply', bonus, (m) => m.m.tiles.join(' + '));
+    return;
+  }
+  if (places.length) actions.prepend(el('p', { class: 'hint' }, 'Choose a highlighted space to place a tile, or pass.'));
+  else if (takes.length && !t.sel) actions.prepend(el('p', { class: 'hint' }, 'Choose tiles from a factory or the centre.'));
+  else if (moves.some((m) => m.m.type === 'tile')) actions.prepend(el('p', { class: 'hint' }, 'Choose the wall space for your complete line.'));
+  focusFirst(t);
+}
+
+const placeLabel = (m) => `${m.m.color}${m.m.wilds ? `, paying ${m.m.wilds} wild${m.m.wilds > 1 ? 's' : ''}` : ', no wilds'}`;
+const passLabel = (m) => (m.m.keep.length ? `keep ${m.m.keep.join(', ')}` : 'keep nothing');
+
+function choose(t, title, moves, label) {
+  t.chooser = { title, moves, label };
+  setPicks(t);
+}
+
+// focusFirst moves the keyboard focus to the first choice, unless the
+// player is busy elsewhere on the page (a link, the move list).
+function focusFirst(t) {
+  const a = document.activeElement;
+  if (a && a !== document.body && !t.root.contains(a)) return;
+  if (a && a.closest && a.closest('.movelist, .takebacks')) return;
+  const first = t.root.querySelector('.choice.pick') || t.root.querySelector('svg .pick') || t.root.querySelector('.pick');
+  if (first) first.focus({ preventScroll: true });
+}
+
+function onKey(t, e) {
+  const target = e.target.closest ? e.target.closest('.pick') : null;
+  if ((e.key === 'Enter' || e.key === ' ') && target && t.handlers?.has(target)) {
+    e.preventDefault();
+    t.handlers.get(target)();
+    return;
+  }
+  if (e.key === 'Escape' && (t.sel || t.chooser)) {
+    t.sel = null;
+    t.chooser = null;
+    setPicks(t);
+    return;
+  }
+  if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(e.key) && target) {
+    const all = [...t.root.querySelectorAll('.pick')];
+    const i = all.indexOf(target);
+    const next = all[(i + (e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : all.length - 1)) % all.length];
+    if (next) { e.preventDefault(); next.focus(); }
+  }
+}
+
+// send posts a legal move with If-Match; a 409 means the game moved on.
+async function send(t, m) {
+  if (t.busy) return;
+  t.busy = true;
+  t.root.dataset.sending = 'yes';
+  setPicks(t);
+  try {
+    await api('POST', gamePath(t.id, '/moves'), m.m, {
+      'If-Match': `"${t.game.version}"`, 'Idempotency-Key': crypto.randomUUID(),
+    });
+    notice(t, '');
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) {
+      notice(t, 'The game moved on before your move arrived: the board was redrawn. Please choose again.', 'warn');
+    } else {
+      notice(t, `Your move was refused: ${err.message}`, 'error');
+    }
+  } finally {
+    t.busy = false;
+    delete t.root.dataset.sending;
+  }
+  await reload(t).catch((err) => notice(t, err.message, 'error'));
+}

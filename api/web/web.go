@@ -1,0 +1,157 @@
+// Package web is azuld's web client on the server side: the HTML pages
+// (sign-in, registration, lobby, create-game form, table and replay
+// shells), browser sessions with CSRF protection, sign-in by a mailed
+// one-time link, and the embedded static files the pages load. The table
+// and replay are drawn in the browser by the modules under static/, which
+// call the ordinary REST API with the session cookie (see docs/web.md).
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// ContentSecurityPolicy is sent with every page: scripts, styles and
+// connections come from this server only, and nothing inline runs.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// Default lifetimes.
+const (
+	// DefaultSessionTTL is how long a browser stays signed in.
+	DefaultSessionTTL = 30 * 24 * time.Hour
+	// DefaultLinkTTL is how long a mailed sign-in link works.
+	DefaultLinkTTL = 15 * time.Minute
+)
+
+// Mailer queues sign-in mails (the notifier).
+type Mailer interface {
+	QueueSignin(ctx context.Context, a notify.SigninArgs) error
+}
+
+// Config wires a Web.
+type Config struct {
+	Service *play.Service
+	// Pool holds the sessions and sign-in links; nil disables signing in
+	// (pages answer for anonymous visitors only).
+	Pool *pgxpool.Pool
+	// Mailer sends sign-in links; nil disables sign-in by mail (tokens
+	// still work).
+	Mailer Mailer
+	// BaseURL is the public address sign-in links point at, without a
+	// trailing slash; empty: the address of the request.
+	BaseURL string
+	Logger  *slog.Logger
+	// Now defaults to time.Now (tests move it to expire links).
+	Now func() time.Time
+	// SessionTTL and LinkTTL default to DefaultSessionTTL, DefaultLinkTTL.
+	SessionTTL, LinkTTL time.Duration
+}
+
+// Web serves the pages.
+type Web struct {
+	svc        *play.Service
+	pool       *pgxpool.Pool
+	mailer     Mailer
+	baseURL    string
+	log        *slog.Logger
+	now        func() time.Time
+	sessionTTL time.Duration
+	linkTTL    time.Duration
+	pages      map[string]*template.Template
+	static     *staticFiles
+}
+
+// New builds the web client.
+func New(cfg Config) (*Web, error) {
+	if cfg.Service == nil {
+		return nil, errors.New("web: Config.Service is required")
+	}
+	w := &Web{
+		svc: cfg.Service, pool: cfg.Pool, mailer: cfg.Mailer, baseURL: cfg.BaseURL, log: cfg.Logger,
+		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL,
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.sessionTTL <= 0 {
+		w.sessionTTL = DefaultSessionTTL
+	}
+	if w.linkTTL <= 0 {
+		w.linkTTL = DefaultLinkTTL
+	}
+	var err error
+	if w.static, err = newStaticFiles(); err != nil {
+		return nil, err
+	}
+	if w.pages, err = parsePages(w.static); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Register adds the web routes to e.
+func (w *Web) Register(e *echo.Echo) {
+	for _, r := range []struct {
+		method, path string
+		h            echo.HandlerFunc
+	}{
+		{http.MethodGet, "/", w.home},
+		{http.MethodGet, "/signin", w.signinForm},
+		{http.MethodPost, "/signin", w.signin},
+		{http.MethodGet, "/signin/link/:token", w.linkForm},
+		{http.MethodPost, "/signin/link/:token", w.useLink},
+		{http.MethodGet, "/register", w.registerForm},
+		{http.MethodPost, "/register", w.register},
+		{http.MethodPost, "/signout", w.signout},
+		{http.MethodGet, "/games/new", w.newGameForm},
+		{http.MethodPost, "/games/new", w.createGame},
+		{http.MethodPost, "/games/:id/join", w.join},
+		{http.MethodGet, "/games/:id", w.table},
+		{http.MethodGet, "/games/:id/replay", w.replay},
+		{http.MethodGet, "/static/*", w.serveStatic},
+	} {
+		e.Add(r.method, r.path, r.h, w.headers)
+	}
+}
+
+// headers sets the security headers of every page and static file.
+func (w *Web) headers(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		return next(c)
+	}
+}
+
+// render writes a page. Pages depend on the visitor and change with every
+// move, so they are never cached.
+func (w *Web) render(c echo.Context, status int, page string, data any) error {
+	t, ok := w.pages[page]
+	if !ok {
+		return errors.New("web: no page " + page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return c.HTMLBlob(status, buf.Bytes())
+}

@@ -1,0 +1,213 @@
+// Command azul-tournament measures the bots' strength: it plays games
+// between two bots with the seats rotated and prints, as a Markdown table
+// row, the first bot's win rate with its 95 % interval (Wilson) and both
+// bots' mean scores.
+//
+//	azul-tournament -ruleset azul-mini -players 2 -games 500 -a greedy -b random
+//	azul-tournament -ruleset summer-pavilion -board monochrome -a search:100ms -b greedy -games 40
+//
+// A bot is random, greedy, search:<duration> (time per move) or
+// search:<n>p (n playouts per move, reproducible). With more than two
+// players the seats alternate between the bots; a game is won by the bot
+// holding the best score (a shared best counts half).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/bots"
+	"github.com/azuld/azuld/engine/rulesets"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "azul-tournament:", err)
+		os.Exit(1)
+	}
+}
+
+// parseBot reads random, greedy, search:200ms or search:500p.
+func parseBot(text string) (bots.Bot, error) {
+	kind, budget, hasBudget := strings.Cut(text, ":")
+	b := bots.Bot{Kind: kind}
+	if hasBudget {
+		if n, ok := strings.CutSuffix(budget, "p"); ok {
+			p, err := strconv.Atoi(n)
+			if err != nil || p <= 0 {
+				return b, fmt.Errorf("bot %q: playouts must be a positive number", text)
+			}
+			b.Playouts = p
+		} else {
+			d, err := bots.ParseBudget(budget)
+			if err != nil {
+				return b, fmt.Errorf("bot %q: %w", text, err)
+			}
+			b.Budget = d
+		}
+	}
+	return b, b.Check()
+}
+
+// result is one game's outcome for bot A.
+type result struct {
+	win            float64 // 1, 0.5 or 0
+	scoreA, scoreB float64 // mean score of A's and B's seats
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("azul-tournament", flag.ContinueOnError)
+	ruleset := fs.String("ruleset", "azul-mini", "rule set id")
+	wall := fs.String("wall", "", "azul-mini wall: grey")
+	board := fs.String("board", "", "Summer Pavilion board: monochrome")
+	wild := fs.String("wild-order", "", "Summer Pavilion wild order, six comma-separated colours")
+	players := fs.Int("players", 2, "players per game (2-4)")
+	games := fs.Int("games", 100, "games to play")
+	aText := fs.String("a", "greedy", "first bot")
+	bText := fs.String("b", "random", "second bot")
+	jobs := fs.Int("j", 1, "games played at once")
+	first := fs.Int("seed", 0, "number of the first game (seeds and salts derive from it)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	a, err := parseBot(*aText)
+	if err != nil {
+		return err
+	}
+	b, err := parseBot(*bText)
+	if err != nil {
+		return err
+	}
+	cfg := engine.Config{Ruleset: *ruleset, Players: *players, Options: engine.Options{Wall: *wall, Board: *board}}
+	if *wild != "" {
+		cfg.Options.WildOrder = strings.Split(*wild, ",")
+	}
+	rules, err := rulesets.All().Get(*ruleset)
+	if err != nil {
+		return err
+	}
+	results := make([]result, *games)
+	errs := make([]error, *games)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, *jobs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range next {
+				results[g], errs[g] = playOne(rules, cfg, a, b, *first+g)
+			}
+		}()
+	}
+feed:
+	for g := range *games {
+		select {
+		case next <- g:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var wins, sa, sb float64
+	for g, r := range results {
+		if errs[g] != nil {
+			return fmt.Errorf("game %d: %w", *first+g, errs[g])
+		}
+		wins += r.win
+		sa += r.scoreA
+		sb += r.scoreB
+	}
+	n := float64(*games)
+	lo, hi := wilson(wins, n)
+	variant := strings.TrimSpace(strings.Join([]string{*wall, *board, wildNote(*wild)}, " "))
+	if variant == "" {
+		variant = "standard"
+	}
+	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
+		*ruleset, variant, *players, *aText, *bText, *games, 100*wins/n, 100*lo, 100*hi, sa/n, sb/n)
+	return nil
+}
+
+func wildNote(w string) string {
+	if w == "" {
+		return ""
+	}
+	return "wild " + w
+}
+
+// playOne plays game g: the seats alternate between A and B, starting
+// with A in even games and B in odd ones, so both sit first equally often.
+func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int) (result, error) {
+	seats := make([]bots.Bot, cfg.Players)
+	isA := make([]bool, cfg.Players)
+	for i := range seats {
+		isA[i] = (i+g)%2 == 0
+		seats[i] = b
+		if isA[i] {
+			seats[i] = a
+		}
+	}
+	var seed engine.Seed
+	seed[0], seed[1], seed[2], seed[3] = byte(g), byte(g>>8), byte(g>>16), 0xb0
+	s, err := bots.Play(rules, cfg, seed, seats, uint64(g))
+	if err != nil {
+		return result{}, err
+	}
+	scores := s.Scores()
+	best := math.MinInt
+	for _, sc := range scores {
+		best = max(best, sc)
+	}
+	var r result
+	var bestA, bestB bool
+	var na, nb float64
+	for i, sc := range scores {
+		if isA[i] {
+			r.scoreA += float64(sc)
+			na++
+			bestA = bestA || sc == best
+		} else {
+			r.scoreB += float64(sc)
+			nb++
+			bestB = bestB || sc == best
+		}
+	}
+	r.scoreA /= na
+	r.scoreB /= nb
+	switch {
+	case bestA && bestB:
+		r.win = 0.5
+	case bestA:
+		r.win = 1
+	}
+	return r, nil
+}
+
+// wilson is the 95 % Wilson score interval of wins out of n.
+func wilson(wins, n float64) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.96
+	p := wins / n
+	den := 1 + z*z/n
+	centre := (p + z*z/(2*n)) / den
+	half := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / den
+	return max(0, centre-half), min(1, centre+half)
+}

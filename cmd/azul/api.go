@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/azuld/azuld/internal/apiclient"
+)
+
+// response is what every generated ...WithResponse method returns.
+type response interface{ StatusCode() int }
+
+// problemError is a problem+json answer of the API.
+type problemError struct {
+	p apiclient.Problem
+	// body is the problem as sent, for --json.
+	body []byte
+}
+
+// Problem type URIs the exit codes depend on (api/problem.go).
+const problemBase = "https://azuld.dev/problems/"
+
+func (e *problemError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.p.Title)
+	if e.p.Detail != nil && *e.p.Detail != "" {
+		b.WriteString(": " + *e.p.Detail)
+	}
+	if e.p.Rule != nil && *e.p.Rule != "" {
+		b.WriteString(" (rule " + *e.p.Rule)
+		if e.p.Ref != nil && *e.p.Ref != "" {
+			b.WriteString(", " + *e.p.Ref)
+		}
+		b.WriteString(")")
+	}
+	if e.p.LegalMoves != nil && len(*e.p.LegalMoves) > 0 {
+		fmt.Fprintf(&b, "; legal moves ('azul moves' numbers them): %s", groupMoves(*e.p.LegalMoves))
+	}
+	return b.String()
+}
+
+// groupMoves lists moves in notation compactly, on one line: moves that
+// differ only in their last word are joined ("F2 red 1/2/3/floor").
+func groupMoves(moves []apiclient.LegalMove) string {
+	var groups []string
+	prefix := "\x00"
+	for _, m := range moves {
+		head, last := "", m.Notation
+		if i := strings.LastIndexByte(m.Notation, ' '); i >= 0 {
+			head, last = m.Notation[:i], m.Notation[i+1:]
+		}
+		if head == prefix && len(groups) > 0 {
+			groups[len(groups)-1] += "/" + last
+			continue
+		}
+		prefix = head
+		groups = append(groups, m.Notation)
+	}
+	return strings.Join(groups, ", ")
+}
+
+// code is the exit code of a problem.
+func (e *problemError) code() int {
+	switch strings.TrimPrefix(string(e.p.Type), problemBase) {
+	case "illegal-move", "malformed-move", "not-your-turn", "version-conflict", "game-over",
+		"takeback-conflict", "nothing-to-take-back", "idempotency-key-reused":
+		return exitRefused
+	case "unauthenticated", "forbidden":
+		return exitNotAllow
+	case "bad-request", "invalid-request":
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func isProblem(err error) bool {
+	var pe *problemError
+	return errors.As(err, &pe)
+}
+
+// mismatchError is an answer the API description does not allow.
+type mismatchError struct{ detail string }
+
+func (e *mismatchError) Error() string {
+	return "the server's answer does not match its API description (" + e.detail + "): is azul older or newer than the server?"
+}
+
+// result checks a generated response: nil when it has the status want
+// and its body is what the description says. Otherwise the error says
+// why, with its exit code: a problem, a network failure, or a mismatch.
+func (a *app) result(res response, err error, want int) error {
+	if err != nil {
+		return a.transportError(err)
+	}
+	v := reflect.ValueOf(res).Elem()
+	body := v.FieldByName("Body").Bytes()
+	status := res.StatusCode()
+	if status == want {
+		return a.checkBody(v, status, body)
+	}
+	if status >= 400 {
+		if a.strict && jsonField(v, status) == nil {
+			return &exitError{code: exitFailure, err: &mismatchError{fmt.Sprintf("status %d is not documented for this request: %s", status, body)}}
+		}
+		var p apiclient.Problem
+		if json.Unmarshal(body, &p) == nil && p.Type != "" && p.Title != "" {
+			pe := &problemError{p: p, body: body}
+			if a.jsonOut {
+				_ = a.printJSON(body)
+			}
+			return &exitError{code: pe.code(), err: pe}
+		}
+	}
+	return &exitError{code: exitFailure, err: fmt.Errorf("the server answered %d: %s", status, firstLine(body))}
+}
+
+// checkBody checks that a JSON body the description documents was read
+// into its type; in strict mode also that it has no member the
+// description lacks.
+func (a *app) checkBody(v reflect.Value, status int, body []byte) error {
+	f := jsonField(v, status)
+	if f == nil {
+		return nil
+	}
+	hr, _ := v.FieldByName("HTTPResponse").Interface().(*http.Response)
+	if hr == nil || !isJSONType(hr.Header.Get("Content-Type")) {
+		// A text answer, asked for with Accept: text/plain.
+		return nil
+	}
+	if f.IsNil() {
+		return &exitError{code: exitFailure, err: &mismatchError{fmt.Sprintf("the %d answer was not read", status)}}
+	}
+	if a.strict {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(reflect.New(f.Type().Elem()).Interface()); err != nil {
+			return &exitError{code: exitFailure, err: &mismatchError{fmt.Sprintf("%s %s: %v", hr.Request.Method, hr.Request.URL.Path, err)}}
+		}
+	}
+	return nil
+}
+
+// jsonField is the field of a generated response that holds the JSON
+// body of a status (JSON200, ApplicationproblemJSON404, ...), nil when
+// the description documents no JSON body for it.
+func jsonField(v reflect.Value, status int) *reflect.Value {
+	suffix := "JSON" + strconv.Itoa(status)
+	t := v.Type()
+	for i := range t.NumField() {
+		if strings.HasSuffix(t.Field(i).Name, suffix) {
+			f := v.Field(i)
+			return &f
+		}
+	}
+	return nil
+}
+
+// transportError classifies an error of the generated client: no answer
+// (network, exit 4) or an answer it could not read into the documented
+// type (a mismatch).
+func (a *app) transportError(err error) error {
+	var ue *url.Error
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: exitFailure, err: errors.New("interrupted")}
+	case errors.As(err, &ue), errors.As(err, &ne):
+		return &exitError{code: exitNetwork, err: fmt.Errorf("cannot reach %s: %w", a.cfg.Server, err)}
+	}
+	return &exitError{code: exitFailure, err: &mismatchError{err.Error()}}
+}
+
+func firstLine(b []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimSpace(b), []byte("\n"))
+	if len(line) > 200 {
+		line = line[:200]
+	}
+	return string(line)
+}
+
+// isJSONType reports whether a Content-Type is JSON.
+func isJSONType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// config is what azul keeps between runs: the server and the player's
+// token. The file holds "key = value" lines; # starts a comment.
+type config struct {
+	Server string
+	Token  string
+}
+
+// defaultServer is used when neither the file, AZUL_SERVER nor --server
+// names one.
+const defaultServer = "http://localhost:8080"
+
+// configPath is $XDG_CONFIG_HOME/azul/config, or ~/.config/azul/config.
+func configPath(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_CONFIG_HOME"); dir != "" && filepath.IsAbs(dir) {
+		return filepath.Join(dir, "azul", "config"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither XDG_CONFIG_HOME nor HOME is set: give --config")
+	}
+	return filepath.Join(home, ".config", "azul", "config"), nil
+}
+
+// loadConfig reads the file; a missing file is an empty config.
+func loadConfig(path string) (config, error) {
+	var cfg config
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read the configuration: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok {
+			return cfg, fmt.Errorf("%s:%d: expected key = value", path, n)
+		}
+		switch key, value = strings.TrimSpace(key), strings.TrimSpace(value); key {
+		case "server":
+			cfg.Server = value
+		case "token":
+			cfg.Token = value
+		default:
+			return cfg, fmt.Errorf("%s:%d: unknown key %q (server, token)", path, n, key)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return cfg, fmt.Errorf("read the configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// saveConfig writes the file readable by its owner only (it holds a
+// token), through a temporary file so a crash leaves the old one.
+func saveConfig(path string, cfg config) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create the configuration directory: %w", err)
+	}
+	body := fmt.Sprintf("# azul configuration (written by azul login / azul register)\nserver = %s\ntoken = %s\n", cfg.Server, cfg.Token)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
+		return fmt.Errorf("write the configuration: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write the configuration: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/play"
+)
+
+// pg gives every test a fresh, migrated database.
+var pg *pgtest.Harness
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
+}
+
+// newServer starts azuld's HTTP API over a fresh database, with event
+// streams, and returns its URL; it stops when the test ends.
+func newServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	url := pg.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log})
+	listener := events.NewListener(url, log)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = listener.Run(ctx)
+	}()
+	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Heartbeat: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		cancel()
+		<-done
+		pool.Close()
+	})
+	return hs
+}
+
+// user is one person at a terminal: a configuration directory of their
+// own and an environment.
+type user struct {
+	t   *testing.T
+	env map[string]string
+}
+
+// newUser is a user of server srv whose configuration lives in a fresh
+// directory ($XDG_CONFIG_HOME).
+func newUser(t *testing.T, server string) *user {
+	return &user{t: t, env: map[string]string{
+		"XDG_CONFIG_HOME": t.TempDir(),
+		"AZUL_SERVER":     server,
+		"HOME":            t.TempDir(),
+	}}
+}
+
+// configFile is where the user's configuration is kept.
+func (u *user) configFile() string { return filepath.Join(u.env["XDG_CONFIG_HOME"], "azul", "config") }
+
+// outcome is what one command printed and its exit code.
+type outcome struct {
+	code        int
+	out, errOut string
+}
+
+// run runs one command line in-process, as the azul binary would, with
+// strict checking of the API's answers against its description.
+func (u *user) run(args ...string) outcome {
+	u.t.Helper()
+	return u.runIn(context.Background(), strings.NewReader(""), args...)
+}
+
+func (u *user) runIn(ctx context.Context, in *strings.Reader, args ...string) outcome {
+	u.t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdio: stdio{in: in, out: &out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true}
+	code := a.execute(ctx, args)
+	return outcome{code: code, out: out.String(), errOut: errOut.String()}
+}
+
+// must runs a command that must succeed.
+func (u *user) must(args ...string) string {
+	u.t.Helper()
+	o := u.run(args...)
+	if o.code != exitOK {
+		u.t.Fatalf("azul %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), o.code, o.out, o.errOut)
+	}
+	return o.out
+}
+
+// mustJSON runs a command with --json and decodes its output.
+func (u *user) mustJSON(v any, args ...string) {
+	u.t.Helper()
+	out := u.must(append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		u.t.Fatalf("azul %s --json printed no JSON (%v): %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// wantCode runs a command that must fail with an exit code; it returns
+// what it printed on standard error.
+func (u *user) wantCode(code int, args ...string) string {
+	u.t.Helper()
+	o := u.run(args...)
+	if o.code != code {
+		u.t.Fatalf("azul %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), o.code, code, o.out, o.errOut)
+	}
+	return o.errOut
+}
+
+// register creates the user's player.
+func (u *user) register(name string) {
+	u.t.Helper()
+	u.must("register", name, strings.ToLower(name)+"@example.org")
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/azuld/azuld/internal/apiclient"
+)
+
+// sseMessage is one server-sent event.
+type sseMessage struct {
+	event string
+	id    string
+	data  string
+}
+
+// readSSE calls fn for every message of an event stream until it ends.
+func readSSE(r io.Reader, fn func(sseMessage) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var m sseMessage
+	var data []string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if len(data) > 0 || m.event != "" {
+				m.data = strings.Join(data, "\n")
+				if err := fn(m); err != nil {
+					return err
+				}
+			}
+			m, data = sseMessage{}, nil
+		case strings.HasPrefix(line, ":"):
+			// A comment: the server's heartbeat.
+		default:
+			field, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			switch field {
+			case "event":
+				m.event = value
+			case "id":
+				m.id = value
+			case "data":
+				data = append(data, value)
+			}
+		}
+	}
+	return sc.Err()
+}
+
+// errFinished ends a watch: the game is over.
+var errFinished = errors.New("the game is over")
+
+func (a *app) watchCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "watch GAME",
+		Short: "Follow a game live, redrawing the table after every move, until it ends (Ctrl-C stops)",
+		Long: `Follow a game through its event stream (server-sent events): the table is
+redrawn after every move, with the last moves below it. With --json every
+message of the stream is printed as one line of JSON instead.`,
+		Args:              args(1, 1),
+		ValidArgsFunction: a.completeGames,
+		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+			ctx := cmd.Context()
+			err := a.watch(ctx, id)
+			// Stopping a watch (Ctrl-C) is its normal end.
+			if errors.Is(err, errFinished) || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}),
+	}
+	return cmd
+}
+
+// watch follows the stream, reconnecting with Last-Event-ID when the
+// server closes it (a restart), until the game ends or ctx is done.
+func (a *app) watch(ctx context.Context, id uuid.UUID) error {
+	w := &watcher{app: a, id: id, tty: isTerminal(a.out), colour: a.colour(), last: -1, me: a.whoAmI(ctx)}
+	if !a.jsonOut {
+		// The last moves before the watch began (the stream starts with
+		// the state).
+		res, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
+		if err := a.result(res, err, http.StatusOK); err != nil {
+			return err
+		}
+		after, limit := max(res.JSON200.Version-recentMoves, 0), recentMoves
+		evs, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if err := a.result(evs, err, http.StatusOK); err != nil {
+			return err
+		}
+		for _, ev := range evs.JSON200.Events {
+			w.remember(ev)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		connected, err := w.follow(ctx)
+		if err != nil {
+			return err
+		}
+		if connected {
+			attempt = 0
+		}
+		if attempt >= 5 {
+			return &exitError{code: exitNetwork, err: fmt.Errorf("the event stream of %s keeps failing", a.cfg.Server)}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * time.Second):
+		}
+	}
+}
+
+// watcher is the state of one watch.
+type watcher struct {
+	app    *app
+	id     uuid.UUID
+	me     string
+	tty    bool
+	colour bool
+	// last is the last version received (-1: none yet).
+	last int
+	// recent are the descriptions of the latest events, oldest first.
+	recent []string
+	// names are the seats' names, from the latest state.
+	names map[int]string
+}
+
+// follow reads the stream once; connected reports whether it got a
+// stream (a reconnect then starts its back-off afresh).
+func (w *watcher) follow(ctx context.Context) (connected bool, err error) {
+	a := w.app
+	params := &apiclient.GameStreamParams{}
+	if w.last >= 0 {
+		params.LastEventId = &w.last
+	}
+	req, err := apiclient.NewGameStreamRequest(a.cfg.Server, w.id, params)
+	if err != nil {
+		return false, fmt.Errorf("build the stream request: %w", err)
+	}
+	req = req.WithContext(ctx)
+	req.Header.Set("Accept", "text/event-stream")
+	if err := a.authorize(ctx, req); err != nil {
+		return false, err
+	}
+	// The stream has no response deadline of its own; the heartbeat keeps
+	// it alive.
+	client := &http.Client{Transport: a.http.Transport}
+	res, err := client.Do(req)
+	if err != nil {
+		if w.last < 0 {
+			return false, a.transportError(err)
+		}
+		return false, nil
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		return false, a.result(&apiclient.GameStreamResponse{Body: body, HTTPResponse: res}, nil, http.StatusOK)
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		return false, &exitError{code: exitFailure, err: &mismatchError{"the stream came as " + ct}}
+	}
+	err = readSSE(res.Body, func(m sseMessage) error { return w.message(ctx, m) })
+	if errors.Is(err, errFinished) || ctx.Err() != nil {
+		return true, err
+	}
+	// The stream ended (the server restarted): reconnect.
+	return true, nil
+}
+
+// message handles one message of the stream.
+func (w *watcher) message(ctx context.Context, m sseMessage) error {
+	a := w.app
+	if v, err := strconv.Atoi(m.id); err == nil && v > w.last {
+		w.last = v
+	}
+	if a.jsonOut {
+		if err := a.printJSON([]byte(m.data)); err != nil {
+			return err
+		}
+		if m.event == "state" && strings.Contains(m.data, `"status":"finished"`) {
+			return errFinished
+		}
+		return nil
+	}
+	switch m.event {
+	case "event":
+		var ev apiclient.Event
+		if err := json.Unmarshal([]byte(m.data), &ev); err != nil {
+			return &exitError{code: exitFailure, err: &mismatchError{"an event message: " + err.Error()}}
+		}
+		w.remember(ev)
+	case "state":
+		var st apiclient.GameResponse
+		if err := json.Unmarshal([]byte(m.data), &st); err != nil {
+			return &exitError{code: exitFailure, err: &mismatchError{"a state message: " + err.Error()}}
+		}
+		t := &table{state: st}
+		yourSeats(&t.state, w.me)
+		w.names = map[int]string{}
+		for _, seat := range st.Seats {
+			w.names[seat.Seat] = seatLabel(seat, nil)
+		}
+		if st.Version > 0 {
+			v := st.Version
+			res, err := a.api.GameStateWithResponse(ctx, w.id, &apiclient.GameStateParams{Version: &v}, acceptText)
+			if err := a.result(res, err, http.StatusOK); err != nil {
+				return err
+			}
+			t.text = string(res.Body)
+		}
+		w.draw(t)
+		if st.Status == "finished" {
+			return errFinished
+		}
+	}
+	return nil
+}
+
+// recentMoves is how many events a watch lists below the table.
+const recentMoves = 6
+
+// remember keeps an event's line for the list below the table: its
+// description, or who played what.
+func (w *watcher) remember(ev apiclient.Event) {
+	var text string
+	switch m := ev.Meta; {
+	case ev.Description != nil && *ev.Description != "":
+		text = *ev.Description
+	case m.Notation != nil && m.Actor != nil && m.Actor.Seat != nil:
+		who := fmt.Sprintf("seat %d", *m.Actor.Seat)
+		if name := w.names[*m.Actor.Seat]; name != "" {
+			who = name
+		}
+		text = fmt.Sprintf("%s played %s", who, *m.Notation)
+	default:
+		text = strings.ReplaceAll(strings.ReplaceAll(ev.Type, "_", " "), ".", " ")
+	}
+	w.recent = append(w.recent, fmt.Sprintf("%4d  %s", ev.Version, text))
+	if len(w.recent) > recentMoves {
+		w.recent = w.recent[len(w.recent)-recentMoves:]
+	}
+}
+
+// draw shows a table: the screen is cleared on a terminal, otherwise the
+// tables follow each other.
+func (w *watcher) draw(t *table) {
+	var b strings.Builder
+	if w.tty {
+		b.WriteString("\x1b[H\x1b[2J")
+	} else if w.last > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(t.render(w.colour))
+	if len(w.recent) > 0 {
+		b.WriteString("\nLast moves:\n")
+		for _, r := range w.recent {
+			b.WriteString(r + "\n")
+		}
+	}
+	if t.state.Status == "finished" {
+		b.WriteString("\nThe game is over.\n")
+	} else {
+		b.WriteString("\nWatching for moves (Ctrl-C stops).\n")
+	}
+	fmt.Fprint(w.app.out, b.String())
+}
+
+// yourSeats fills in the caller's seats of a state that does not name
+// them (a stream or replay state).
+func yourSeats(st *apiclient.GameResponse, me string) {
+	if me == "" || len(st.YourSeats) > 0 {
+		return
+	}
+	for _, s := range st.Seats {
+		if s.PlayerId != nil && *s.PlayerId == me {
+			st.YourSeats = append(st.YourSeats, s.Seat)
+		}
+	}
+}
+
+// whoAmI is the caller's player id ("" without a token, or when the
+// server does not know it): the seats of a past state are marked with it.
+func (a *app) whoAmI(ctx context.Context) string {
+	if a.cfg.Token == "" {
+		return ""
+	}
+	if a.me == nil {
+		me := ""
+		res, err := a.api.MeWithResponse(ctx)
+		if err == nil && res.JSON200 != nil {
+			me = res.JSON200.Id.String()
+		}
+		a.me = &me
+	}
+	return *a.me
+}

@@ -1,0 +1,512 @@
+package deploy
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// images are the compose file's image variables, and where to take a
+// name from when one is not set: the variable scripts/images/build.sh
+// --names prints, else the local build's name.
+var images = []struct{ env, localEnv, local string }{
+	{"AZUL_IMAGE", "AZUL_LOCAL_AZULD_IMAGE", "azuld-local/azuld:dev"},
+	{"AZUL_PG_IMAGE", "AZUL_LOCAL_PG_IMAGE", "azuld-local/postgres:15"},
+	{"AZUL_MAILPIT_IMAGE", "AZUL_LOCAL_MAILPIT_IMAGE", "azuld-local/mailpit:v1.27.11"},
+	{"AZUL_CADDY_IMAGE", "AZUL_LOCAL_CADDY_IMAGE", "azuld-local/caddy:v2.11.9"},
+}
+
+// stack is one compose project of this test run: its own project name
+// (hence containers, networks and volume) and free host ports.
+type stack struct {
+	t       *testing.T
+	project string
+	files   []string
+	env     []string
+	http    string // base URL of azuld (or of Caddy) on loopback
+	smtp    string // azuld's SMTP listener on loopback
+	mailpit string // base URL of mailpit's API on loopback
+}
+
+// enabled reports whether the compose tests are to run; when not, it says
+// why in the test log.
+func enabled(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv("AZUL_COMPOSE_TEST") != "1" {
+		t.Log("AZUL_COMPOSE_TEST is not 1: the compose stack was not started (.ci/run sets it once " +
+			"the Docker engine answers and scripts/images/build.sh has built the images)")
+		return false
+	}
+	return true
+}
+
+// newStack checks the tools and images, and prepares (not starts) a
+// project from the given compose files (relative to the repository's root).
+func newStack(t *testing.T, files ...string) *stack {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "docker", "compose", "version", "--short").CombinedOutput(); err != nil {
+		t.Fatalf("docker compose (v2) is needed: %v: %s (scripts/install-compose-plugin.sh builds it)", err, out)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	s := &stack{t: t, project: "azultest-" + randomHex(t, 4)}
+	for _, f := range files {
+		s.files = append(s.files, filepath.Join(root, f))
+	}
+	for _, img := range images {
+		if img.env == "AZUL_CADDY_IMAGE" && !slices.Contains(files, "docker-compose.replicas.yml") {
+			continue // only the replicas have a proxy
+		}
+		name := cmp.Or(os.Getenv(img.env), os.Getenv(img.localEnv), img.local)
+		if out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", name).CombinedOutput(); err != nil {
+			t.Fatalf("image %s (%s) is missing: %v: %s (scripts/images/build.sh builds the local images; "+
+				"there is no registry to pull from)", name, img.env, err, bytes.TrimSpace(out))
+		}
+		s.env = append(s.env, img.env+"="+name)
+	}
+	httpPort, smtpPort, mailPort := freePort(t), freePort(t), freePort(t)
+	s.env = append(s.env,
+		"AZUL_PUBLISH_ADDR=127.0.0.1",
+		"AZUL_HTTP_PORT="+strconv.Itoa(httpPort),
+		"AZUL_SMTP_PORT="+strconv.Itoa(smtpPort),
+		"AZUL_MAILPIT_PORT="+strconv.Itoa(mailPort),
+		"AZUL_BASE_URL=http://127.0.0.1:"+strconv.Itoa(httpPort),
+		"COMPOSE_PROJECT_NAME="+s.project,
+	)
+	s.http = "http://127.0.0.1:" + strconv.Itoa(httpPort)
+	s.mailpit = "http://127.0.0.1:" + strconv.Itoa(mailPort)
+	s.smtp = "127.0.0.1:" + strconv.Itoa(smtpPort)
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := s.compose(context.Background(), "logs", "--no-color", "--tail", "400")
+			t.Logf("logs of %s:\n%s", s.project, out)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if out, err := s.compose(ctx, "down", "--volumes", "--remove-orphans", "--timeout", "10"); err != nil {
+			t.Errorf("down -v: %v: %s", err, out)
+		}
+	})
+	return s
+}
+
+// compose runs docker compose on the project and returns its output.
+func (s *stack) compose(ctx context.Context, args ...string) (string, error) {
+	full := []string{"compose"}
+	for _, f := range s.files {
+		full = append(full, "-f", f)
+	}
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, "docker", full...)
+	cmd.Env = append(os.Environ(), s.env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("docker %s: %w", strings.Join(full, " "), err)
+	}
+	return string(out), nil
+}
+
+// must runs docker compose and fails the test on an error.
+func (s *stack) must(args ...string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := s.compose(ctx, args...)
+	if err != nil {
+		s.t.Fatalf("%v\n%s", err, out)
+	}
+	s.t.Logf("docker compose %s: %s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	return out
+}
+
+// docker runs a docker command and returns its output.
+func docker(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
+	return string(out), nil
+}
+
+// up starts the project and waits until every service is healthy. Images
+// are never pulled or built here: the test runs on the images given.
+func (s *stack) up(extra ...string) {
+	s.t.Helper()
+	s.must(append([]string{"up", "--detach", "--wait", "--wait-timeout", "180", "--no-build", "--pull", "never"}, extra...)...)
+}
+
+// waitReady polls url until it answers 200.
+func waitReady(t *testing.T, url string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var last string
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("%s not ready within %s: %s", url, within, last)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// client speaks azuld's REST API through one base URL.
+type client struct {
+	base string
+	http *http.Client
+}
+
+func newClient(base string) *client {
+	return &client{base: base, http: &http.Client{Timeout: 15 * time.Second}}
+}
+
+// call sends a request; status 0 and an error mean no answer came.
+func (c *client) call(ctx context.Context, method, path, token string, body any, header map[string]string) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// player is a registered player and its token.
+type player struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Token string `json:"token"`
+}
+
+// gameView is the part of a game's state the tests read.
+type gameView struct {
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+	Status  string `json:"status"`
+	ToAct   []int  `json:"to_act"`
+}
+
+type legalMove struct {
+	Seat     int             `json:"seat"`
+	Move     json.RawMessage `json:"move"`
+	Notation string          `json:"notation"`
+}
+
+// record is an event as the API returns it.
+type record struct {
+	Version  int64  `json:"version"`
+	Position int64  `json:"position"`
+	Type     string `json:"type"`
+	Meta     struct {
+		Channel string `json:"channel"`
+	} `json:"meta"`
+}
+
+type moveResult struct {
+	Version        int64    `json:"version"`
+	Events         []record `json:"events"`
+	CurrentVersion int64    `json:"current_version"`
+	Status         string   `json:"status"`
+	Replayed       bool     `json:"replayed"`
+}
+
+// retrying sends a request until azuld answers with a status that is not
+// a gateway's or an overloaded server's (502, 503, 504), or within runs
+// out: what a client behind a proxy does. Every request is safe to send
+// again: reads are, and moves carry an Idempotency-Key.
+func (c *client) retrying(ctx context.Context, within time.Duration, method, path, token string, body any, header map[string]string) (int, []byte, int, error) {
+	deadline := time.Now().Add(within)
+	var status int
+	var b []byte
+	var err error
+	for tries := 1; ; tries++ {
+		status, b, err = c.call(ctx, method, path, token, body, header)
+		if err == nil && status != http.StatusBadGateway && status != http.StatusServiceUnavailable && status != http.StatusGatewayTimeout {
+			return status, b, tries - 1, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if err == nil {
+				err = fmt.Errorf("status %d: %s", status, b)
+			}
+			return status, b, tries - 1, fmt.Errorf("%s %s: no answer within %s after %d tries: %w", method, path, within, tries, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (c *client) register(ctx context.Context, t *testing.T, name string) player {
+	t.Helper()
+	p := player{Name: name, Email: strings.ToLower(name) + "@example.org"}
+	status, b, _, err := c.retrying(ctx, 30*time.Second, http.MethodPost, "/v1/players", "", map[string]string{"name": p.Name, "email": p.Email}, nil)
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("register %s: %d %s %v", name, status, b, err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// createGame starts an Azul Mini game of two players.
+func (c *client) createGame(ctx context.Context, a, b player) (gameView, error) {
+	body := map[string]any{"ruleset": "azul-mini", "seats": []map[string]string{{"player": "me"}, {"player": b.ID}}}
+	status, raw, _, err := c.retrying(ctx, 30*time.Second, http.MethodPost, "/v1/games", a.Token, body, nil)
+	if err != nil {
+		return gameView{}, err
+	}
+	if status != http.StatusCreated {
+		return gameView{}, fmt.Errorf("create game: %d %s", status, raw)
+	}
+	var g gameView
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return gameView{}, err
+	}
+	if g.Status != "active" {
+		return gameView{}, fmt.Errorf("game created %q, want active", g.Status)
+	}
+	return g, nil
+}
+
+// game reads a game's state.
+func (c *client) game(ctx context.Context, id string) (gameView, error) {
+	status, b, _, err := c.retrying(ctx, 30*time.Second, http.MethodGet, "/v1/games/"+id, "", nil, nil)
+	if err != nil {
+		return gameView{}, err
+	}
+	if status != http.StatusOK {
+		return gameView{}, fmt.Errorf("GET game %s: %d %s", id, status, b)
+	}
+	var g gameView
+	return g, json.Unmarshal(b, &g)
+}
+
+// playOne makes one move in g for the seat to act, chosen among its legal
+// moves other than resign, and returns the acknowledged result and how
+// many times a request had to be sent again.
+func (c *client) playOne(ctx context.Context, g gameView, seats [2]player, pick func(int) int) (moveResult, int, error) {
+	seat := g.ToAct[0]
+	p := seats[seat]
+	path := "/v1/games/" + g.ID
+	status, b, retries, err := c.retrying(ctx, 30*time.Second, http.MethodGet, path+"/legal-moves", p.Token, nil, nil)
+	if err != nil {
+		return moveResult{}, retries, err
+	}
+	if status != http.StatusOK {
+		return moveResult{}, retries, fmt.Errorf("legal-moves at %d: %d %s", g.Version, status, b)
+	}
+	var lm struct {
+		Version int64       `json:"version"`
+		Moves   []legalMove `json:"moves"`
+	}
+	if err := json.Unmarshal(b, &lm); err != nil {
+		return moveResult{}, retries, err
+	}
+	moves := slices.DeleteFunc(lm.Moves, func(m legalMove) bool { return m.Notation == "resign" })
+	if lm.Version != g.Version || len(moves) == 0 {
+		return moveResult{}, retries, fmt.Errorf("legal-moves at %d (game at %d): %d moves besides resign", lm.Version, g.Version, len(moves))
+	}
+	m := moves[pick(len(moves))]
+	hdr := map[string]string{
+		"If-Match": strconv.FormatInt(g.Version, 10),
+		// The same key on every try: a move whose answer was lost is
+		// answered with its first result instead of being made twice.
+		"Idempotency-Key": fmt.Sprintf("%s-%d", g.ID, g.Version),
+	}
+	status, b, more, err := c.retrying(ctx, 30*time.Second, http.MethodPost, path+"/moves", p.Token, m.Move, hdr)
+	retries += more
+	if err != nil {
+		return moveResult{}, retries, err
+	}
+	if status != http.StatusCreated {
+		return moveResult{}, retries, fmt.Errorf("move %s at %d: %d %s", m.Notation, g.Version, status, b)
+	}
+	var res moveResult
+	return res, retries, json.Unmarshal(b, &res)
+}
+
+// events reads a game's whole event log.
+func (c *client) events(ctx context.Context, id string) ([]record, error) {
+	status, b, _, err := c.retrying(ctx, 30*time.Second, http.MethodGet, "/v1/games/"+id+"/events?format=jsonl", "", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("events of %s: %d %s", id, status, b)
+	}
+	var out []record
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var r record
+		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+// randomPick chooses uniformly with crypto/rand (no seed to keep).
+func randomPick(n int) int {
+	v, err := rand.Int(rand.Reader, big.NewInt(int64(n)))
+	if err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return int(v.Int64())
+}
+
+// mail is a message as mailpit lists it.
+type mail struct {
+	ID        string `json:"ID"`
+	MessageID string `json:"MessageID"`
+	Subject   string `json:"Subject"`
+	To        []struct {
+		Address string `json:"Address"`
+	} `json:"To"`
+}
+
+// kind is the mail's kind, from azuld's Message-ID
+// <azuld.<game>.<version>.<seat>.<kind>@<domain>>, and its game.
+func (m mail) kind() (game, kind string) {
+	local, _, _ := strings.Cut(strings.Trim(m.MessageID, "<>"), "@")
+	parts := strings.Split(local, ".")
+	if len(parts) != 5 || parts[0] != "azuld" {
+		return "", ""
+	}
+	return parts[1], parts[4]
+}
+
+// mails lists every message mailpit caught.
+func mails(ctx context.Context, base string) ([]mail, error) {
+	var out []mail
+	for start := 0; ; start += 500 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/api/v1/messages?start=%d&limit=500", base, start), nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("mailpit: %w", err)
+		}
+		var page struct {
+			Total    int    `json:"total"`
+			Messages []mail `json:"messages"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("mailpit: %w", err)
+		}
+		out = append(out, page.Messages...)
+		if len(page.Messages) == 0 || len(out) >= page.Total {
+			return out, nil
+		}
+	}
+}
+
+// waitMails polls mailpit until ok says the mails are complete.
+func waitMails(t *testing.T, base string, within time.Duration, ok func([]mail) bool) []mail {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ms, err := mails(ctx, base)
+		cancel()
+		if err == nil && ok(ms) {
+			return ms
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mails not complete within %s (%d caught, err %v)", within, len(ms), err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// count tallies mails by kind for one game, and checks that no mail came
+// twice (the same Message-ID is the same notification).
+func count(t *testing.T, ms []mail, game string) map[string]int {
+	t.Helper()
+	seen := map[string]int{}
+	kinds := map[string]int{}
+	for _, m := range ms {
+		g, k := m.kind()
+		if g != game {
+			continue
+		}
+		seen[m.MessageID]++
+		if seen[m.MessageID] == 2 {
+			t.Errorf("mail %s (%q) sent more than once", m.MessageID, m.Subject)
+		}
+		kinds[k]++
+	}
+	return kinds
+}

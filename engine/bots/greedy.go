@@ -1,0 +1,51 @@
+package bots
+
+import (
+	"math/rand/v2"
+)
+
+// scored is a move with its greedy estimate.
+type scored[C comparable] struct {
+	move  C
+	value float64
+}
+
+// rank appends to dst every legal move of seat with the greedy estimate
+// of the state it leads to, in the engine's order of legal moves. A move
+// that ends a round draws the next deal from rng: the estimates never look
+// at the factories, so what is drawn does not change them. scratch holds
+// each move's state (a caller's buffer: a local copy would escape).
+func rank[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int, legal []C, rng *rand.Rand, evs []E, dst []scored[C], scratch *S) ([]scored[C], []E) {
+	for _, c := range legal {
+		*scratch = *s
+		var err error
+		if evs, err = f.play(scratch, seat, c, rng, evs); err != nil {
+			continue // AppendLegal lists only legal moves; skip rather than fail
+		}
+		dst = append(dst, scored[C]{c, f.eval(scratch, seat)})
+	}
+	return dst, evs
+}
+
+// greedy is the legal move with the best estimate; the first in the
+// engine's order among equals, so the choice is a pure function of the
+// position.
+func greedy[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int) (C, bool) {
+	legal := f.legal(nil, s, seat)
+	// The draws of a round's end come from a fixed generator of the bot's
+	// own: the estimate does not depend on them, and the game's seed is
+	// never at hand.
+	rng := rand.New(rand.NewPCG(0x6772656564, uint64(seat)))
+	ranked, _ := rank(f, s, seat, legal, rng, nil, nil, new(S))
+	var best C
+	if len(ranked) == 0 {
+		return best, false
+	}
+	top := ranked[0]
+	for _, m := range ranked[1:] {
+		if m.value > top.value {
+			top = m
+		}
+	}
+	return top.move, true
+}

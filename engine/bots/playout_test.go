@@ -1,0 +1,49 @@
+package bots
+
+import (
+	"testing"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/pavilion"
+)
+
+// A Pavilion playout with the search's horizon plays the whole round: it
+// goes on through the supply's refills after bonus tiles (draws that end
+// the tree's branches) and stops at the next deal.
+func TestPavilionPlayoutsRunToTheRoundsEnd(t *testing.T) {
+	evs, err := pavilion.Start(engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root pavilion.State
+	for i := range evs {
+		if err := root.Apply(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := pavilionFamily{}
+	x := newSearcher(f, &root, 1)
+	throughRefills := 0
+	for !root.Over() {
+		round := root.Round()
+		var next pavilion.State
+		for range 40 {
+			x.work = root
+			x.playout(&x.work)
+			st := &x.work
+			if !st.Over() && (st.Round() != round+1 || st.Phase() != pavilion.PhaseAcquire) {
+				t.Fatalf("a playout from round %d stopped in round %d, phase %v", round, st.Round(), st.Phase())
+			}
+			// One draw is the next deal; more are refills played through.
+			if !st.Over() && st.Reveals()-root.Reveals() > 1 {
+				throughRefills++
+			}
+			next = *st
+		}
+		root = next
+	}
+	if throughRefills == 0 {
+		t.Fatal("no playout went on past a supply refill")
+	}
+	t.Logf("%d playouts went on past a refill", throughRefills)
+}

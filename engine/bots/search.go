@@ -1,0 +1,332 @@
+package bots
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// The search bot is Monte Carlo tree search over determinised hidden
+// information. What a player does not know is the order of the tiles in
+// the bag: every draw still to come. Within a round every move is seen by
+// all, so the tree follows moves exactly until a move draws tiles (the
+// next round's deal, a Pavilion supply refill) or ends the game; such a
+// node is a leaf for good, and every iteration finishes the game from it
+// with draws of its own (a fresh determinisation of the bag per playout).
+// Playouts use a cheap policy (family.quick). Rewards are per seat (each
+// seat maximises its own), so 3 and 4 players need nothing special.
+
+// Search tuning.
+const (
+	// exploration is the UCB1 constant for rewards in [0, 1].
+	exploration = 0.7
+	// rootWidth and nodeWidth bound the moves tried at a node: the best by
+	// the greedy estimate. A Pavilion hand alone can be passed in hundreds
+	// of ways, most of them poor.
+	rootWidth = 16
+	nodeWidth = 6
+	// winWeight is the share of winning in a playout's reward; the rest
+	// rewards the margin, so that a lost game is still played well.
+	winWeight = 0.7
+	// marginScale is the score difference that earns three quarters of the
+	// margin part of the reward.
+	marginScale = 15.0
+	// priorWeight is the progressive bias towards the moves the greedy
+	// estimate prefers: a move one point worse than the best starts
+	// priorWeight behind in the selection, a lead that fades as 1/(n+1)
+	// with its visits n. It steers the first playouts to the moves a good
+	// player would look at and leaves the rest to the playouts.
+	priorWeight = 0.05
+	// switchMargin is how much better (in mean reward) the search's choice
+	// must be than the greedy estimate's to be played instead.
+	switchMargin = 0.03
+)
+
+// node is one move of the tree, stored in an arena.
+type node[C comparable] struct {
+	move  C
+	mover int8
+	// leaf: the move drew hidden tiles or ended the game; never expanded.
+	leaf     bool
+	expanded bool
+	first    int32 // children are nodes[first : first+count]
+	count    int32
+	visits   int32
+	// prior is the greedy estimate's verdict: 0 for the best, minus the
+	// points it is behind for the others (0 for all when unranked).
+	prior  float32
+	reward float64 // sum of the mover's rewards
+	diff   float64 // sum of the mover's final score minus the best other
+	win    float64 // sum of the mover's wins (ties half)
+}
+
+// searcher holds every buffer of a search, so that an iteration allocates
+// nothing once the tree's arena has grown.
+type searcher[S any, C comparable, E any, F family[S, C, E]] struct {
+	f    F
+	root S
+	// work is the state of the current iteration: a field, not a local,
+	// because a generic function's local whose address is taken escapes.
+	work S
+	// scratch is the state the ranking of a node's moves works on.
+	scratch S
+	nodes   []node[C]
+	path    []int32
+	legal   []C
+	ranked  []scored[C]
+	evs     []E
+	rng     *rand.Rand
+	// maxNodes bounds the arena; past it nodes stop being expanded.
+	maxNodes int
+	// horizon is the family's playout horizon (benchmarks set 0 to time
+	// whole games).
+	horizon int
+	// rootAll makes every legal move a child of the root (analysis).
+	rootAll bool
+}
+
+func newSearcher[S any, C comparable, E any, F family[S, C, E]](f F, root *S, salt uint64) *searcher[S, C, E, F] {
+	return &searcher[S, C, E, F]{
+		f:        f,
+		root:     *root,
+		nodes:    make([]node[C], 1, 4096),
+		path:     make([]int32, 0, 256),
+		legal:    make([]C, 0, 512),
+		ranked:   make([]scored[C], 0, 512),
+		evs:      make([]E, 0, 64),
+		rng:      rand.New(rand.NewPCG(salt, 0x5ea2c4)),
+		maxNodes: 1 << 20,
+		horizon:  f.horizon(),
+	}
+}
+
+// run iterates until playouts iterations are done or the deadline passes
+// (a zero deadline: playouts only).
+func (x *searcher[S, C, E, F]) run(playouts int, deadline time.Time) int {
+	n := 0
+	for ; n < playouts; n++ {
+		if !deadline.IsZero() && n&15 == 0 && n > 0 && time.Now().After(deadline) {
+			break
+		}
+		x.iterate()
+	}
+	return n
+}
+
+// iterate is one selection, expansion, playout and backup.
+func (x *searcher[S, C, E, F]) iterate() {
+	f := x.f
+	x.work = x.root
+	st := &x.work
+	x.path = x.path[:0]
+	idx := int32(0)
+	for {
+		nd := &x.nodes[idx]
+		if nd.leaf || f.over(st) {
+			break
+		}
+		if !nd.expanded {
+			if !x.expand(idx, st) {
+				break
+			}
+			nd = &x.nodes[idx] // the arena may have moved
+		}
+		if nd.count == 0 {
+			break
+		}
+		child := x.selectChild(nd)
+		c := &x.nodes[child]
+		before := f.segment(st)
+		var err error
+		if x.evs, err = f.play(st, int(c.mover), c.move, x.rng, x.evs); err != nil {
+			// The tree holds only legal moves: this cannot happen. Stop
+			// the descent rather than score a broken game.
+			c.leaf = true
+			return
+		}
+		if f.segment(st) != before || f.over(st) {
+			c.leaf = true
+		}
+		x.path = append(x.path, child)
+		idx = child
+		if c.visits == 0 {
+			break
+		}
+	}
+	x.playout(st)
+	// Back up: every node of the path rewards its mover, by the final
+	// scores or, when the playout stopped early, the greedy estimates.
+	var value [4]float64
+	players := f.players(st)
+	over := f.over(st)
+	for seat := range players {
+		if over {
+			value[seat] = float64(f.score(st, seat))
+		} else {
+			value[seat] = f.eval(st, seat)
+		}
+	}
+	for _, i := range x.path {
+		nd := &x.nodes[i]
+		other := math.Inf(-1)
+		for seat := range players {
+			if seat != int(nd.mover) {
+				other = max(other, value[seat])
+			}
+		}
+		d := value[nd.mover] - other
+		win := 0.0
+		switch {
+		case d > 0:
+			win = 1
+		case d == 0:
+			win = 0.5
+		}
+		nd.visits++
+		nd.reward += winWeight*win + (1-winWeight)*(0.5+0.5*math.Tanh(d/marginScale))
+		nd.diff += d
+		nd.win += win
+	}
+	x.nodes[0].visits++
+}
+
+// expand adds the children of node idx: the legal moves of the seat to
+// act in st, the best few by the greedy estimate. It reports false when
+// the arena is full.
+func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
+	f := x.f
+	seat := f.actor(st)
+	if seat < 0 {
+		x.nodes[idx].leaf = true
+		return false
+	}
+	x.legal = f.legal(x.legal[:0], st, seat)
+	width := nodeWidth
+	if idx == 0 {
+		width = rootWidth
+		if x.rootAll {
+			width = len(x.legal)
+		}
+	}
+	moves := len(x.legal)
+	ranked := idx == 0 || moves > width
+	if ranked {
+		x.ranked, x.evs = rank(f, st, seat, x.legal, x.rng, x.evs, x.ranked[:0], &x.scratch)
+		// Stable: among equal estimates the engine's order decides.
+		slices.SortStableFunc(x.ranked, func(a, b scored[C]) int {
+			switch {
+			case a.value > b.value:
+				return -1
+			case a.value < b.value:
+				return 1
+			}
+			return 0
+		})
+		moves = min(width, len(x.ranked))
+		for i := range moves {
+			x.legal[i] = x.ranked[i].move
+		}
+	}
+	if len(x.nodes)+moves > x.maxNodes {
+		return false
+	}
+	first := int32(len(x.nodes))
+	for i, c := range x.legal[:moves] {
+		nd := node[C]{move: c, mover: int8(seat)}
+		if ranked && len(x.ranked) > 0 {
+			nd.prior = float32(x.ranked[i].value - x.ranked[0].value)
+		}
+		x.nodes = append(x.nodes, nd)
+	}
+	nd := &x.nodes[idx]
+	nd.expanded, nd.first, nd.count = true, first, int32(moves)
+	return true
+}
+
+// selectChild is the child with the best UCB1 value; unvisited children
+// first, in order.
+func (x *searcher[S, C, E, F]) selectChild(nd *node[C]) int32 {
+	logN := math.Log(float64(max(nd.visits, 1)))
+	best, bestV := nd.first, math.Inf(-1)
+	for i := nd.first; i < nd.first+nd.count; i++ {
+		c := &x.nodes[i]
+		if c.visits == 0 {
+			return i
+		}
+		v := c.reward/float64(c.visits) + exploration*math.Sqrt(logN/float64(c.visits)) +
+			priorWeight*float64(c.prior)/float64(c.visits+1)
+		if v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
+}
+
+// playout plays on from st with the cheap policy, to the end or (with a
+// horizon) to the end of the stretch (see family.stretch).
+func (x *searcher[S, C, E, F]) playout(st *S) {
+	f := x.f
+	seg := f.stretch(st)
+	for !f.over(st) && (x.horizon == 0 || f.stretch(st) == seg) {
+		seat := f.actor(st)
+		if seat < 0 {
+			return
+		}
+		x.legal = f.playoutMoves(x.legal[:0], st, seat)
+		if len(x.legal) == 0 {
+			return
+		}
+		var err error
+		if x.evs, err = f.play(st, seat, f.quick(st, seat, x.legal, x.rng), x.rng, x.evs); err != nil {
+			return
+		}
+	}
+}
+
+// rootStats are the root's children: move, visits, mean reward and mean
+// final score difference to the best other seat, for the mover.
+type rootStat[C comparable] struct {
+	move   C
+	visits int
+	reward float64
+	diff   float64
+	win    float64
+}
+
+func (x *searcher[S, C, E, F]) rootStats() []rootStat[C] {
+	root := &x.nodes[0]
+	out := make([]rootStat[C], 0, root.count)
+	for i := root.first; i < root.first+root.count; i++ {
+		c := &x.nodes[i]
+		st := rootStat[C]{move: c.move, visits: int(c.visits)}
+		if c.visits > 0 {
+			st.reward = c.reward / float64(c.visits)
+			st.diff = c.diff / float64(c.visits)
+			st.win = c.win / float64(c.visits)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// best is the most visited root move (the best mean reward among equals).
+func (x *searcher[S, C, E, F]) best() (C, bool) {
+	var zero C
+	stats := x.rootStats()
+	if len(stats) == 0 {
+		return zero, false
+	}
+	top := stats[0]
+	for _, s := range stats[1:] {
+		if s.visits > top.visits || (s.visits == top.visits && s.reward > top.reward) {
+			top = s
+		}
+	}
+	// The root's first child is the greedy estimate's choice: the search
+	// overrules it only when its playouts say clearly better.
+	if g := stats[0]; !x.rootAll && top.move != g.move && top.reward < g.reward+switchMargin {
+		return g.move, true
+	}
+	return top.move, true
+}

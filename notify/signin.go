@@ -1,0 +1,80 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/azuld/azuld/mail/compose"
+)
+
+// SigninArgs is a sign-in mail job: one link to one address. The link is
+// a secret, so the job lives only as long as the link does (river deletes
+// finished jobs; an undelivered link is useless after Valid anyway).
+type SigninArgs struct {
+	To   string `json:"to"`
+	Name string `json:"name,omitempty"`
+	// Link is the whole sign-in URL.
+	Link string `json:"link"`
+	// Valid is how long the link works, for the mail's text.
+	Valid time.Duration `json:"valid"`
+	// At fixes the mail's date, so a retried delivery renders the same mail.
+	At time.Time `json:"at"`
+}
+
+// Kind implements river.JobArgs.
+func (SigninArgs) Kind() string { return "azuld_signin_mail" }
+
+// signinAttempts bounds the deliveries of a sign-in mail: a link is
+// short-lived, so retrying for days would be pointless.
+const signinAttempts = 5
+
+// QueueSignin enqueues a sign-in mail.
+func (n *Notifier) QueueSignin(ctx context.Context, a SigninArgs) error {
+	if _, err := mail.ParseAddress(a.To); err != nil {
+		return fmt.Errorf("sign-in mail to %q: %w", a.To, err)
+	}
+	if _, err := n.client.Insert(ctx, a, &river.InsertOpts{MaxAttempts: signinAttempts}); err != nil {
+		return fmt.Errorf("enqueue sign-in mail: %w", err)
+	}
+	return nil
+}
+
+type signinWorker struct {
+	river.WorkerDefaults[SigninArgs]
+	n *Notifier
+}
+
+func (w *signinWorker) Timeout(*river.Job[SigninArgs]) time.Duration { return w.n.cfg.MailTimeout }
+
+// Work renders and sends the mail. Without an SMTP server the mail goes to
+// the log like every other, and the link is logged on a line of its own:
+// in the logged message it is quoted-printable encoded and may be wrapped.
+func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) error {
+	n, a := w.n, job.Args
+	m := compose.Signin(n.cfg.Sender, a.Name, a.To, a.Link, a.Valid, a.At)
+	raw, err := m.Bytes()
+	if err != nil {
+		err = river.JobCancel(fmt.Errorf("render sign-in mail: %w", err))
+		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+compose.KindSignin, "", -1, a.To, "refused", err.Error())
+		return err
+	}
+	if _, ok := n.mailer.(LogMailer); ok {
+		n.log.InfoContext(ctx, "sign-in link", "to", a.To, "link", a.Link)
+	}
+	err = n.mailer.Send(ctx, n.cfg.Sender.From.Address, []string{a.To}, raw)
+	outcome, detail := "sent", ""
+	switch {
+	case errors.Is(err, ErrPermanent):
+		outcome, detail = "refused", err.Error()
+		err = river.JobCancel(err)
+	case err != nil:
+		outcome, detail = "failed", err.Error()
+	}
+	n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+compose.KindSignin, "", -1, a.To, outcome, detail)
+	return err
+}

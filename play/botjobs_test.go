@@ -1,0 +1,110 @@
+package play_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
+)
+
+// TestBotJobsLeaveEveryBotToTheHook: with BotJobs, no command moves a bot
+// (not even a random or greedy one): the append hook sees the bot seat to
+// act in the transaction that brought its turn, and the game waits. RunBots
+// leaves such a game to its job for a while, then moves the bot itself.
+func TestBotJobsLeaveEveryBotToTheHook(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0)
+	var mu sync.Mutex
+	due := map[int64]int{} // the bot seat to act, by version
+	hook := func(_ context.Context, _ pgx.Tx, _, after *play.Game, _ []events.Record) error {
+		if seat, ok := after.BotToAct(); ok {
+			mu.Lock()
+			due[after.Version] = seat
+			mu.Unlock()
+		}
+		return nil
+	}
+	var skew atomic.Int64
+	svc := play.New(play.Config{
+		Pool: e.pool, Store: e.store, Rules: rulesets.All(), Hooks: []play.AppendHook{hook}, BotJobs: true,
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) },
+	})
+	ctx := context.Background()
+	ana := e.register(t, "ana")
+	g, err := svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g.ToAct(), []int{0}) || len(due) != 0 {
+		t.Fatalf("created: to act %v, bots due %v", g.ToAct(), due)
+	}
+	move := g.State.LegalMoves(0)[0]
+	res, err := svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID}, Move: move.JSON, Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Game.ToAct(), []int{1}) || res.Game.Version != res.Version {
+		t.Fatalf("after Ana's move: version %d of %d, to act %v: the command moved the bot", res.Version, res.Game.Version, res.Game.ToAct())
+	}
+	mu.Lock()
+	seat, ok := due[res.Version]
+	mu.Unlock()
+	if !ok || seat != 1 {
+		t.Fatalf("the hook saw bots due %v, want seat 1 at version %d", due, res.Version)
+	}
+
+	// RunBots within the grace: the game is left to its job.
+	runBots := func() (stop func()) {
+		ctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- svc.RunBots(ctx) }()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	stop := runBots()
+	time.Sleep(time.Second)
+	stop()
+	now, err := svc.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Version != res.Version {
+		t.Fatalf("RunBots moved within the grace: version %d, Ana's move %d", now.Version, res.Version)
+	}
+
+	// Past the grace (three minutes on the service's clock) it moves the bot.
+	skew.Store(int64(3 * time.Minute))
+	stop = runBots()
+	defer stop()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		now, err = svc.Game(ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.Version > res.Version {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("RunBots did not move the bot past the grace")
+		}
+	}
+	recs, err := svc.Events(ctx, g.ID, res.Version, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := recs[0].Meta; m.Actor.Kind != "bot" || m.Actor.Bot != "random" || m.Channel != "bot" {
+		t.Fatalf("the move after Ana's: %+v", m)
+	}
+}

@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# Builds the container images that this repository's compose file and
+# tests use, locally, for machines whose Docker engine cannot pull from a
+# registry. Nothing here pulls an image: PostgreSQL comes from Debian's
+# packages (a debootstrap root file system, docker import), mailpit, Caddy
+# and azuld are Go programs built on the host into images FROM scratch.
+#
+# Image names and versions (docker-compose.yml and .ci/run use these):
+#   azuld-local/postgres:15        PostgreSQL from Debian bookworm (PG_MAJOR)
+#   azuld-local/mailpit:v1.27.11   mail catcher (MAILPIT_VERSION)
+#   azuld-local/azuld:dev          azuld from this work tree
+#   azuld-local/caddy:v2.11.9      reverse proxy (CADDY_VERSION)
+#
+# Usage: scripts/images/build.sh [postgres|mailpit|azuld|caddy ...]
+#        (no argument: all four, PostgreSQL first, Caddy last)
+#        scripts/images/build.sh --names   prints NAME=image lines
+#
+# An image is skipped when its tag exists with the label org.azuld.inputs
+# equal to the hash of its inputs (this script, its directory, versions,
+# and for azuld the binary). The debootstrap root file system is cached as
+# a tarball under AZUL_IMAGES_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/azuld-images).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export PATH="/usr/local/go/bin:$PATH"
+
+DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
+PG_MAJOR=${PG_MAJOR:-15}
+MAILPIT_VERSION=${MAILPIT_VERSION:-v1.27.11}
+CADDY_VERSION=${CADDY_VERSION:-v2.11.9}
+
+PG_IMAGE=${AZUL_LOCAL_PG_IMAGE:-azuld-local/postgres:$PG_MAJOR}
+MAILPIT_IMAGE=${AZUL_LOCAL_MAILPIT_IMAGE:-azuld-local/mailpit:$MAILPIT_VERSION}
+AZULD_IMAGE=${AZUL_LOCAL_AZULD_IMAGE:-azuld-local/azuld:dev}
+CADDY_IMAGE=${AZUL_LOCAL_CADDY_IMAGE:-azuld-local/caddy:$CADDY_VERSION}
+
+cache=${AZUL_IMAGES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/azuld-images}
+label=org.azuld.inputs
+# The classic builder: this engine may have no BuildKit, and nothing here
+# needs it.
+export DOCKER_BUILDKIT=0
+
+log() { printf 'images: %s\n' "$*" >&2; }
+
+# Temporary dirs live in one work dir, removed when the script ends,
+# however it ends.
+work=$(mktemp -d "${TMPDIR:-/tmp}/azuld-images.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tempdir() { mktemp -d "$work/XXXXXX"; }
+
+# replaced IMAGE OLD_ID: removes the image a rebuild untagged, unless a
+# container still uses it.
+replaced() {
+	local now
+	now=$(docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true)
+	if [ -n "$2" ] && [ "$2" != "$now" ]; then docker rmi "$2" >/dev/null 2>&1 || true; fi
+}
+old_id() { docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true; }
+
+# inputs_hash NAME EXTRA... hashes this script, the image's directory and
+# the extra words (versions, the binary's hash).
+inputs_hash() {
+	local dir=$1; shift
+	{
+		cat "$here/build.sh"
+		if [ -d "$here/$dir" ]; then
+			(cd "$here/$dir" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+		fi
+		printf '%s\n' "$@"
+	} | sha256sum | cut -c1-32
+}
+
+# up_to_date IMAGE HASH: the tag exists and was built from these inputs.
+up_to_date() {
+	local have
+	have=$(docker image inspect -f "{{index .Config.Labels \"$label\"}}" "$1" 2>/dev/null || true)
+	[ "$have" = "$2" ]
+}
+
+# quietly CMD...: runs CMD with its output kept aside, shown on failure.
+quietly() {
+	local out
+	out=$(tempdir)/output
+	"$@" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
+}
+
+# go_static OUT MODULE@VERSION: a static build of a Go program from the
+# module proxy, outside this module (its go.mod plays no part).
+go_static() {
+	local out=$1 pkg=$2 gobin
+	gobin=$(tempdir)
+	(cd "$gobin" && quietly env GOFLAGS= GOBIN="$gobin" CGO_ENABLED=0 GOOS=linux \
+		go install -trimpath -ldflags='-s -w' "$pkg")
+	mv "$gobin/$(basename "${pkg%@*}")" "$out"
+}
+
+apt_mirror() {
+	local uri
+	uri=$(grep -h -m1 -E '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | head -n1 || true)
+	if [ -z "$uri" ]; then
+		uri=$(grep -h -m1 -E '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | head -n1 || true)
+	fi
+	echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# postgres_rootfs TARBALL: a minbase Debian with postgresql-$PG_MAJOR and
+# nothing a server does not need (no docs, manuals or translations).
+postgres_rootfs() {
+	local tarball=$1 dir
+	command -v debootstrap >/dev/null || {
+		log "installing debootstrap"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+	}
+	dir=$(tempdir)
+	log "debootstrap $DEBIAN_SUITE (minbase) from $(apt_mirror)"
+	debootstrap --variant=minbase "$DEBIAN_SUITE" "$dir" "$(apt_mirror)" >"$dir.log" 2>&1 || {
+		tail -n 30 "$dir.log" >&2; return 1
+	}
+	# The image makes its own cluster at start; no service runs in a build.
+	mkdir -p "$dir/etc/postgresql-common"
+	echo 'create_main_cluster = false' >"$dir/etc/postgresql-common/createcluster.conf"
+	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+	chmod +x "$dir/usr/sbin/policy-rc.d"
+	cat >"$dir/etc/dpkg/dpkg.cfg.d/01-azuld-slim" <<-'CFG'
+		path-exclude /usr/share/doc/*
+		path-exclude /usr/share/man/*
+		path-exclude /usr/share/info/*
+		path-exclude /usr/share/locale/*
+		path-exclude /usr/share/lintian/*
+	CFG
+	log "apt-get install postgresql-$PG_MAJOR in the root file system"
+	chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+		sh -c "apt-get install -y -qq --no-install-recommends postgresql-$PG_MAJOR postgresql-client-$PG_MAJOR" \
+		>>"$dir.log" 2>&1 || { tail -n 30 "$dir.log" >&2; return 1; }
+	chroot "$dir" apt-get clean
+	# JIT compilation is off unless asked for and needs LLVM (more than
+	# half the image); without its provider PostgreSQL simply does not JIT.
+	chroot "$dir" dpkg --purge --force-depends libllvm14 libz3-4 >>"$dir.log" 2>&1
+	rm -rf "$dir/usr/lib/postgresql/$PG_MAJOR/lib/llvmjit"* "$dir/usr/lib/postgresql/$PG_MAJOR/lib/bitcode" \
+		"$dir/usr/share/i18n"
+	rm -rf "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/* \
+		"$dir"/usr/share/locale/* "$dir"/var/lib/apt/lists/* "$dir"/var/cache/apt/* \
+		"$dir"/var/log/* "$dir"/var/cache/debconf/*-old "$dir"/usr/sbin/policy-rc.d
+	rm -f "$dir.log"
+	mkdir -p "$(dirname "$tarball")"
+	tar -C "$dir" --numeric-owner -cf "$tarball.tmp" .
+	mv "$tarball.tmp" "$tarball"
+}
+
+# check_postgres IMAGE: the entry point does what the official image's
+# does for its clients: user, database, password over TCP, init scripts,
+# extra server options, two "ready" log lines, and a server not run as root.
+check_postgres() {
+	local image=$1 ctx cid out ok=
+	ctx=$(tempdir)
+	printf "CREATE TABLE init_check AS SELECT 'from initdb.d' AS note;\n" >"$ctx/10-check.sql"
+	cid=$(docker create -e POSTGRES_PASSWORD=check-pw -e POSTGRES_USER=azt -e POSTGRES_DB=aztdb "$image" -c max_connections=42)
+	docker cp "$ctx/10-check.sql" "$cid:/docker-entrypoint-initdb.d/10-check.sql" >/dev/null
+	docker start "$cid" >/dev/null
+	for _ in $(seq 1 120); do
+		if [ "$(docker logs "$cid" 2>&1 | grep -c 'database system is ready to accept connections')" -ge 2 ]; then ok=1; break; fi
+		sleep 0.5
+	done
+	if [ -n "$ok" ]; then
+		# Over the container's own network address, not loopback (which
+		# the official image trusts), so the password counts.
+		out=$(docker exec -e PGPASSWORD=check-pw "$cid" sh -c '
+			ip=$(hostname -i | cut -d" " -f1)
+			pg_isready -q -h "$ip" -U azt -d aztdb &&
+			psql -h "$ip" -U azt -d aztdb -tAc "SELECT current_setting('"'max_connections'"') || '"'|'"' || note FROM init_check" &&
+			{ PGPASSWORD=wrong psql -h "$ip" -U azt -d aztdb -tAc "SELECT 1" >/dev/null 2>&1 && echo "a wrong password was accepted"; } ;
+			grep "^Uid:" /proc/1/status' 2>&1) || ok=
+	fi
+	if [ -z "$ok" ] || ! grep -q '^42|from initdb.d$' <<<"$out" || grep -qE '^Uid:\s+0\s|wrong password' <<<"$out"; then
+		log "$image failed its check: ${out:-no second ready line}"
+		docker logs "$cid" 2>&1 | tail -n 20 >&2
+		docker rm -f "$cid" >/dev/null
+		return 1
+	fi
+	docker rm -f "$cid" >/dev/null
+	log "$image passed its check (user, database, password, init script, options, log lines, non-root)"
+}
+
+build_postgres() {
+	local hash base tarball old
+	hash=$(inputs_hash postgres "$DEBIAN_SUITE" "$PG_MAJOR")
+	if up_to_date "$PG_IMAGE" "$hash"; then log "$PG_IMAGE is up to date"; return; fi
+	# Only the root file system function's text keys the tarball, so a
+	# change to the entry point does not debootstrap again.
+	tarball="$cache/postgres-rootfs-$DEBIAN_SUITE-$PG_MAJOR-$(printf '%s\n' "$(declare -f postgres_rootfs)" | sha256sum | cut -c1-12).tar"
+	if [ ! -s "$tarball" ]; then postgres_rootfs "$tarball"; else log "root file system from $tarball"; fi
+	base="azuld-local/postgres-rootfs:$PG_MAJOR"
+	docker import "$tarball" "$base" >/dev/null
+	old=$(old_id "$PG_IMAGE")
+	quietly docker build -q --build-arg BASE="$base" --build-arg PG_MAJOR="$PG_MAJOR" \
+		--label "$label=$hash" -t "$PG_IMAGE" "$here/postgres" >/dev/null
+	if ! check_postgres "$PG_IMAGE"; then
+		docker rmi "$PG_IMAGE" >/dev/null 2>&1 || true
+		return 1
+	fi
+	replaced "$PG_IMAGE" "$old"
+	log "built $PG_IMAGE"
+}
+
+build_mailpit() {
+	local hash ctx old
+	hash=$(inputs_hash mailpit "$MAILPIT_VERSION")
+	if up_to_date "$MAILPIT_IMAGE" "$hash"; then log "$MAILPIT_IMAGE is up to date"; return; fi
+	ctx=$(tempdir)
+	cp -r "$here/mailpit/." "$ctx/"
+	log "go install github.com/axllent/mailpit@$MAILPIT_VERSION"
+	go_static "$ctx/mailpit" "github.com/axllent/mailpit@$MAILPIT_VERSION"
+	mkdir -p "$ctx/rootfs/tmp" "$ctx/rootfs/data"
+	chmod 1777 "$ctx/rootfs/tmp"
+	old=$(old_id "$MAILPIT_IMAGE")
+	quietly docker build -q --label "$label=$hash" -t "$MAILPIT_IMAGE" "$ctx" >/dev/null
+	replaced "$MAILPIT_IMAGE" "$old"
+	log "built $MAILPIT_IMAGE"
+}
+
+build_caddy() {
+	local hash ctx old
+	hash=$(inputs_hash caddy "$CADDY_VERSION")
+	if up_to_date "$CADDY_IMAGE" "$hash"; then log "$CADDY_IMAGE is up to date"; return; fi
+	ctx=$(tempdir)
+	cp -r "$here/caddy/." "$ctx/"
+	log "go install github.com/caddyserver/caddy/v2/cmd/caddy@$CADDY_VERSION"
+	go_static "$ctx/caddy" "github.com/caddyserver/caddy/v2/cmd/caddy@$CADDY_VERSION"
+	cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
+	mkdir -p "$ctx/rootfs/tmp" "$ctx/rootfs/config/caddy" "$ctx/rootfs/data/caddy"
+	chmod 1777 "$ctx/rootfs/tmp"
+	old=$(old_id "$CADDY_IMAGE")
+	quietly docker build -q --label "$label=$hash" -t "$CADDY_IMAGE" "$ctx" >/dev/null
+	replaced "$CADDY_IMAGE" "$old"
+	log "built $CADDY_IMAGE"
+}
+
+# azuld is built from this work tree on the host and put into the
+# top-level Dockerfile's "local" target (FROM scratch).
+build_azuld() {
+	local hash ctx old
+	ctx=$(tempdir)
+	(cd "$root" && quietly env GOFLAGS= CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags='-s -w' -o "$ctx/azuld" ./cmd/azuld)
+	hash=$(inputs_hash azuld "$(sha256sum "$ctx/azuld" | cut -c1-64)" "$(sha256sum "$root/Dockerfile" | cut -c1-64)")
+	if up_to_date "$AZULD_IMAGE" "$hash"; then log "$AZULD_IMAGE is up to date"; return; fi
+	cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
+	cp -r /usr/share/zoneinfo "$ctx/zoneinfo"
+	mkdir -p "$ctx/tmp" && chmod 1777 "$ctx/tmp"
+	old=$(old_id "$AZULD_IMAGE")
+	quietly docker build -q --target local --label "$label=$hash" -t "$AZULD_IMAGE" \
+		-f "$root/Dockerfile" "$ctx" >/dev/null
+	replaced "$AZULD_IMAGE" "$old"
+	log "built $AZULD_IMAGE"
+}
+
+if [ "${1:-}" = --names ]; then
+	printf 'AZUL_LOCAL_PG_IMAGE=%s\nAZUL_LOCAL_MAILPIT_IMAGE=%s\nAZUL_LOCAL_AZULD_IMAGE=%s\nAZUL_LOCAL_CADDY_IMAGE=%s\n' \
+		"$PG_IMAGE" "$MAILPIT_IMAGE" "$AZULD_IMAGE" "$CADDY_IMAGE"
+	exit 0
+fi
+
+mkdir -p "$cache"
+[ "$#" -gt 0 ] || set -- postgres mailpit azuld caddy
+for image in "$@"; do
+	start=$SECONDS
+	case "$image" in
+	postgres | mailpit | azuld | caddy) "build_$image" ;;
+	*) echo "unknown image $image (postgres, mailpit, azuld, caddy)" >&2; exit 2 ;;
+	esac
+	log "$image: $((SECONDS - start))s"
+done
