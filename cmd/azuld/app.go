@@ -266,6 +266,11 @@ func connect(ctx context.Context, db *database, cfg *config) (*pgxpool.Pool, err
 	return openPool(ctx, db.url, cfg)
 }
 
+// idleInTransactionTimeout ends the server's sessions idle in a
+// transaction for longer than this (in milliseconds); a database URL may
+// set another.
+const idleInTransactionTimeout = "10000"
+
 // openPool opens and checks a connection pool.
 func openPool(ctx context.Context, url string, cfg *config) (*pgxpool.Pool, error) {
 	pcfg, err := pgxpool.ParseConfig(url)
@@ -274,6 +279,15 @@ func openPool(ctx context.Context, url string, cfg *config) (*pgxpool.Pool, erro
 	}
 	if cfg.DBMaxConns > 0 {
 		pcfg.MaxConns = int32(cfg.DBMaxConns)
+	}
+	// A replica cut off from the database in the middle of a transaction
+	// leaves its session open on the server (no packet says it is gone),
+	// holding the transaction's locks: the next move of that game, from
+	// any replica, would wait on them for as long as TCP takes to give up.
+	// The server's transactions never wait on anything but the database,
+	// so one idle for this long has lost its client.
+	if _, set := pcfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
+		pcfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = idleInTransactionTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
