@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +51,7 @@ type appendShape struct {
 // last_version) and no events. No row at all means the expected version
 // does not exist (the stream is behind it); a unique violation means
 // another append took the version (or the key) first.
-func appendSQL(sh appendShape) string {
+func appendSQL(sh appendShape, also ...string) string {
 	var b strings.Builder
 	var ctes []string
 	guards := []string{}
@@ -83,21 +85,48 @@ func appendSQL(sh appendShape) string {
 	}
 	insert += "\n\tRETURNING version, global_position, recorded_at"
 
-	if !sh.keyed {
+	if !sh.keyed && len(also) == 0 {
 		if len(ctes) > 0 {
 			b.WriteString("WITH " + strings.Join(ctes, ",\n") + "\n")
 		}
 		b.WriteString(insert)
 		return b.String()
 	}
-	ctes = append(ctes, "appended AS (\n\t"+insert+")", `keyed AS (
+	ctes = append(ctes, "appended AS (\n\t"+insert+")")
+	if sh.keyed {
+		ctes = append(ctes, `keyed AS (
 	INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, first_version, last_version)
 	SELECT $7, $8, $9, $1::uuid, min(version), max(version) FROM appended HAVING count(*) > 0)`)
-	b.WriteString("WITH " + strings.Join(ctes, ",\n") + `
-SELECT version, global_position, recorded_at, NULL::text, NULL::text, NULL::bigint, NULL::bigint FROM appended
+	}
+	for i, a := range also {
+		ctes = append(ctes, fmt.Sprintf("also%d AS (\n\t%s)", i, a))
+	}
+	b.WriteString("WITH " + strings.Join(ctes, ",\n") + "\n")
+	if !sh.keyed {
+		b.WriteString("SELECT version, global_position, recorded_at FROM appended")
+		return b.String()
+	}
+	b.WriteString(`SELECT version, global_position, recorded_at, NULL::text, NULL::text, NULL::bigint, NULL::bigint FROM appended
 UNION ALL
 SELECT NULL, NULL, NULL, request_hash, stream_id::text, first_version, last_version FROM prior`)
 	return b.String()
+}
+
+// placeholder is a statement parameter ($1, $2, ...).
+var placeholder = regexp.MustCompile(`\$([0-9]+)`)
+
+// renumber shifts a companion's parameters past the append's own.
+func renumber(sql string, offset int) (string, error) {
+	var bad error
+	out := placeholder.ReplaceAllStringFunc(sql, func(p string) string {
+		n, err := strconv.Atoi(p[1:])
+		if err != nil || n < 1 {
+			bad = fmt.Errorf("parameter %s", p)
+			return p
+		}
+		return "$" + strconv.Itoa(n+offset)
+	})
+	return out, bad
 }
 
 // appendStatements holds every shape's statement, built once.
@@ -119,6 +148,9 @@ type appendArgs struct {
 	streamID string
 	shape    appendShape
 	params   []any
+	// statement is the append's SQL when it has companions (else the
+	// shape's, from appendStatements).
+	statement string
 }
 
 // appendOutcome is what the statement returned.
@@ -180,7 +212,11 @@ func (s *Store) Append(ctx context.Context, req AppendRequest) (AppendResult, er
 // runAppend runs the append statement and reads what it returned.
 func runAppend(ctx context.Context, q Querier, args appendArgs) (appendOutcome, error) {
 	var out appendOutcome
-	rows, err := q.Query(ctx, appendStatements[args.shape], args.params...)
+	sql := args.statement
+	if sql == "" {
+		sql = appendStatements[args.shape]
+	}
+	rows, err := q.Query(ctx, sql, args.params...)
 	if err != nil {
 		return out, err
 	}
@@ -396,6 +432,21 @@ func checkAppend(req AppendRequest) (appendArgs, error) {
 		}
 		scope, key, hash := req.IdempotencyScope, req.IdempotencyKey, req.RequestHash
 		args.params = append(args.params, &scope, &key, &hash)
+	}
+	if len(req.Also) > 0 {
+		also := make([]string, len(req.Also))
+		for i, c := range req.Also {
+			if strings.TrimSpace(c.SQL) == "" {
+				return bad("companion statement %d is empty", i)
+			}
+			sql, err := renumber(c.SQL, len(args.params))
+			if err != nil {
+				return bad("companion statement %d: %v", i, err)
+			}
+			also[i] = sql
+			args.params = append(args.params, c.Args...)
+		}
+		args.statement = appendSQL(args.shape, also...)
 	}
 	return args, nil
 }

@@ -70,8 +70,20 @@ WHERE (e.tx_id, e.global_position) > ($1::text::xid8, $2)
 ORDER BY e.tx_id, e.global_position
 LIMIT $3`
 
-// Process handles the next batch of at most limit events (at least one)
-// with handle, and returns how many it handled: 0 when none are ready.
+// restOfTxSQL reads the events of a transaction after a position: a
+// batch that reached its limit in the middle of a transaction is made
+// whole, so that one append's events always come in one batch.
+const restOfTxSQL = `SELECT e.stream_id::text, e.version, e.global_position, e.type, e.schema_version, e.data, e.meta,
+	e.recorded_at, e.tx_id::text AS tx
+FROM events e
+WHERE e.tx_id = $1::text::xid8 AND e.global_position > $2
+ORDER BY e.global_position
+LIMIT $3`
+
+// Process handles the next batch of about limit events (at least one)
+// with handle, and returns how many it handled: 0 when none are ready. A
+// batch never splits a transaction's events (an append's events come
+// together), so it may hold more than limit.
 func (c *Consumer) Process(ctx context.Context, limit int, handle Handler) (int, error) {
 	if err := c.checkName(); err != nil {
 		return 0, err
@@ -93,12 +105,19 @@ func (c *Consumer) Process(ctx context.Context, limit int, handle Handler) (int,
 	if err != nil {
 		return 0, fmt.Errorf("consumer %s: %w", c.name, err)
 	}
-	batch, last, err := readAfter(ctx, tx, from, limit)
+	batch, last, err := readAfter(ctx, tx, consumeSQL, from, limit)
 	if err != nil {
 		return 0, fmt.Errorf("consumer %s: %w", c.name, err)
 	}
 	if len(batch) == 0 {
 		return 0, nil
+	}
+	if len(batch) == limit {
+		rest, end, err := readAfter(ctx, tx, restOfTxSQL, last, 1<<20)
+		if err != nil {
+			return 0, fmt.Errorf("consumer %s: %w", c.name, err)
+		}
+		batch, last = append(batch, rest...), end
 	}
 	if err := handle(ctx, tx, batch); err != nil {
 		return 0, fmt.Errorf("consumer %s: handler: %w", c.name, err)
@@ -131,8 +150,8 @@ func readCheckpoint(ctx context.Context, q Querier, name string) (Checkpoint, er
 	return cp, nil
 }
 
-func readAfter(ctx context.Context, q Querier, from Checkpoint, limit int) ([]Record, Checkpoint, error) {
-	rows, err := q.Query(ctx, consumeSQL, strconv.FormatUint(from.TxID, 10), from.Position, limit)
+func readAfter(ctx context.Context, q Querier, sql string, from Checkpoint, limit int) ([]Record, Checkpoint, error) {
+	rows, err := q.Query(ctx, sql, strconv.FormatUint(from.TxID, 10), from.Position, limit)
 	if err != nil {
 		return nil, from, fmt.Errorf("read events: %w", err)
 	}
@@ -154,6 +173,7 @@ func readAfter(ctx context.Context, q Querier, from Checkpoint, limit int) ([]Re
 		if err != nil {
 			return nil, from, fmt.Errorf("read events: transaction id %q: %w", txText, err)
 		}
+		r.TxID = txID
 		last = Checkpoint{TxID: txID, Position: r.Position}
 		batch = append(batch, r)
 	}
@@ -173,6 +193,25 @@ func (c *Consumer) Checkpoint(ctx context.Context) (Checkpoint, error) {
 		return Checkpoint{}, fmt.Errorf("consumer %s: %w", c.name, err)
 	}
 	return cp, nil
+}
+
+// Pending reports whether events are stored after the consumer's
+// checkpoint: committed ones it has not handled yet, or ones whose
+// transaction is still open.
+func (c *Consumer) Pending(ctx context.Context) (bool, error) {
+	if err := c.checkName(); err != nil {
+		return false, err
+	}
+	var pending bool
+	err := c.pool.QueryRow(ctx, `SELECT EXISTS (
+		SELECT FROM events e
+		WHERE (e.tx_id, e.global_position) > coalesce(
+			(SELECT (c.tx_id, c.position) FROM consumer_checkpoints c WHERE c.name = $1),
+			('0'::xid8, 0::bigint)))`, c.name).Scan(&pending)
+	if err != nil {
+		return false, fmt.Errorf("consumer %s: pending events: %w", c.name, err)
+	}
+	return pending, nil
 }
 
 // StartAtEnd makes a consumer that has no checkpoint yet skip the events

@@ -28,6 +28,9 @@ type Record struct {
 	Data       json.RawMessage `json:"data"`
 	Meta       Meta            `json:"meta"`
 	RecordedAt time.Time       `json:"recorded_at"`
+	// TxID is the writing transaction's id, set on the records a Consumer
+	// hands out (one append's events share it), zero elsewhere.
+	TxID uint64 `json:"-"`
 }
 
 // Meta says who caused an event, through which channel, and with which
@@ -84,8 +87,28 @@ type AppendRequest struct {
 	IdempotencyScope string
 	IdempotencyKey   string
 	RequestHash      string
-	// Hook runs in the same transaction (projections, outbox).
+	// Also are statements that the append's own statement runs too, in
+	// the same round trip and transaction, after the events are written:
+	// the read-model change the caller must read back at once. Each does
+	// nothing when the append writes nothing (see Companion).
+	Also []Companion
+	// Hook runs in the same transaction (projections, outbox). It costs
+	// an explicit transaction and its own round trips.
 	Hook TxHook
+}
+
+// Companion is a data-modifying statement (INSERT, UPDATE or DELETE, no
+// RETURNING) that an append runs as part of its single statement, as a
+// WITH query. It reads the events just written from the table appended
+// (version, global_position, recorded_at), which is empty when the append
+// writes nothing (a key used before): the statement must then change
+// nothing, e.g. with WHERE EXISTS (SELECT FROM appended). Its parameters
+// are numbered from $1, as in a statement of its own, and must not appear
+// inside string literals. It sees the tables as they were before the
+// append (one snapshot for the whole statement).
+type Companion struct {
+	SQL  string
+	Args []any
 }
 
 // AppendResult is what an append wrote (or, for a replayed idempotent

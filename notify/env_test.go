@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,10 +34,14 @@ import (
 var pg *pgtest.Harness
 
 func TestMain(m *testing.M) {
-	// The test binary doubles as a separate worker process that a test
-	// kills (TestWorkerProcessKilledMidDelivery).
+	// The test binary doubles as a separate worker or follower process
+	// that a test kills (TestWorkerProcessKilledMidDelivery,
+	// TestFollowerProcessKilled).
 	if url := os.Getenv(crashWorkerDBEnv); url != "" {
 		os.Exit(runWorkerProcess(url, os.Getenv(crashWorkerRelayEnv)))
+	}
+	if url := os.Getenv(followerDBEnv); url != "" {
+		os.Exit(runFollowerProcess(url))
 	}
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
 }
@@ -255,8 +260,16 @@ func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, 2) }
 // command path enqueues through (0: it only enqueues).
 func newEnvWith(t testing.TB, workers int) *env {
 	t.Helper()
+	e := newEnvAt(t, pg.NewDatabase(t), workers)
+	e.follow(e.n, notify.FollowOptions{})
+	return e
+}
+
+// newEnvAt is newEnvWith on a database of the caller's, whose follower of
+// the log the caller starts (follow).
+func newEnvAt(t testing.TB, url string, workers int) *env {
+	t.Helper()
 	ctx := context.Background()
-	url := pg.NewDatabase(t)
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -264,8 +277,9 @@ func newEnvWith(t testing.TB, workers int) *env {
 	t.Cleanup(pool.Close)
 	e := &env{t: t, url: url, pool: pool, relay: startRelay(t)}
 	e.n = e.newNotifier(workers)
-	// As in azuld: with workers, they move the bots.
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}, BotJobs: workers > 0})
+	// As in azuld: a move is one round trip, the rest follows from the
+	// log; with workers, they move the bots.
+	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), ReadModelsFollowLog: true, BotJobs: workers > 0})
 	e.n.Attach(e.svc)
 	e.start(e.n)
 	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: e.n.SMTPHandler()})
@@ -322,6 +336,59 @@ func (e *env) start(n *notify.Notifier) {
 		defer cancel()
 		_ = n.Shutdown(ctx)
 	})
+}
+
+// follow runs n's follower of the log, woken by a listener and tuned to
+// poll and retry fast (unless opts says otherwise), until the returned
+// function or the test's end stops it.
+func (e *env) follow(n *notify.Notifier, opts notify.FollowOptions) (stop func()) {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	listener := events.NewListener(e.url, nil)
+	wake, stopWake := listener.SubscribeAll()
+	opts.Wake = wake
+	opts.PollInterval = cmp.Or(opts.PollInterval, 20*time.Millisecond)
+	opts.RetryAfter = cmp.Or(opts.RetryAfter, 50*time.Millisecond)
+	done := make(chan struct{}, 2)
+	go func() { _ = listener.Run(ctx); done <- struct{}{} }()
+	go func() {
+		if err := n.Follow(ctx, opts); err != nil {
+			e.t.Errorf("follow: %v", err)
+		}
+		done <- struct{}{}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			stopWake()
+			<-done
+			<-done
+		})
+	}
+	e.t.Cleanup(stop)
+	return stop
+}
+
+// caughtUp waits until the follower of the log has handled every event
+// committed so far (their jobs are enqueued).
+func (e *env) caughtUp(t testing.TB) {
+	t.Helper()
+	c := events.NewConsumer(e.pool, notify.OutboxConsumer)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pending, err := c.Pending(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pending {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the follower of the log did not catch up within 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (e *env) register(name string) play.Player {

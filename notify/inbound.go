@@ -133,6 +133,14 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	req := play.MoveRequest{
 		GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: player.ID}, Seat: &seat,
 		Channel: "email", IdempotencyKey: key,
+		// The mail is recorded by the move's own statement, so a
+		// redelivery finds it at once.
+		Also: []events.Companion{{
+			SQL: `INSERT INTO inbound_mails (message_id, game_id, seat, outcome)
+				SELECT $1::text, $2::uuid, $3::int, $4::text WHERE EXISTS (SELECT FROM appended)
+				ON CONFLICT DO NOTHING`,
+			Args: []any{key, gameID, seat, string(OutcomeApplied)},
+		}},
 	}
 	if g.Status == play.StatusFinished {
 		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
@@ -174,8 +182,8 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	if res.Replayed {
 		return OutcomeDuplicate, nil
 	}
-	// The hook recorded the Message-ID and enqueued the confirmation in
-	// the move's own transaction.
+	// The move's statement recorded the Message-ID; the confirmation is
+	// enqueued with the move (the hook) or from the log (Follow).
 	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
 	return OutcomeApplied, nil
 }

@@ -83,6 +83,8 @@ type Notifier struct {
 	// inbound counts inbound mails by outcome.
 	deliveries *prometheus.CounterVec
 	inbound    *prometheus.CounterVec
+	// outboxLag is the time from an append to its jobs (Follow).
+	outboxLag prometheus.Histogram
 }
 
 // New builds a Notifier. Attach the command path with Attach before
@@ -123,7 +125,12 @@ func New(cfg Config) (*Notifier, error) {
 		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed).",
 	}, []string{"outcome"})
 	if cfg.Metrics != nil {
-		for _, c := range []prometheus.Collector{n.deliveries, n.inbound} {
+		n.outboxLag = prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "azuld_outbox_lag_seconds",
+			Help:    "Time from an append to the commit of its read models and jobs by the log's follower.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		})
+		for _, c := range []prometheus.Collector{n.deliveries, n.inbound, n.outboxLag} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("notify: register metrics: %w", err)
 			}

@@ -49,6 +49,7 @@ func TestFailedAppendLeavesNoJob(t *testing.T) {
 	if _, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
 		t.Fatal(err)
 	}
+	e.caughtUp(t)
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&jobs); err != nil || jobs == 0 {
 		t.Fatalf("no mail jobs after a good append (%v)", err)
 	}

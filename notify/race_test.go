@@ -109,8 +109,10 @@ func TestSameMailAtOnce(t *testing.T) {
 		if len(commands) != 1 || recs[0].Meta.Channel != "email" {
 			t.Fatalf("%s reply: %d events of %d commands appended, want one command by email", form, len(recs), len(commands))
 		}
-		// Every delivery has returned, so every answer is enqueued by now:
-		// one confirmation, no refusal.
+		// Every delivery has returned, so every answer is enqueued once
+		// the follower of the log has caught up: one confirmation, no
+		// refusal.
+		e.caughtUp(t)
 		var accepted, refused int
 		if err := e.pool.QueryRow(context.Background(), `
 			SELECT count(*) FILTER (WHERE args->>'mail' = $2), count(*) FILTER (WHERE args->>'mail' = $3)

@@ -66,12 +66,9 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 	}
 	reqJSON, _ := json.Marshal(req)
 	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: creator.ID}, Channel: "api", CommandID: commandID(idempotencyKey)}
-	saveSeed := func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO game_secrets (game_id, seed) VALUES ($1, $2)`, g.ID, seed.String())
-		if err != nil {
-			return fmt.Errorf("store seed: %w", err)
-		}
-		return nil
+	saveSeed := events.Companion{
+		SQL:  `INSERT INTO game_secrets (game_id, seed) SELECT $1::uuid, $2::text WHERE EXISTS (SELECT FROM appended)`,
+		Args: []any{g.ID, seed.String()},
 	}
 	after, res, err := s.appendBatch(ctx, g, batch, meta, "create:"+creator.ID, idempotencyKey, requestHash(string(reqJSON)), saveSeed)
 	if err != nil {
@@ -230,7 +227,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 		batch = append(batch, more...)
 	}
 	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &target}, Channel: "api", CommandID: commandID("")}
-	after, _, err := s.appendBatch(ctx, g, batch, meta, "", "", "", nil)
+	after, _, err := s.appendBatch(ctx, g, batch, meta, "", "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +342,7 @@ func (s *Service) moveOnce(ctx context.Context, g *Game, req MoveRequest) (*Move
 		Actor: actor, Channel: req.Channel, CommandID: commandID(req.IdempotencyKey),
 		Command: canonical, Notation: cmd.Notation(),
 	}
-	after, res, err := s.appendBatch(ctx, g, batch, meta, scope, req.IdempotencyKey, hash, nil)
+	after, res, err := s.appendBatch(ctx, g, batch, meta, scope, req.IdempotencyKey, hash, req.Also...)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,13 @@ type Config struct {
 	// CacheSize is how many recently played games are kept folded in
 	// memory for moves (0: DefaultCacheSize; negative: none).
 	CacheSize int
+	// ReadModelsFollowLog makes a command one round trip: its append's
+	// single statement also writes the games row (version, seats to act,
+	// deadline, result; the seats when they change), and the turn inbox,
+	// the results and the notifications follow from the log
+	// (notify.Notifier.Follow must run). It applies while Hooks is empty;
+	// with hooks, everything is written in the append's transaction.
+	ReadModelsFollowLog bool
 	// BotJobs says that job workers move the bot seats: a hook enqueues a
 	// job for every bot seat that must act (the notification outbox does,
 	// see Game.BotToAct), so no command moves a bot itself and no request
@@ -67,6 +74,7 @@ type Service struct {
 	hooks          []AppendHook
 	cache          *gameCache
 	botJobs        bool
+	followLog      bool
 
 	// seeds caches the immutable secret seed of each game.
 	seeds sync.Map
@@ -81,7 +89,7 @@ func New(cfg Config) *Service {
 		pool: cfg.Pool, store: cfg.Store, rules: cfg.Rules,
 		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
 		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize),
-		botJobs: cfg.BotJobs,
+		botJobs: cfg.BotJobs, followLog: cfg.ReadModelsFollowLog,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -243,27 +251,41 @@ func (s *Service) seed(ctx context.Context, gameID string) (engine.Seed, error) 
 	return seed, nil
 }
 
-// appendBatch appends events decided against g and keeps the read models
-// and hooks in the same transaction. It returns the game after the batch.
-func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEvent, meta events.Meta, idemScope, idemKey, requestHash string, extra func(ctx context.Context, tx pgx.Tx) error) (*Game, events.AppendResult, error) {
-	var after *Game
-	res, err := s.store.Append(ctx, events.AppendRequest{
+// appendBatch appends events decided against g, with the companion
+// statements also (see events.Companion), and writes the read models: the
+// games row in the append's own statement when they follow the log, else
+// all of them and the hooks in its transaction. It returns the game after
+// the batch (nil when the idempotency key replayed an earlier one).
+func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEvent, meta events.Meta, idemScope, idemKey, requestHash string, also ...events.Companion) (*Game, events.AppendResult, error) {
+	req := events.AppendRequest{
 		StreamID: g.ID, ExpectedVersion: g.Version, Events: evs, Meta: meta,
 		IdempotencyScope: idemScope, IdempotencyKey: idemKey, RequestHash: requestHash,
-		Hook: func(ctx context.Context, tx pgx.Tx, appended []events.Record) error {
+	}
+	var before *projections.GameRow
+	if g.Version > 0 {
+		row := g.Row()
+		before = &row
+	}
+	var after *Game
+	if s.followLog && len(s.hooks) == 0 {
+		// One round trip: the games row is written by the append's own
+		// statement, from the state after the events as folded here (the
+		// database gives their time).
+		provisional, err := s.foldNew(g, evs, meta)
+		if err != nil {
+			return nil, events.AppendResult{}, err
+		}
+		rows, err := projections.Companions(before, provisional.Row())
+		if err != nil {
+			return nil, events.AppendResult{}, fmt.Errorf("update read models: %w", err)
+		}
+		req.Also = append(rows, also...)
+	} else {
+		req.Also = also
+		req.Hook = func(ctx context.Context, tx pgx.Tx, appended []events.Record) error {
 			after = g.clone()
 			if err := after.foldRecords(s.rules, appended); err != nil {
 				return err
-			}
-			if extra != nil {
-				if err := extra(ctx, tx); err != nil {
-					return err
-				}
-			}
-			var before *projections.GameRow
-			if g.Version > 0 {
-				row := g.Row()
-				before = &row
 			}
 			if err := projections.ApplyChange(ctx, tx, before, after.Row()); err != nil {
 				return fmt.Errorf("update read models: %w", err)
@@ -274,8 +296,9 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 				}
 			}
 			return nil
-		},
-	})
+		}
+	}
+	res, err := s.store.Append(ctx, req)
 	if isConflict(err) {
 		s.cache.forget(g.ID)
 	}
@@ -283,13 +306,49 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 		return nil, res, err
 	}
 	if res.Replayed {
-		after = nil
+		return nil, res, nil
 	}
-	if after != nil {
-		s.maybeSnapshot(ctx, after)
-		s.cache.put(after)
+	if after == nil {
+		if after, err = s.Fold(g, res.Records); err != nil {
+			return nil, res, err
+		}
 	}
+	s.maybeSnapshot(ctx, after)
+	s.cache.put(after)
 	return after, res, nil
+}
+
+// foldNew folds events about to be appended onto a copy of g, as records
+// at the next versions recorded now.
+func (s *Service) foldNew(g *Game, evs []events.NewEvent, meta events.Meta) (*Game, error) {
+	recs := make([]events.Record, len(evs))
+	at := s.now()
+	for i, e := range evs {
+		recs[i] = events.Record{StreamID: g.ID, Version: g.Version + int64(i) + 1, Type: e.Type, Schema: e.Schema, Data: e.Data, Meta: meta, RecordedAt: at}
+	}
+	return s.Fold(g, recs)
+}
+
+// Fold returns the game after records that follow g (which is left as it
+// is).
+func (s *Service) Fold(g *Game, recs []events.Record) (*Game, error) {
+	after := g.clone()
+	if err := after.foldRecords(s.rules, recs); err != nil {
+		return nil, err
+	}
+	return after, nil
+}
+
+// GameBefore returns a game as it was before its event at version: after
+// version-1 events, or not yet created for version 1.
+func (s *Service) GameBefore(ctx context.Context, id string, version int64) (*Game, error) {
+	if version <= 1 {
+		if !validUUID(id) {
+			return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
+		}
+		return newGame(id), nil
+	}
+	return s.GameAt(ctx, id, version-1)
 }
 
 // requestHash fingerprints a command for idempotency checks.

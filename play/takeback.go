@@ -476,7 +476,7 @@ func (s *Service) appendTakeback(ctx context.Context, g *Game, seat int, batch [
 		channel = "api"
 	}
 	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &seat}, Channel: channel, CommandID: commandID("")}
-	after, res, err := s.appendBatch(ctx, g, batch, meta, "", "", "", nil)
+	after, res, err := s.appendBatch(ctx, g, batch, meta, "", "", "")
 	if err != nil {
 		return nil, err
 	}

@@ -125,6 +125,9 @@ type MoveRequest struct {
 	IdempotencyKey  string
 	// Channel is how the move arrived: api, web, email, cli.
 	Channel string
+	// Also are written by the move's own statement when it is appended
+	// (see events.Companion): what the caller records of the move.
+	Also []events.Companion
 }
 
 // MoveResult is what a move appended.

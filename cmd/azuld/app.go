@@ -366,7 +366,7 @@ func (a *app) rebuildProjections(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	svc := newService(pool, log, false)
+	svc := newService(pool, log, false, false)
 	start := time.Now()
 	if err := svc.RebuildProjections(ctx); err != nil {
 		return fmt.Errorf("rebuild projections: %w", err)

@@ -24,19 +24,20 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// newService builds the command path over a pool; hooks run in every
-// append's transaction (the notification outbox). botJobs says that this
-// process runs the job workers, which then move every bot seat (see
-// play.Config.BotJobs); without them random and greedy bots move within
-// the command that brings their turn.
-func newService(pool *pgxpool.Pool, log *slog.Logger, botJobs bool, hooks ...play.AppendHook) *play.Service {
+// newService builds the command path over a pool. followed says that
+// the turn inbox, the results and the notifications follow from the log
+// (notify.Notifier.Follow runs), so that a command is one round trip.
+// botJobs says that this process runs the job workers, which then move
+// every bot seat (see play.Config.BotJobs); without them random and greedy
+// bots move within the command that brings their turn.
+func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *play.Service {
 	return play.New(play.Config{
-		Pool:    pool,
-		Store:   events.NewStore(pool),
-		Rules:   rulesets.All(),
-		Logger:  log,
-		Hooks:   hooks,
-		BotJobs: botJobs,
+		Pool:                pool,
+		Store:               events.NewStore(pool),
+		Rules:               rulesets.All(),
+		Logger:              log,
+		ReadModelsFollowLog: followed,
+		BotJobs:             botJobs,
 	})
 }
 
@@ -103,7 +104,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc := newService(pool, log, cfg.Notify, notifier.Hook)
+	svc := newService(pool, log, true, cfg.Notify)
 	notifier.Attach(svc)
 	listener := events.NewListener(db.url, log)
 
@@ -142,6 +143,14 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	wg.Go(func() {
 		if err := listener.Run(bg); err != nil && bg.Err() == nil {
 			log.Error("the event listener stopped", "err", err.Error())
+		}
+	})
+	// Every replica follows the log; they take turns batch by batch.
+	wake, stopWake := listener.SubscribeAll()
+	defer stopWake()
+	wg.Go(func() {
+		if err := notifier.Follow(bg, notify.FollowOptions{Wake: wake}); err != nil && bg.Err() == nil {
+			log.Error("following the log stopped", "err", err.Error())
 		}
 	})
 	if cfg.Bots {

@@ -82,7 +82,7 @@ func (a *app) verifyStored(ctx context.Context, cfg *config, s *settings, id str
 		return nil, err
 	}
 	defer pool.Close()
-	return newService(pool, log, false).Verify(ctx, id)
+	return newService(pool, log, false, false).Verify(ctx, id)
 }
 
 // printVerification writes the report for people, then the mismatch.

@@ -33,7 +33,7 @@ func TestVerifyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(pool, nil, false)
+	svc := newService(pool, nil, false, false)
 	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org")
 	if err != nil {
 		t.Fatal(err)

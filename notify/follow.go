@@ -1,0 +1,209 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/projections"
+)
+
+// OutboxConsumer is the name under which Follow keeps its checkpoint.
+const OutboxConsumer = "azuld.outbox"
+
+// FollowOptions tune Follow.
+type FollowOptions struct {
+	// BatchSize is about how many events one transaction handles (default
+	// 500; an append's events are never split).
+	BatchSize int
+	// PollInterval is how long Follow waits when no event is ready and
+	// nothing wakes it (default 200ms): an event becomes readable when
+	// every older transaction has ended, which nothing announces.
+	PollInterval time.Duration
+	// Wake, when set (an events.Listener's SubscribeAll), ends a wait as
+	// soon as an append is announced.
+	Wake <-chan events.Notice
+	// RetryAfter is the pause after a failed batch (default 1s).
+	RetryAfter time.Duration
+	// Observe, when set, is told the lag of every append followed: from
+	// its events' time to the commit of the batch that wrote its read
+	// models and enqueued its jobs.
+	Observe func(time.Duration)
+}
+
+// Follow makes the log the outbox: it reads the appends in the global
+// commit order and, for each, writes the read models the append's own
+// statement left out (the turn inbox, the results; see
+// play.Config.ReadModelsFollowLog) and enqueues its jobs (mails, webhooks,
+// timers, bot moves), in one transaction per batch together with the
+// consumer's checkpoint. So every job is enqueued exactly once whatever
+// crashes, and none is skipped across overlapping transactions. Any number
+// of processes may run it: they take turns under the consumer's lock, and
+// when one dies (its transaction ends with its connection) another goes
+// on from the checkpoint. It returns when ctx ends; a failed batch is
+// logged and tried again.
+func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
+	if n.svc == nil {
+		return errors.New("notify: Follow before Attach")
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 500
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 200 * time.Millisecond
+	}
+	if opts.RetryAfter <= 0 {
+		opts.RetryAfter = time.Second
+	}
+	f := &follower{n: n, games: map[string]*play.Game{}}
+	consumer := events.NewConsumer(n.pool, OutboxConsumer)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		f.started = f.started[:0]
+		handled, err := consumer.Process(ctx, opts.BatchSize, f.handle)
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait := opts.PollInterval
+		if err != nil {
+			n.log.ErrorContext(ctx, "following the log failed; the batch will be tried again", "err", err.Error())
+			clear(f.games)
+			wait = opts.RetryAfter
+		} else {
+			done := time.Now()
+			for _, at := range f.started {
+				lag := done.Sub(at)
+				if n.outboxLag != nil {
+					n.outboxLag.Observe(lag.Seconds())
+				}
+				if opts.Observe != nil {
+					opts.Observe(lag)
+				}
+			}
+			if handled >= opts.BatchSize {
+				continue
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		case _, ok := <-opts.Wake:
+			if !ok {
+				opts.Wake = nil // the listener stopped: poll only
+			}
+		}
+	}
+}
+
+// follower is the state of one Follow: the games as the last batch left
+// them, so that the next append of a game is folded onto it instead of
+// loaded again.
+type follower struct {
+	n     *Notifier
+	games map[string]*play.Game
+	// started are the times of the appends of the batch under way.
+	started []time.Time
+}
+
+// maxFollowedGames bounds the games kept folded between batches.
+const maxFollowedGames = 4096
+
+// handle follows one batch: each append in turn, with its read models
+// and jobs written in the consumer's transaction.
+func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record) error {
+	b := &pgx.Batch{}
+	var jobs []river.InsertManyParams
+	for len(batch) > 0 {
+		// One append: the events of one stream in one transaction.
+		k := 1
+		for k < len(batch) && batch[k].StreamID == batch[0].StreamID && batch[k].TxID == batch[0].TxID {
+			k++
+		}
+		appended := batch[:k]
+		batch = batch[k:]
+		before, err := f.before(ctx, appended[0])
+		if err != nil {
+			return err
+		}
+		after, err := f.n.svc.Fold(before, appended)
+		if err != nil {
+			return fmt.Errorf("fold game %s: %w", appended[0].StreamID, err)
+		}
+		f.keep(after)
+		f.started = append(f.started, appended[0].RecordedAt)
+		var beforeRow *projections.GameRow
+		if before.Version > 0 {
+			row := before.Row()
+			beforeRow = &row
+		}
+		if err := projections.QueueFollowed(b, beforeRow, after.Row()); err != nil {
+			return fmt.Errorf("read models of game %s: %w", after.ID, err)
+		}
+		if imported(appended) {
+			continue // an imported log tells nobody anything
+		}
+		plan, err := f.n.plan(ctx, tx, before, after, appended)
+		if err != nil {
+			return fmt.Errorf("plan the notifications of game %s: %w", after.ID, err)
+		}
+		jobs = append(jobs, plan...)
+		if job, ok := botMoveJob(after); ok {
+			jobs = append(jobs, job)
+		}
+	}
+	if b.Len() > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("update the read models: %w", err)
+		}
+	}
+	if len(jobs) > 0 {
+		if _, err := f.n.client.InsertManyTx(ctx, tx, jobs); err != nil {
+			return fmt.Errorf("enqueue notifications: %w", err)
+		}
+	}
+	return nil
+}
+
+// before is the game as it was before an append's first event.
+func (f *follower) before(ctx context.Context, first events.Record) (*play.Game, error) {
+	if g, ok := f.games[first.StreamID]; ok && g.Version == first.Version-1 {
+		return g, nil
+	}
+	g, err := f.n.svc.GameBefore(ctx, first.StreamID, first.Version)
+	if err != nil {
+		return nil, fmt.Errorf("load game %s before version %d: %w", first.StreamID, first.Version, err)
+	}
+	return g, nil
+}
+
+// keep remembers a game as an append left it.
+func (f *follower) keep(g *play.Game) {
+	if len(f.games) >= maxFollowedGames {
+		clear(f.games)
+	}
+	if g.Status == play.StatusFinished {
+		delete(f.games, g.ID)
+		return
+	}
+	f.games[g.ID] = g
+}
+
+// imported reports whether a transaction's events are several commands'
+// (an imported log, written at once) rather than one command's append.
+func imported(appended []events.Record) bool {
+	for _, r := range appended[1:] {
+		if r.Meta.CommandID != appended[0].Meta.CommandID {
+			return true
+		}
+	}
+	return false
+}

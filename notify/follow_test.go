@@ -1,0 +1,425 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// errFinished says a game has ended: no more moves to make.
+var errFinished = errors.New("the game is over")
+
+// newMini creates a two-seat Azul Mini game of ana's against ben.
+func (e *env) newMini(t testing.TB, ana, ben play.Player) *play.Game {
+	t.Helper()
+	g, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// moveRandom makes a random legal move (not resign) of the seat to act,
+// checked against the version it was chosen at and keyed by it, so that a
+// retry of a move whose answer was lost is answered with its first result.
+func moveRandom(ctx context.Context, svc *play.Service, id string, rng *rand.Rand) (*play.MoveResult, error) {
+	g, err := svc.Game(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if g.Status != play.StatusActive {
+		return nil, errFinished
+	}
+	seat := g.ToAct()[0]
+	moves := slices.DeleteFunc(g.LegalMoves(seat), func(m engine.Move) bool { return strings.HasPrefix(m.Notation, "resign") })
+	v := g.Version
+	return svc.Move(ctx, play.MoveRequest{
+		GameID: id, Actor: events.Actor{Kind: "player", PlayerID: g.Seats[seat].PlayerID}, Seat: &seat,
+		Move: moves[rng.IntN(len(moves))].JSON, ExpectedVersion: &v,
+		IdempotencyKey: fmt.Sprintf("%s-%d", id, v), Channel: "api",
+	})
+}
+
+// checkJobsOnce fails the test for any mail enqueued twice (the same
+// kind, game, version and seat), and for any move after which the game
+// went on without a turn mail enqueued at the move's version.
+func (e *env) checkJobsOnce(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := e.pool.Query(ctx, `SELECT args->>'mail', args->>'game_id', args->>'version', args->>'seat', count(*)
+		FROM river_job WHERE kind = 'azuld_mail' GROUP BY 1, 2, 3, 4 HAVING count(*) > 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dups, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var kind, game, version, seat string
+		var n int
+		err := r.Scan(&kind, &game, &version, &seat, &n)
+		return fmt.Sprintf("%s mail of game %s version %s seat %s: %d jobs", kind, game, version, seat, n), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dups {
+		t.Error(d)
+	}
+	// Every move's last event: a turn mail at its version, unless it
+	// ended the game.
+	var missing []string
+	rows, err = e.pool.Query(ctx, `
+		WITH moves AS (
+			SELECT stream_id, max(version) AS version FROM events
+			WHERE meta->>'notation' IS NOT NULL GROUP BY stream_id, meta->>'command_id')
+		SELECT m.stream_id::text, m.version FROM moves m JOIN games g ON g.id = m.stream_id
+		WHERE NOT (g.status = 'finished' AND m.version = g.version)
+		  AND NOT EXISTS (SELECT FROM river_job j WHERE j.kind = 'azuld_mail' AND j.args->>'mail' = 'turn'
+			AND j.args->>'game_id' = m.stream_id::text AND (j.args->>'version')::bigint = m.version)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var game string
+		var v int64
+		err := r.Scan(&game, &v)
+		return fmt.Sprintf("%s@%d", game, v), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d moves without a turn mail enqueued, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}
+}
+
+// readModels reads every row of the read models the log feeds, in a
+// fixed order, as text.
+func readModels(t testing.TB, pool *pgxpool.Pool) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for table, q := range map[string]string{
+		"games":      `SELECT row(g.*)::text FROM games g ORDER BY id`,
+		"game_seats": `SELECT row(s.*)::text FROM game_seats s ORDER BY game_id, seat`,
+		"turn_inbox": `SELECT row(i.*)::text FROM turn_inbox i ORDER BY game_id, seat, player_id`,
+		"results":    `SELECT row(r.*)::text FROM results r ORDER BY game_id, seat`,
+	} {
+		rows, err := pool.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[table], err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestFollowedReadModelsEqualARebuild: with a move one round trip, the
+// games row written by the move's statement and the turn inbox and
+// results written by the follower of the log are the rows a rebuild from
+// the log gives; and every move's turn mail was enqueued once.
+func TestFollowedReadModelsEqualARebuild(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	ctx := context.Background()
+	ana, ben, cleo := e.register("Ana"), e.register("Ben"), e.register("Cleo")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ids []string
+	for i := range 3 {
+		g := e.newMini(t, ana, ben)
+		ids = append(ids, g.ID)
+		// The first plays to its end, the others stop on the way.
+		for n := 0; i == 0 || n < 10*i; n++ {
+			if _, err := moveRandom(ctx, e.svc, g.ID, rng); errors.Is(err, errFinished) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A three-seat game with a free seat, joined later, with a deadline.
+	open, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {}},
+		TimeControl: &play.TimeControl{PerMove: play.Duration(72 * time.Hour)}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Join(ctx, open.ID, cleo, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := moveRandom(ctx, e.svc, open.ID, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A GET right after a move shows it: the games row is the move's own.
+	res, err := moveRandom(ctx, e.svc, ids[1], rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var version int64
+	if err := e.pool.QueryRow(ctx, `SELECT version FROM games WHERE id = $1`, ids[1]).Scan(&version); err != nil || version != res.Version {
+		t.Fatalf("games row at version %d (%v) right after the move to %d", version, err, res.Version)
+	}
+
+	e.caughtUp(t)
+	live := readModels(t, e.pool)
+	if len(live["results"]) == 0 || len(live["turn_inbox"]) == 0 {
+		t.Fatalf("the live read models lack results or turns: %v", live)
+	}
+	if err := e.svc.RebuildProjections(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := readModels(t, e.pool)
+	for table, rows := range rebuilt {
+		if !slices.Equal(live[table], rows) {
+			t.Errorf("%s live:\n%s\nrebuilt:\n%s", table, strings.Join(live[table], "\n"), strings.Join(rows, "\n"))
+		}
+	}
+	e.checkJobsOnce(t)
+}
+
+// lagRecorder keeps the lags a follower observes.
+type lagRecorder struct {
+	mu   sync.Mutex
+	lags []time.Duration
+}
+
+func (l *lagRecorder) observe(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lags = append(l.lags, d)
+}
+
+func (l *lagRecorder) since(i int) []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lags[min(i, len(l.lags)):])
+}
+
+func (l *lagRecorder) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.lags)
+}
+
+// TestStalledFollowerRecovers: while the follower's lock is held by a
+// stalled holder (a replica hung in the middle of a batch), moves are
+// still answered at once and their jobs wait; when the holder goes, the
+// follower catches up, every job once, and the lag of the moves after
+// that is back to normal.
+func TestStalledFollowerRecovers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnvAt(t, pg.NewDatabase(t), 0)
+	lags := &lagRecorder{}
+	e.follow(e.n, notify.FollowOptions{Observe: lags.observe})
+	ana, ben := e.register("Ana"), e.register("Ben")
+	g := e.newMini(t, ana, ben)
+	e.caughtUp(t)
+
+	// The stalled holder: a transaction holding the consumer's lock.
+	stall, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stall.Rollback(ctx) }()
+	if _, err := stall.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('azuld.consumer:' || $1, 0))`, notify.OutboxConsumer); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var stalled []int64
+	for range 6 {
+		res, err := moveRandom(ctx, e.svc, g.ID, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stalled = append(stalled, res.Version)
+	}
+	const stallFor = 1500 * time.Millisecond
+	time.Sleep(stallFor)
+	var jobs int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint >= $1`, stalled[0]).Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 0 {
+		t.Fatalf("%d mail jobs enqueued while the follower was stalled", jobs)
+	}
+	before := lags.count()
+	if err := stall.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.caughtUp(t)
+	// The stalled moves waited for the holder; their lag says so.
+	if got := lags.since(before); len(got) != len(stalled) || slices.Max(got) < stallFor {
+		t.Fatalf("lags of the stalled moves: %v, want %d of them, the longest at least %s", got, len(stalled), stallFor)
+	}
+	// Afterwards the lag is back to what the follower takes to notice.
+	before = lags.count()
+	for range 10 {
+		if _, err := moveRandom(ctx, e.svc, g.ID, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.caughtUp(t)
+	after := lags.since(before)
+	if len(after) != 10 || slices.Max(after) >= stallFor {
+		t.Errorf("lags after the recovery: %v, want 10 below %s", after, stallFor)
+	}
+	t.Logf("stalled lags up to %s; after the recovery up to %s", slices.Max(lags.since(0)), slices.Max(after))
+	e.checkJobsOnce(t)
+}
+
+// TestFollowersTakeTurns: several followers (replicas) on one database
+// under concurrent moves enqueue every job once.
+func TestFollowersTakeTurns(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, 0)
+	for range 2 {
+		other := e.newNotifier(0)
+		other.Attach(e.svc)
+		e.follow(other, notify.FollowOptions{BatchSize: 3})
+	}
+	ana, ben := e.register("Ana"), e.register("Ben")
+	playConcurrently(t, e.svc, []*play.Game{e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben)}, 15, nil)
+	e.caughtUp(t)
+	e.checkJobsOnce(t)
+}
+
+// playConcurrently plays moves in every game at once, one goroutine a
+// game, each at most n moves; between moves, each calls between (when
+// set). It returns the results of the moves.
+func playConcurrently(t testing.TB, svc *play.Service, games []*play.Game, n int, between func()) [][]*play.MoveResult {
+	t.Helper()
+	out := make([][]*play.MoveResult, len(games))
+	var wg sync.WaitGroup
+	errs := make(chan error, len(games))
+	for i, g := range games {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 9))
+			for range n {
+				res, err := moveRandom(context.Background(), svc, g.ID, rng)
+				if errors.Is(err, errFinished) {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				out[i] = append(out[i], res)
+				if between != nil {
+					between()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The environment that turns the test binary into a follower process.
+const followerDBEnv = "AZULD_NOTIFY_TEST_FOLLOWER_DB"
+
+// runFollowerProcess follows the log of a test database until the
+// process is killed (or, should its test be gone, a minute passes).
+func runFollowerProcess(url string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "follower process:", err)
+		return 2
+	}
+	n, err := newTestNotifier(pool, "127.0.0.1:1", 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "follower process:", err)
+		return 2
+	}
+	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), ReadModelsFollowLog: true}))
+	// Small batches and fast polls: a kill finds it inside a batch often.
+	if err := n.Follow(ctx, notify.FollowOptions{BatchSize: 2, PollInterval: 5 * time.Millisecond}); err != nil {
+		fmt.Fprintln(os.Stderr, "follower process:", err)
+		return 2
+	}
+	return 3
+}
+
+// TestFollowerProcessKilled: follower processes killed with SIGKILL
+// again and again under concurrent moves, another taking over each
+// time, leave every job enqueued once and none missing.
+func TestFollowerProcessKilled(t *testing.T) {
+	t.Parallel()
+	e := newEnvAt(t, pg.NewDatabase(t), 0)
+	start := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), followerDBEnv+"="+e.url)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	var mu sync.Mutex
+	procs := []*exec.Cmd{start(), start()}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range procs {
+			_ = p.Process.Kill()
+			_ = p.Wait()
+		}
+	})
+	ana, ben := e.register("Ana"), e.register("Ben")
+	games := []*play.Game{e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben)}
+	moves, kills := 0, 0
+	var lastKill time.Time
+	playConcurrently(t, e.svc, games, 40, func() {
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		// Every seventh move, once a follower process has handled a
+		// batch since the last kill, the older process dies and a new
+		// one starts.
+		if moves++; moves%7 != 0 {
+			return
+		}
+		var progressed bool
+		if err := e.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM consumer_checkpoints WHERE name = $1 AND updated_at > $2)`,
+			notify.OutboxConsumer, lastKill).Scan(&progressed); err != nil || !progressed {
+			return
+		}
+		_ = procs[0].Process.Kill()
+		_ = procs[0].Wait()
+		procs = append(procs[1:], start())
+		lastKill = time.Now()
+		kills++
+	})
+	// One last follower, in this process, finishes the work.
+	e.follow(e.n, notify.FollowOptions{})
+	e.caughtUp(t)
+	t.Logf("%d moves, %d follower processes killed", moves, kills)
+	if kills < 5 {
+		t.Fatalf("only %d kills", kills)
+	}
+	e.checkJobsOnce(t)
+}

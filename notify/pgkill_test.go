@@ -1,0 +1,213 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/pgcluster"
+	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// TestPostgresKilledUnderLoad kills PostgreSQL with SIGKILL while games
+// are played at full speed, starts it again on the same data and port,
+// and plays on. Every move whose answer came is in the log as answered
+// (a cluster with durable commits); the follower of the log enqueues
+// every job once across the crash; and a worker started afterwards sends
+// each mail once. (Deliveries under way during a crash are River's
+// at-least-once: TestWorkerProcessKilledMidDelivery.)
+func TestPostgresKilledUnderLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "azul-pgkill-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	// Durable: no Ephemeral, so a commit answered is a commit kept.
+	opts := pgcluster.Options{DataDir: dir, Port: port, Database: "azul", BinDir: os.Getenv(pgtest.EnvBinDir)}
+	var cluster atomic.Pointer[pgcluster.Cluster]
+	start := func() {
+		c, err := pgcluster.Start(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cluster.Store(c)
+	}
+	start()
+	t.Cleanup(func() { _ = cluster.Load().Stop(context.Background()) })
+	url := cluster.Load().URL("azul")
+	if err := migrations.Up(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+
+	e := newEnvAt(t, url, 0)
+	e.follow(e.n, notify.FollowOptions{})
+	ana, ben := e.register("Ana"), e.register("Ben")
+	games := []*play.Game{e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben)}
+
+	// Movers retry every move until it is answered: the same command with
+	// the same key, so that one whose answer was lost is answered with its
+	// first result and not made twice.
+	var (
+		acked  sync.Map // game id -> []events.Record
+		moves  atomic.Int64
+		failed atomic.Int64
+		stop   = make(chan struct{})
+		wg     sync.WaitGroup
+	)
+	for i, g := range games {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 11))
+			var mine []events.Record
+			defer func() { acked.Store(g.ID, mine) }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				cur, err := e.svc.Game(ctx, g.ID)
+				if err != nil {
+					failed.Add(1)
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				if cur.Status != play.StatusActive {
+					return
+				}
+				seat := cur.ToAct()[0]
+				legal := slices.DeleteFunc(cur.LegalMoves(seat), func(m engine.Move) bool { return strings.HasPrefix(m.Notation, "resign") })
+				v := cur.Version
+				req := play.MoveRequest{
+					GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: cur.Seats[seat].PlayerID}, Seat: &seat,
+					Move: legal[rng.IntN(len(legal))].JSON, ExpectedVersion: &v,
+					IdempotencyKey: fmt.Sprintf("%s-%d", g.ID, v), Channel: "api",
+				}
+				for {
+					res, err := e.svc.Move(ctx, req)
+					if err == nil {
+						mine = append(mine, res.Events...)
+						moves.Add(1)
+						break
+					}
+					failed.Add(1)
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+			}
+		})
+	}
+	waitMoves := func(n int64) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for moves.Load() < n {
+			if time.Now().After(deadline) {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("only %d of %d moves within a minute", moves.Load(), n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	waitMoves(40)
+	pidText, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(pidText), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := moves.Load()
+	start()
+	t.Logf("PostgreSQL killed after %d moves and started again", killedAt)
+	waitMoves(killedAt + 40)
+	close(stop)
+	wg.Wait()
+	t.Logf("%d moves answered, %d attempts failed during the crash", moves.Load(), failed.Load())
+	if failed.Load() == 0 {
+		t.Error("no attempt failed: the crash went unnoticed")
+	}
+
+	// Every answered move is in the log as answered.
+	for _, g := range games {
+		v, _ := acked.Load(g.ID)
+		recs, err := e.svc.Events(ctx, g.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range v.([]events.Record) {
+			i := slices.IndexFunc(recs, func(r events.Record) bool { return r.Version == want.Version })
+			if i < 0 || recs[i].Position != want.Position || recs[i].Type != want.Type || recs[i].Meta.CommandID != want.Meta.CommandID {
+				t.Errorf("game %s: answered event %d (%s at %d) is not in the log as answered", g.ID, want.Version, want.Type, want.Position)
+			}
+		}
+	}
+	e.caughtUp(t)
+	e.checkJobsOnce(t)
+
+	// A worker started now sends each mail once.
+	e.start(e.newNotifier(2))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var left int
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d mail jobs left after a minute", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.relay.onceEach(t)
+	// The seat to act in each game still running has its turn mail.
+	for _, g := range games {
+		cur, err := e.svc.Game(ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Status != play.StatusActive {
+			continue
+		}
+		seat := cur.ToAct()[0]
+		if !slices.ContainsFunc(e.relay.all(), func(m outMail) bool {
+			return m.kind == compose.KindTurn && m.game == g.ID && m.seat == seat && m.version == cur.Version
+		}) {
+			t.Errorf("game %s: no turn mail to seat %d at version %d", g.ID, seat, cur.Version)
+		}
+	}
+}
