@@ -113,4 +113,3 @@ func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	}
 	return nil
 }
-
