@@ -141,9 +141,10 @@ func (c *benchClient) move() error {
 }
 
 // BenchmarkMovesEndToEnd measures moves per second through the whole
-// path (HTTP, load, decide, append with read models, response) with 1, 8
-// and 32 concurrent clients, each playing its own games, and the p50/p99
-// request latency. On the same database it then runs the pgbench
+// path (HTTP, load, decide, the append's one statement with the games
+// row, response) with 1, 8 and 32 concurrent clients, each playing its
+// own games, the p50/p99 request latency, and the p50/p99 lag of the
+// follower of the log (from a move to its turn inbox rows and jobs). On the same database it then runs the pgbench
 // baseline of a bare version-checked append (bench/baseline.sql) with as
 // many clients, and reports the ratio moves/s ÷ baseline tps.
 func BenchmarkMovesEndToEnd(b *testing.B) {
@@ -183,6 +184,8 @@ func benchMoves(b *testing.B, clients int) {
 		cs[i] = c
 	}
 
+	env.caughtUp(b)
+	env.lags.take()
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -218,6 +221,13 @@ func benchMoves(b *testing.B, clients int) {
 	b.ReportMetric(movesPerSec, "moves/s")
 	b.ReportMetric(ms(percentile(all, 0.50)), "p50-ms")
 	b.ReportMetric(ms(percentile(all, 0.99)), "p99-ms")
+	// The follower of the log under this load: from each move's commit
+	// to its inbox rows and jobs.
+	env.caughtUp(b)
+	lags := env.lags.take()
+	slices.Sort(lags)
+	b.ReportMetric(ms(percentile(lags, 0.50)), "lag-p50-ms")
+	b.ReportMetric(ms(percentile(lags, 0.99)), "lag-p99-ms")
 
 	// The baseline needs enough transactions to mean something, whatever
 	// b.N was.

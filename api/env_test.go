@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +45,50 @@ type testEnv struct {
 	rules   engine.Registry
 	// notifier enqueues notifications; nothing delivers them.
 	notifier *notify.Notifier
+	// lags are the follower's lags, from each append to its jobs.
+	lags lagRecorder
+}
+
+// lagRecorder keeps the lags the follower of the log observes.
+type lagRecorder struct {
+	mu   sync.Mutex
+	lags []time.Duration
+}
+
+func (l *lagRecorder) observe(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lags = append(l.lags, d)
+}
+
+// take returns the lags observed so far and forgets them.
+func (l *lagRecorder) take() []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.lags
+	l.lags = nil
+	return out
+}
+
+// caughtUp waits until the follower of the log has handled every event
+// committed so far: the turn inbox, the results and the jobs are written.
+func (env *testEnv) caughtUp(t testing.TB) {
+	t.Helper()
+	c := events.NewConsumer(env.pool, notify.OutboxConsumer)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pending, err := c.Pending(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pending {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the follower of the log did not catch up within 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // testInboundSecret authenticates POST /v1/inbound/email in tests.
@@ -95,13 +140,20 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: log, Hooks: []play.AppendHook{env.notifier.Hook}})
+	// As in azuld: a move is one round trip; the turn inbox, the results
+	// and the jobs follow from the log.
+	env.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: log, ReadModelsFollowLog: true})
 	env.notifier.Attach(env.svc)
 	listener := events.NewListener(env.url, log)
-	done := make(chan struct{})
+	wake, stopWake := listener.SubscribeAll()
+	done := make(chan struct{}, 2)
 	go func() {
-		defer close(done)
 		_ = listener.Run(ctx)
+		done <- struct{}{}
+	}()
+	go func() {
+		_ = env.notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Observe: env.lags.observe})
+		done <- struct{}{}
 	}()
 	env.srv, err = New(Config{
 		Service: env.svc, Listener: listener, Pool: pool, Logger: log,
@@ -116,6 +168,8 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
 		env.srv.Close()
 		env.http.Close()
 		cancel()
+		stopWake()
+		<-done
 		<-done
 		pool.Close()
 	})

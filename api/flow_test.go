@@ -249,7 +249,8 @@ func TestGameLifecycleAndMoveErrors(t *testing.T) {
 	}
 	m3.call(http.MethodPost, base+"/moves", m3.getGame(g.ID).LegalMoves[0].Notation).mustStatus(t, http.StatusCreated)
 
-	// The turn inbox lists the game for the player to act only.
+	// The turn inbox lists the game for the player to act only, at once
+	// (who must act is the move's own write).
 	now := ana.getGame(g.ID)
 	inbox := func(c *client) turnsResponse {
 		var tr turnsResponse

@@ -193,18 +193,24 @@ func decodeCursor(cursor string) (time.Time, string, error) {
 }
 
 // Inbox lists the games waiting for a player, one row per game: the most
-// urgent first (earliest deadline, then longest wait).
+// urgent first (earliest deadline, then longest wait). Who must act comes
+// from the games row, which the move's own statement writes, so a player
+// sees a turn as soon as the move that brought it is answered; when the
+// turn began comes from the turn inbox, which follows from the log, and
+// until the follower has written it, from the game's last move.
 func Inbox(ctx context.Context, db DB, playerID string) ([]TurnRow, error) {
 	id, err := canonicalUUID(playerID)
 	if err != nil {
 		return nil, fmt.Errorf("turn inbox: %w: player %.40q is not a player id", ErrInvalid, playerID)
 	}
-	rows, err := db.Query(ctx, `SELECT i.game_id::text, g.ruleset, array_agg(i.seat ORDER BY i.seat), g.version,
-			min(i.since), min(i.deadline)
-		FROM turn_inbox i JOIN games g ON g.id = i.game_id
-		WHERE i.player_id = $1
-		GROUP BY i.game_id, g.ruleset, g.version
-		ORDER BY min(i.deadline) NULLS LAST, min(i.since), i.game_id`, id)
+	rows, err := db.Query(ctx, `SELECT s.game_id::text, g.ruleset, array_agg(s.seat ORDER BY s.seat), g.version,
+			min(coalesce(i.since, g.last_move_at)) AS since, g.deadline
+		FROM game_seats s
+		JOIN games g ON g.id = s.game_id
+		LEFT JOIN turn_inbox i ON i.player_id = s.player_id AND i.game_id = s.game_id AND i.seat = s.seat
+		WHERE s.player_id = $1 AND s.seat = ANY(g.to_act)
+		GROUP BY s.game_id, g.ruleset, g.version, g.deadline
+		ORDER BY g.deadline NULLS LAST, since, s.game_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("turn inbox of %s: %w", id, err)
 	}

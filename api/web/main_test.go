@@ -96,11 +96,17 @@ func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, Hooks: []play.AppendHook{notifier.Hook}})
+	// As in azuld: the turn inbox and the jobs follow from the log.
+	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true})
 	notifier.Attach(e.svc)
 	if err := notifier.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		_ = notifier.Follow(ctx, notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+	}()
 	e.srv, err = api.New(api.Config{
 		Service: e.svc, Pool: pool, Logger: log, Notifier: notifier,
 		WebNow: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) },
@@ -116,6 +122,7 @@ func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 		_ = notifier.Shutdown(sctx)
 		scancel()
 		cancel()
+		<-followed
 		pool.Close()
 	})
 	return e

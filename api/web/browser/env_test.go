@@ -81,21 +81,28 @@ func newEnvWith(t testing.TB, workers bool) *env {
 	}
 	log := slog.New(api.WithRequestIDs(slog.NewJSONHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	var notifier *notify.Notifier
-	var hooks []play.AppendHook
 	if workers {
 		notifier, err = notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
 			Logger: log, Workers: 1, FetchPollInterval: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		hooks = append(hooks, notifier.Hook)
 	}
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, Hooks: hooks})
+	// As in azuld, with a notifier: the turn inbox and the jobs follow
+	// from the log. Without, the append writes every read model.
+	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: notifier != nil})
+	followed := make(chan struct{})
 	if notifier != nil {
 		notifier.Attach(e.svc)
 		if err := notifier.Start(ctx); err != nil {
 			t.Fatalf("start the job workers: %v", err)
 		}
+		go func() {
+			defer close(followed)
+			_ = notifier.Follow(ctx, notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+		}()
+	} else {
+		close(followed)
 	}
 	listener := events.NewListener(dbURL, log)
 	done := make(chan struct{})
@@ -123,6 +130,7 @@ func newEnvWith(t testing.TB, workers bool) *env {
 		}
 		cancel()
 		<-done
+		<-followed
 		pool.Close()
 	})
 
