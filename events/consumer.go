@@ -58,17 +58,28 @@ func (c *Consumer) checkName() error {
 // progress of every consumer, while the handler runs.
 const lockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('azuld.consumer:' || $1, 0))`
 
-// consumeSQL reads the next events after the checkpoint among those whose
-// transaction has ended for every snapshot (tx_id below xmin).
-// (The ORDER BY names the table's columns: a bare tx_id would mean the
-// output column tx_id::text, and sort transaction ids as text.)
-const consumeSQL = `SELECT e.stream_id::text, e.version, e.global_position, e.type, e.schema_version, e.data, e.meta,
+// nextSQL reads the next events (at most $2) after the checkpoint stored
+// under a consumer's name ($1), among those whose transaction has ended
+// for every snapshot (tx_id below xmin). Sent in one round trip right
+// after the lock, it runs once the lock is held, with a snapshot that
+// sees the checkpoint the previous holder committed. (LATERAL keeps the
+// index scan on (tx_id, global_position); the ORDER BY names the table's
+// columns: a bare tx_id would mean the output column tx_id::text, and
+// sort transaction ids as text.)
+const nextSQL = `WITH cp AS (
+	SELECT c.tx_id, c.position FROM (
+		SELECT tx_id, position, 0 AS o FROM consumer_checkpoints WHERE name = $1
+		UNION ALL SELECT '0'::xid8, 0::bigint, 1) c
+	ORDER BY c.o LIMIT 1)
+SELECT e.stream_id::text, e.version, e.global_position, e.type, e.schema_version, e.data, e.meta,
 	e.recorded_at, e.tx_id::text AS tx
-FROM events e
-WHERE (e.tx_id, e.global_position) > ($1::text::xid8, $2)
-  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-ORDER BY e.tx_id, e.global_position
-LIMIT $3`
+FROM cp, LATERAL (
+	SELECT * FROM events e
+	WHERE (e.tx_id, e.global_position) > (cp.tx_id, cp.position)
+	  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY e.tx_id, e.global_position
+	LIMIT $2) e
+ORDER BY e.tx_id, e.global_position`
 
 // restOfTxSQL reads the events of a transaction after a position: a
 // batch that reached its limit in the middle of a transaction is made
@@ -96,16 +107,24 @@ func (c *Consumer) Process(ctx context.Context, limit int, handle Handler) (int,
 		return 0, fmt.Errorf("consumer %s: begin: %w", c.name, err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, lockSQL, c.name); err != nil {
+	// The lock, then the events after the checkpoint, in one round trip.
+	b := &pgx.Batch{}
+	b.Queue(lockSQL, c.name)
+	b.Queue(nextSQL, c.name, limit)
+	res := tx.SendBatch(ctx, b)
+	if _, err := res.Exec(); err != nil {
+		_ = res.Close()
 		return 0, fmt.Errorf("consumer %s: lock: %w", c.name, err)
 	}
-	// After the lock, in a statement of its own: its snapshot sees the
-	// checkpoint the previous holder committed.
-	from, err := readCheckpoint(ctx, tx, c.name)
+	rows, err := res.Query()
 	if err != nil {
-		return 0, fmt.Errorf("consumer %s: %w", c.name, err)
+		_ = res.Close()
+		return 0, fmt.Errorf("consumer %s: read events: %w", c.name, err)
 	}
-	batch, last, err := readAfter(ctx, tx, consumeSQL, from, limit)
+	batch, last, err := scanRecords(rows, Checkpoint{}, limit)
+	if cerr := res.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("read events: %w", cerr)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("consumer %s: %w", c.name, err)
 	}
@@ -155,6 +174,12 @@ func readAfter(ctx context.Context, q Querier, sql string, from Checkpoint, limi
 	if err != nil {
 		return nil, from, fmt.Errorf("read events: %w", err)
 	}
+	return scanRecords(rows, from, limit)
+}
+
+// scanRecords reads the rows of nextSQL and restOfTxSQL, and the place of
+// the last (from when there are none).
+func scanRecords(rows pgx.Rows, from Checkpoint, limit int) ([]Record, Checkpoint, error) {
 	defer rows.Close()
 	batch := make([]Record, 0, min(limit, 1024))
 	last := from
@@ -163,7 +188,8 @@ func readAfter(ctx context.Context, q Querier, sql string, from Checkpoint, limi
 		var r Record
 		var meta []byte
 		var txText string
-		if err := rows.Scan(&r.StreamID, &r.Version, &r.Position, &r.Type, &r.Schema, (*[]byte)(&r.Data), &meta, &r.RecordedAt, &txText); err != nil {
+		var err error
+		if err = rows.Scan(&r.StreamID, &r.Version, &r.Position, &r.Type, &r.Schema, (*[]byte)(&r.Data), &meta, &r.RecordedAt, &txText); err != nil {
 			return nil, from, fmt.Errorf("read events: %w", err)
 		}
 		if r.Meta, err = dec.decode(meta); err != nil {

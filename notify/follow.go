@@ -120,10 +120,14 @@ const maxFollowedGames = 4096
 // handle follows one batch: each append in turn, with its read models
 // and jobs written in the consumer's transaction.
 func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record) error {
-	b := &pgx.Batch{}
-	var jobs []river.InsertManyParams
+	// The appends, folded: the events of one stream in one transaction.
+	type step struct {
+		appended      []events.Record
+		before, after *play.Game
+	}
+	var steps []step
+	var games []*play.Game
 	for len(batch) > 0 {
-		// One append: the events of one stream in one transaction.
 		k := 1
 		for k < len(batch) && batch[k].StreamID == batch[0].StreamID && batch[k].TxID == batch[0].TxID {
 			k++
@@ -140,30 +144,44 @@ func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record)
 		}
 		f.keep(after)
 		f.started = append(f.started, appended[0].RecordedAt)
+		steps = append(steps, step{appended, before, after})
+		games = append(games, after)
+	}
+	// The seats' players of every game of the batch, in one round trip.
+	people, err := f.n.recipientsOfMany(ctx, tx, games)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	// The batch need not wait for its commit to reach the disk: should
+	// the server crash before, the checkpoint goes with the jobs and the
+	// read models, and the batch comes again; a worker that takes a job
+	// commits (and flushes) after it, so no mail leaves for a job lost.
+	b.Queue(`SET LOCAL synchronous_commit TO off`)
+	var jobs []river.InsertManyParams
+	for _, s := range steps {
 		var beforeRow *projections.GameRow
-		if before.Version > 0 {
-			row := before.Row()
+		if s.before.Version > 0 {
+			row := s.before.Row()
 			beforeRow = &row
 		}
-		if err := projections.QueueFollowed(b, beforeRow, after.Row()); err != nil {
-			return fmt.Errorf("read models of game %s: %w", after.ID, err)
+		if err := projections.QueueFollowed(b, beforeRow, s.after.Row()); err != nil {
+			return fmt.Errorf("read models of game %s: %w", s.after.ID, err)
 		}
-		if imported(appended) {
+		if imported(s.appended) {
 			continue // an imported log tells nobody anything
 		}
-		plan, err := f.n.plan(ctx, tx, before, after, appended)
+		plan, err := f.n.plan(ctx, tx, s.before, s.after, s.appended, people)
 		if err != nil {
-			return fmt.Errorf("plan the notifications of game %s: %w", after.ID, err)
+			return fmt.Errorf("plan the notifications of game %s: %w", s.after.ID, err)
 		}
 		jobs = append(jobs, plan...)
-		if job, ok := botMoveJob(after); ok {
+		if job, ok := botMoveJob(s.after); ok {
 			jobs = append(jobs, job)
 		}
 	}
-	if b.Len() > 0 {
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("update the read models: %w", err)
-		}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("update the read models: %w", err)
 	}
 	if len(jobs) > 0 {
 		if _, err := f.n.client.InsertManyTx(ctx, tx, jobs); err != nil {

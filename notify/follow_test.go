@@ -423,3 +423,15 @@ func TestFollowerProcessKilled(t *testing.T) {
 	}
 	e.checkJobsOnce(t)
 }
+
+// TestOutboxCheckpointIsMigrated: the migration that moved the outbox to
+// the log gave its consumer a checkpoint, so a database migrated with
+// events already in it does not enqueue their jobs a second time.
+func TestOutboxCheckpointIsMigrated(t *testing.T) {
+	t.Parallel()
+	e := newEnvAt(t, pg.NewDatabase(t), 0)
+	var n int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM consumer_checkpoints WHERE name = $1`, notify.OutboxConsumer).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("checkpoints of %s: %d, %v", notify.OutboxConsumer, n, err)
+	}
+}

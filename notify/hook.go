@@ -21,7 +21,9 @@ func (n *Notifier) Hook(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	if len(appended) == 0 {
 		return nil
 	}
-	plan, err := n.plan(ctx, tx, before, after, appended)
+	plan, err := n.plan(ctx, tx, before, after, appended, func(g *play.Game) (map[int]*recipient, error) {
+		return n.recipients(ctx, tx, g)
+	})
 	if err != nil {
 		return fmt.Errorf("plan notifications: %w", err)
 	}
@@ -44,8 +46,11 @@ type recipient struct {
 	webhooks              []string
 }
 
-// plan decides the jobs of one append.
-func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record) ([]river.InsertManyParams, error) {
+// recipientsOf gives the players of a game's seats, by seat.
+type recipientsOf func(g *play.Game) (map[int]*recipient, error)
+
+// plan decides the jobs of one append; load reads the seats' players.
+func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record, load recipientsOf) ([]river.InsertManyParams, error) {
 	// The seats' players are read once, and only when a mail or webhook
 	// is due to one of them: a bot's move or a join needs no round trip.
 	var people map[int]*recipient
@@ -55,7 +60,7 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 			return nil, false // a bot, an open seat, or no players to read
 		}
 		if people == nil {
-			if people, loadErr = n.recipients(ctx, tx, after); loadErr != nil {
+			if people, loadErr = load(after); loadErr != nil {
 				return nil, false
 			}
 		}
@@ -252,4 +257,63 @@ func (n *Notifier) recipients(ctx context.Context, tx pgx.Tx, g *play.Game) (map
 		return nil, fmt.Errorf("load recipients: %w", err)
 	}
 	return out, nil
+}
+
+// recipientsOfMany reads, in one round trip, the players of the seats of
+// several games and the games' stopped seats, and serves them by game.
+func (n *Notifier) recipientsOfMany(ctx context.Context, tx pgx.Tx, games []*play.Game) (recipientsOf, error) {
+	var ids, gameIDs []string
+	seen := map[string]bool{}
+	for _, g := range games {
+		gameIDs = append(gameIDs, g.ID)
+		for _, s := range g.Seats {
+			if s.PlayerID != "" && !seen[s.PlayerID] {
+				seen[s.PlayerID] = true
+				ids = append(ids, s.PlayerID)
+			}
+		}
+	}
+	players := map[string]recipient{}
+	stops := map[string][]int{}
+	if len(ids) > 0 {
+		b := &pgx.Batch{}
+		b.Queue(`SELECT p.id::text, p.name, p.email,
+		       array(SELECT w.id::text FROM webhooks w WHERE w.player_id = p.id ORDER BY w.created_at, w.id)
+			FROM players p WHERE p.id = ANY($1::uuid[])`, ids).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var r recipient
+				if err := rows.Scan(&r.playerID, &r.name, &r.email, &r.webhooks); err != nil {
+					return err
+				}
+				players[r.playerID] = r
+			}
+			return rows.Err()
+		})
+		b.Queue(`SELECT game_id::text, seat FROM mail_stops WHERE game_id = ANY($1::uuid[])`, gameIDs).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var game string
+				var seat int
+				if err := rows.Scan(&game, &seat); err != nil {
+					return err
+				}
+				stops[game] = append(stops[game], seat)
+			}
+			return rows.Err()
+		})
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return nil, fmt.Errorf("load recipients: %w", err)
+		}
+	}
+	return func(g *play.Game) (map[int]*recipient, error) {
+		out := map[int]*recipient{}
+		for seat, s := range g.Seats {
+			r, ok := players[s.PlayerID]
+			if s.PlayerID == "" || !ok {
+				continue
+			}
+			r.stopped = slices.Contains(stops[g.ID], seat)
+			out[seat] = &r
+		}
+		return out, nil
+	}, nil
 }

@@ -1,0 +1,1 @@
+DELETE FROM consumer_checkpoints WHERE name = 'azuld.outbox';
