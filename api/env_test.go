@@ -49,24 +49,24 @@ type testEnv struct {
 	lags lagRecorder
 }
 
-// lagRecorder keeps the lags the follower of the log observes.
+// lagRecorder keeps the appends the follower of the log handled.
 type lagRecorder struct {
-	mu   sync.Mutex
-	lags []time.Duration
+	mu       sync.Mutex
+	followed []notify.Followed
 }
 
-func (l *lagRecorder) observe(d time.Duration) {
+func (l *lagRecorder) observe(f notify.Followed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lags = append(l.lags, d)
+	l.followed = append(l.followed, f)
 }
 
-// take returns the lags observed so far and forgets them.
-func (l *lagRecorder) take() []time.Duration {
+// take returns the appends followed so far and forgets them.
+func (l *lagRecorder) take() []notify.Followed {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := l.lags
-	l.lags = nil
+	out := l.followed
+	l.followed = nil
 	return out
 }
 

@@ -96,6 +96,18 @@ LIMIT $3`
 // batch never splits a transaction's events (an append's events come
 // together), so it may hold more than limit.
 func (c *Consumer) Process(ctx context.Context, limit int, handle Handler) (int, error) {
+	return c.ProcessBatch(ctx, limit, func(ctx context.Context, tx pgx.Tx, batch []Record, _ *pgx.Batch) error {
+		return handle(ctx, tx, batch)
+	})
+}
+
+// BatchHandler is a Handler that may also queue statements in final: the
+// consumer sends them with its checkpoint, in one round trip, before it
+// commits.
+type BatchHandler func(ctx context.Context, tx pgx.Tx, batch []Record, final *pgx.Batch) error
+
+// ProcessBatch is Process with a BatchHandler.
+func (c *Consumer) ProcessBatch(ctx context.Context, limit int, handle BatchHandler) (int, error) {
 	if err := c.checkName(); err != nil {
 		return 0, err
 	}
@@ -138,14 +150,16 @@ func (c *Consumer) Process(ctx context.Context, limit int, handle Handler) (int,
 		}
 		batch, last = append(batch, rest...), end
 	}
-	if err := handle(ctx, tx, batch); err != nil {
+	final := &pgx.Batch{}
+	if err := handle(ctx, tx, batch, final); err != nil {
 		return 0, fmt.Errorf("consumer %s: handler: %w", c.name, err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO consumer_checkpoints (name, tx_id, position)
+	final.Queue(`INSERT INTO consumer_checkpoints (name, tx_id, position)
 		VALUES ($1, $2::text::xid8, $3)
 		ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`,
-		c.name, strconv.FormatUint(last.TxID, 10), last.Position); err != nil {
-		return 0, fmt.Errorf("consumer %s: save the checkpoint: %w", c.name, err)
+		c.name, strconv.FormatUint(last.TxID, 10), last.Position)
+	if err := tx.SendBatch(ctx, final).Close(); err != nil {
+		return 0, fmt.Errorf("consumer %s: the handler's last writes and the checkpoint: %w", c.name, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, fmt.Errorf("consumer %s: commit: %w", c.name, err)

@@ -31,11 +31,24 @@ type FollowOptions struct {
 	Wake <-chan events.Notice
 	// RetryAfter is the pause after a failed batch (default 1s).
 	RetryAfter time.Duration
-	// Observe, when set, is told the lag of every append followed: from
-	// its events' time to the commit of the batch that wrote its read
-	// models and enqueued its jobs.
-	Observe func(time.Duration)
+	// Observe, when set, is told of every append followed, once its batch
+	// has committed.
+	Observe func(Followed)
 }
+
+// Followed is an append that Follow has handled.
+type Followed struct {
+	GameID  string
+	Version int64 // the game's version after the append
+	// RecordedAt is the events' time (their transaction's start), Done
+	// when the batch that wrote the append's read models and enqueued its
+	// jobs committed. Done - RecordedAt, the lag azuld_outbox_lag_seconds
+	// counts, includes the append's own wait for its commit.
+	RecordedAt, Done time.Time
+}
+
+// Lag is the time from the append's events to the commit of its batch.
+func (f Followed) Lag() time.Duration { return f.Done.Sub(f.RecordedAt) }
 
 // Follow makes the log the outbox: it reads the appends in the global
 // commit order and, for each, writes the read models the append's own
@@ -67,7 +80,7 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 	defer timer.Stop()
 	for {
 		f.started = f.started[:0]
-		handled, err := consumer.Process(ctx, opts.BatchSize, f.handle)
+		handled, err := consumer.ProcessBatch(ctx, opts.BatchSize, f.handle)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -78,13 +91,13 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 			wait = opts.RetryAfter
 		} else {
 			done := time.Now()
-			for _, at := range f.started {
-				lag := done.Sub(at)
+			for _, a := range f.started {
+				a.Done = done
 				if n.outboxLag != nil {
-					n.outboxLag.Observe(lag.Seconds())
+					n.outboxLag.Observe(a.Lag().Seconds())
 				}
 				if opts.Observe != nil {
-					opts.Observe(lag)
+					opts.Observe(a)
 				}
 			}
 			if handled >= opts.BatchSize {
@@ -110,8 +123,8 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 type follower struct {
 	n     *Notifier
 	games map[string]*play.Game
-	// started are the times of the appends of the batch under way.
-	started []time.Time
+	// started are the appends of the batch under way.
+	started []Followed
 }
 
 // maxFollowedGames bounds the games kept folded between batches.
@@ -119,7 +132,7 @@ const maxFollowedGames = 4096
 
 // handle follows one batch: each append in turn, with its read models
 // and jobs written in the consumer's transaction.
-func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record) error {
+func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record, b *pgx.Batch) error {
 	// The appends, folded: the events of one stream in one transaction.
 	type step struct {
 		appended      []events.Record
@@ -143,7 +156,7 @@ func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record)
 			return fmt.Errorf("fold game %s: %w", appended[0].StreamID, err)
 		}
 		f.keep(after)
-		f.started = append(f.started, appended[0].RecordedAt)
+		f.started = append(f.started, Followed{GameID: after.ID, Version: after.Version, RecordedAt: appended[0].RecordedAt})
 		steps = append(steps, step{appended, before, after})
 		games = append(games, after)
 	}
@@ -152,11 +165,12 @@ func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record)
 	if err != nil {
 		return err
 	}
-	b := &pgx.Batch{}
-	// The batch need not wait for its commit to reach the disk: should
-	// the server crash before, the checkpoint goes with the jobs and the
-	// read models, and the batch comes again; a worker that takes a job
-	// commits (and flushes) after it, so no mail leaves for a job lost.
+	// The read models go in the consumer's last round trip, with its
+	// checkpoint. The batch need not wait for its commit to reach the
+	// disk: should the server crash before, the checkpoint goes with the
+	// jobs and the read models, and the batch comes again; a worker that
+	// takes a job commits (and flushes) after it, so no mail leaves for a
+	// job lost.
 	b.Queue(`SET LOCAL synchronous_commit TO off`)
 	var jobs []river.InsertManyParams
 	for _, s := range steps {
@@ -179,9 +193,6 @@ func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record)
 		if job, ok := botMoveJob(s.after); ok {
 			jobs = append(jobs, job)
 		}
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("update the read models: %w", err)
 	}
 	if len(jobs) > 0 {
 		if _, err := f.n.client.InsertManyTx(ctx, tx, jobs); err != nil {

@@ -201,10 +201,10 @@ type lagRecorder struct {
 	lags []time.Duration
 }
 
-func (l *lagRecorder) observe(d time.Duration) {
+func (l *lagRecorder) observe(f notify.Followed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lags = append(l.lags, d)
+	l.lags = append(l.lags, f.Lag())
 }
 
 func (l *lagRecorder) since(i int) []time.Duration {

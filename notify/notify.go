@@ -1,9 +1,11 @@
-// Package notify is azuld's notification outbox and its workers: every
-// change of who must act enqueues jobs (mails, webhook calls, time-control
-// timers) in the transaction that appends the events, and river workers
-// deliver them at least once, with retries and back-off, across restarts
-// and replicas. It also takes moves by email (Receive) and keeps the
-// webhook registry.
+// Package notify is azuld's notification outbox and its workers: the
+// follower of the event log (Follow) turns every change of who must act
+// into jobs (mails, webhook calls, time-control timers, bot moves),
+// enqueued exactly once in one transaction with its checkpoint, and river
+// workers deliver them at least once, with retries and back-off, across
+// restarts and replicas. (Hook does the same inside an append's own
+// transaction, for a play.Service used with hooks.) It also takes moves
+// by email (Receive) and keeps the webhook registry.
 package notify
 
 import (
