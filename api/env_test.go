@@ -74,20 +74,10 @@ func (l *lagRecorder) take() []notify.Followed {
 // committed so far: the turn inbox, the results and the jobs are written.
 func (env *testEnv) caughtUp(t testing.TB) {
 	t.Helper()
-	c := events.NewConsumer(env.pool, notify.OutboxConsumer)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		pending, err := c.Pending(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !pending {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the follower of the log did not catch up within 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := events.NewConsumer(env.pool, notify.OutboxConsumer).WaitCaughtUp(ctx, 5*time.Millisecond); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -103,7 +103,7 @@ func TestCompanionRunsWithTheAppend(t *testing.T) {
 
 // TestConsumerKeepsTransactionsWhole: a batch never ends inside a
 // transaction, so one append's events come together, with their
-// transaction id; Pending says whether anything is left.
+// transaction id; Pending and WaitCaughtUp say whether anything is left.
 func TestConsumerKeepsTransactionsWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -126,6 +126,11 @@ func TestConsumerKeepsTransactionsWhole(t *testing.T) {
 	}
 	if pending, err := c.Pending(ctx); err != nil || !pending {
 		t.Fatalf("pending before the batches: %v, %v", pending, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := c.WaitCaughtUp(short, time.Millisecond); err == nil {
+		t.Fatal("WaitCaughtUp returned with events pending")
 	}
 	var batches [][]events.Record
 	deadline := time.Now().Add(30 * time.Second)
@@ -157,6 +162,9 @@ func TestConsumerKeepsTransactionsWhole(t *testing.T) {
 	}
 	if pending, err := c.Pending(ctx); err != nil || pending {
 		t.Fatalf("pending after the batches: %v, %v", pending, err)
+	}
+	if err := c.WaitCaughtUp(ctx, time.Millisecond); err != nil {
+		t.Fatal(err)
 	}
 }
 

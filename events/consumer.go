@@ -254,6 +254,23 @@ func (c *Consumer) Pending(ctx context.Context) (bool, error) {
 	return pending, nil
 }
 
+// WaitCaughtUp polls Pending every interval until nothing is pending
+// (every event committed before the call, and since, is handled) or ctx
+// ends.
+func (c *Consumer) WaitCaughtUp(ctx context.Context, interval time.Duration) error {
+	for {
+		pending, err := c.Pending(ctx)
+		if err != nil || !pending {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("consumer %s: events still pending: %w", c.name, ctx.Err())
+		case <-time.After(interval):
+		}
+	}
+}
+
 // StartAtEnd makes a consumer that has no checkpoint yet skip the events
 // already safely visible, so that a worker added to a running server does
 // not act on the whole history. Events still in flight are delivered. A

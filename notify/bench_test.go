@@ -6,24 +6,30 @@ import (
 
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
 // BenchmarkMoveWithOutbox is the cost the outbox adds to a move: the same
-// moves through a command path without hooks and with the notifier's hook
-// (which reads the seats' players, stops and webhooks and inserts the
-// jobs in the append's transaction). Nothing delivers during the run.
+// moves through a command path that writes every read model in the
+// append's transaction and has no outbox (bare), one that also runs the
+// notifier's hook there (hook: it reads the seats' players, stops and
+// webhooks and inserts the jobs), and azuld's, whose append is one
+// statement while the follower of the log, running beside it, writes the
+// rest (followed). Nothing delivers during the run.
 func BenchmarkMoveWithOutbox(b *testing.B) {
-	for _, withOutbox := range []bool{false, true} {
-		name := "bare"
-		if withOutbox {
-			name = "outbox"
-		}
+	for _, name := range []string{"bare", "hook", "followed"} {
 		b.Run(name, func(b *testing.B) {
-			e := newEnvWith(b, 0)
-			svc := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All()})
-			if withOutbox {
+			e := newEnvAt(b, pg.NewDatabase(b), 0)
+			var svc *play.Service
+			switch name {
+			case "bare":
+				svc = play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All()})
+			case "hook":
+				svc = play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}})
+			default:
 				svc = e.svc
+				e.follow(e.n, notify.FollowOptions{})
 			}
 			ana, ben := e.register("Ana"), e.register("Ben")
 			players := map[int]play.Player{0: ana, 1: ben}

@@ -371,23 +371,13 @@ func (e *env) follow(n *notify.Notifier, opts notify.FollowOptions) (stop func()
 }
 
 // caughtUp waits until the follower of the log has handled every event
-// committed so far (their jobs are enqueued).
+// committed so far: the turn inbox, the results and the jobs are written.
 func (e *env) caughtUp(t testing.TB) {
 	t.Helper()
-	c := events.NewConsumer(e.pool, notify.OutboxConsumer)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		pending, err := c.Pending(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !pending {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the follower of the log did not catch up within 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := events.NewConsumer(e.pool, notify.OutboxConsumer).WaitCaughtUp(ctx, 5*time.Millisecond); err != nil {
+		t.Fatal(err)
 	}
 }
 
