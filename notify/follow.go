@@ -87,6 +87,9 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 		wait := opts.PollInterval
 		if err != nil {
 			n.log.ErrorContext(ctx, "following the log failed; the batch will be tried again", "err", err.Error())
+			if n.outboxFailures != nil {
+				n.outboxFailures.Inc()
+			}
 			clear(f.games)
 			wait = opts.RetryAfter
 		} else {

@@ -15,10 +15,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -436,5 +438,50 @@ func TestOutboxCheckpointIsMigrated(t *testing.T) {
 	var n int
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM consumer_checkpoints WHERE name = $1`, notify.OutboxConsumer).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("checkpoints of %s: %d, %v", notify.OutboxConsumer, n, err)
+	}
+}
+
+// TestFollowerFailureIsCounted: an append the follower cannot fold (a
+// stream whose first event is no game's creation, written behind the
+// server's back) stops the outbox where it is, without skipping it, and
+// the failed batches are counted for an alert.
+func TestFollowerFailureIsCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnvAt(t, pg.NewDatabase(t), 0)
+	reg := prometheus.NewRegistry()
+	n, err := notify.New(notify.Config{Pool: e.pool, Sender: compose.Sender{Domain: domain, BaseURL: "http://azuld.test"}, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Attach(e.svc)
+	e.follow(n, notify.FollowOptions{RetryAfter: 10 * time.Millisecond})
+	if _, err := events.NewStore(e.pool).Append(ctx, events.AppendRequest{
+		StreamID: "01a21074-0000-7000-8000-000000000001", Events: []events.NewEvent{{Type: "tiles_taken", Schema: 1, Data: []byte(`{}`)}},
+		Meta: events.Meta{Actor: events.Actor{Kind: "system"}, CommandID: "poison"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	failed := func() float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == "azuld_outbox_failed_batches_total" {
+				return mf.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+		return 0
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for failed() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no failed batch counted in 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pending, err := events.NewConsumer(e.pool, notify.OutboxConsumer).Pending(ctx); err != nil || !pending {
+		t.Fatalf("the unfoldable append was passed over: pending %v, %v", pending, err)
 	}
 }

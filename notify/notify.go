@@ -85,8 +85,10 @@ type Notifier struct {
 	// inbound counts inbound mails by outcome.
 	deliveries *prometheus.CounterVec
 	inbound    *prometheus.CounterVec
-	// outboxLag is the time from an append to its jobs (Follow).
-	outboxLag prometheus.Histogram
+	// outboxLag is the time from an append to its jobs (Follow);
+	// outboxFailures counts Follow's failed batches (each comes again).
+	outboxLag      prometheus.Histogram
+	outboxFailures prometheus.Counter
 }
 
 // New builds a Notifier. Attach the command path with Attach before
@@ -132,7 +134,11 @@ func New(cfg Config) (*Notifier, error) {
 			Help:    "Time from an append to the commit of its read models and jobs by the log's follower.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 		})
-		for _, c := range []prometheus.Collector{n.deliveries, n.inbound, n.outboxLag} {
+		n.outboxFailures = prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "azuld_outbox_failed_batches_total",
+			Help: "Batches of the log's follower that failed and will be tried again (a steady rise means notifications are stuck).",
+		})
+		for _, c := range []prometheus.Collector{n.deliveries, n.inbound, n.outboxLag, n.outboxFailures} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("notify: register metrics: %w", err)
 			}
