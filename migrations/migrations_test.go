@@ -72,7 +72,7 @@ func TestUpDownUp(t *testing.T) {
 		"table streams", "table events", "table idempotency_keys", "table snapshots", "table consumer_checkpoints",
 		"table players", "table game_secrets", "table games", "table game_seats", "table turn_inbox", "table results",
 		"trigger events_immutable_rows", "trigger events_immutable_table", "index events_commit_order_idx",
-		"index games_open_idx", "index games_finished_idx", "index game_seats_by_player_idx", "index results_by_player_idx",
+		"index games_open_idx", "index games_finished_idx", "index game_seats_playing_idx", "index game_seats_by_player_idx", "index results_by_player_idx",
 		"index inbound_mails_received_at", "index deliveries_created_at", "index deliveries_game",
 	} {
 		if !slices.Contains(up, want) {

@@ -578,8 +578,8 @@ func (s *Service) catchUpBots(ctx context.Context) error {
 func (s *Service) gamesWaitingForBots(ctx context.Context, idleSince *time.Time) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT DISTINCT g.id::text
-		FROM games g JOIN game_seats s ON s.game_id = g.id AND s.seat = ANY (g.to_act)
-		WHERE g.status = 'active' AND s.bot <> ''
+		FROM game_seats s JOIN games g ON g.id = s.game_id AND s.seat = ANY (g.to_act)
+		WHERE s.bot <> '' AND NOT s.finished AND g.status = 'active'
 		  AND ($1::timestamptz IS NULL OR g.last_move_at < $1)`, idleSince)
 	if err != nil {
 		return nil, fmt.Errorf("find games waiting for bots: %w", err)

@@ -76,15 +76,25 @@ func queueSeats(b *pgx.Batch, enc encodedRow, changed bool) {
 	row := enc.row
 	b.Queue(`DELETE FROM game_seats WHERE game_id = $1 AND seat <> ALL($2::int[])`, enc.id, enc.seatNumbers)
 	if len(row.Seats) > 0 {
-		b.Queue(`INSERT INTO game_seats (game_id, seat, player_id, bot, name)
-			SELECT $1, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name
+		b.Queue(`INSERT INTO game_seats (game_id, seat, player_id, bot, name, finished)
+			SELECT $1, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name, $6
 			FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS s (seat, player_id, bot, name)
 			ON CONFLICT (game_id, seat) DO UPDATE
-			SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name
-			WHERE (game_seats.player_id, game_seats.bot, game_seats.name)
-				IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name)`,
-			enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames)
+			SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name, finished = excluded.finished
+			WHERE (game_seats.player_id, game_seats.bot, game_seats.name, game_seats.finished)
+				IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name, excluded.finished)`,
+			enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames, row.Status == "finished")
 	}
+}
+
+// queueFinished queues the statement that marks the game's seats as in a
+// finished game or not, when the game ends (or a take-back of its last
+// move would reopen it).
+func queueFinished(b *pgx.Batch, before *GameRow, enc encodedRow) {
+	if before != nil && (before.Status == "finished") == (enc.row.Status == "finished") {
+		return
+	}
+	b.Queue(`UPDATE game_seats SET finished = $2 WHERE game_id = $1 AND finished <> $2`, enc.id, enc.row.Status == "finished")
 }
 
 // queueInbox queues the statements that make the turn inbox hold the

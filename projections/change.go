@@ -46,6 +46,7 @@ func ApplyChange(ctx context.Context, tx pgx.Tx, before *GameRow, after GameRow)
 	if finalChanged(before, &after) {
 		queueResults(b, enc)
 	}
+	queueFinished(b, before, enc)
 	tag, err := sendAll(ctx, tx, b)
 	if err != nil {
 		return fmt.Errorf("update the read models of game %s: %w", enc.id, err)

@@ -76,15 +76,15 @@ func Companions(before *GameRow, after GameRow) ([]events.Companion, error) {
 		}
 		if len(row.Seats) > 0 {
 			out = append(out, events.Companion{
-				SQL: `INSERT INTO game_seats (game_id, seat, player_id, bot, name)
-				SELECT $1::uuid, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name
+				SQL: `INSERT INTO game_seats (game_id, seat, player_id, bot, name, finished)
+				SELECT $1::uuid, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name, $6::boolean
 				FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS s (seat, player_id, bot, name)
 				WHERE EXISTS (SELECT FROM appended)
 				ON CONFLICT (game_id, seat) DO UPDATE
-				SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name
-				WHERE (game_seats.player_id, game_seats.bot, game_seats.name)
-					IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name)`,
-				Args: []any{enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames},
+				SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name, finished = excluded.finished
+				WHERE (game_seats.player_id, game_seats.bot, game_seats.name, game_seats.finished)
+					IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name, excluded.finished)`,
+				Args: []any{enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames, row.Status == "finished"},
 			})
 		}
 	}
@@ -93,8 +93,9 @@ func Companions(before *GameRow, after GameRow) ([]events.Companion, error) {
 
 // QueueFollowed queues, for the consumer that follows the log, the read
 // models an append of a game from before (nil for a new game) to after
-// changes besides those its Companions wrote: the turn inbox and the
-// results. after's times are the events' own.
+// changes besides those its Companions wrote: the turn inbox, the
+// results, and game_seats' mark of a finished game. after's times are the
+// events' own.
 func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	enc, err := encodeRow(after)
 	if err != nil {
@@ -103,6 +104,7 @@ func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	if before == nil || !sameGame(*before, after) {
 		queueInbox(b, enc, nil)
 		queueResults(b, enc)
+		queueFinished(b, before, enc)
 		return nil
 	}
 	if !slices.Equal(before.Seats, after.Seats) || !slices.Equal(humanTurns(*before), humanTurns(after)) || !sameTime(before.Deadline, after.Deadline) {
@@ -111,5 +113,6 @@ func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	if finalChanged(before, &after) {
 		queueResults(b, enc)
 	}
+	queueFinished(b, before, enc)
 	return nil
 }

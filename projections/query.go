@@ -208,7 +208,7 @@ func Inbox(ctx context.Context, db DB, playerID string) ([]TurnRow, error) {
 		FROM game_seats s
 		JOIN games g ON g.id = s.game_id
 		LEFT JOIN turn_inbox i ON i.player_id = s.player_id AND i.game_id = s.game_id AND i.seat = s.seat
-		WHERE s.player_id = $1 AND s.seat = ANY(g.to_act)
+		WHERE s.player_id = $1 AND NOT s.finished AND s.seat = ANY(g.to_act)
 		GROUP BY s.game_id, g.ruleset, g.version, g.deadline
 		ORDER BY g.deadline NULLS LAST, since, s.game_id`, id)
 	if err != nil {
