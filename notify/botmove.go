@@ -15,8 +15,10 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// BotMoveArgs asks a worker to move a bot seat at a version of a game. The job is enqueued in the transaction of the append that brings
-// the bot's turn, so it is never lost and never runs before the turn
+// BotMoveArgs asks a worker to move a bot seat at a version of a game.
+// The job is enqueued with the other jobs of the append that brings the
+// bot's turn (by the follower of the log, or the hook in the append's
+// transaction), so it is never lost and never runs before the turn
 // exists; a job for a version the game has left does nothing.
 type BotMoveArgs struct {
 	GameID  string `json:"game_id"`

@@ -177,18 +177,13 @@ func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record,
 	b.Queue(`SET LOCAL synchronous_commit TO off`)
 	var jobs []river.InsertManyParams
 	for _, s := range steps {
-		var beforeRow *projections.GameRow
-		if s.before.Version > 0 {
-			row := s.before.Row()
-			beforeRow = &row
-		}
-		if err := projections.QueueFollowed(b, beforeRow, s.after.Row()); err != nil {
+		if err := projections.QueueFollowed(b, s.before.StoredRow(), s.after.Row()); err != nil {
 			return fmt.Errorf("read models of game %s: %w", s.after.ID, err)
 		}
 		if imported(s.appended) {
 			continue // an imported log tells nobody anything
 		}
-		plan, err := f.n.plan(ctx, tx, s.before, s.after, s.appended, people)
+		plan, err := f.n.plan(s.before, s.after, s.appended, people)
 		if err != nil {
 			return fmt.Errorf("plan the notifications of game %s: %w", s.after.ID, err)
 		}

@@ -21,7 +21,7 @@ func (n *Notifier) Hook(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	if len(appended) == 0 {
 		return nil
 	}
-	plan, err := n.plan(ctx, tx, before, after, appended, func(g *play.Game) (map[int]*recipient, error) {
+	plan, err := n.plan(before, after, appended, func(g *play.Game) (map[int]*recipient, error) {
 		return n.recipients(ctx, tx, g)
 	})
 	if err != nil {
@@ -50,7 +50,7 @@ type recipient struct {
 type recipientsOf func(g *play.Game) (map[int]*recipient, error)
 
 // plan decides the jobs of one append; load reads the seats' players.
-func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record, load recipientsOf) ([]river.InsertManyParams, error) {
+func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load recipientsOf) ([]river.InsertManyParams, error) {
 	// The seats' players are read once, and only when a mail or webhook
 	// is due to one of them: a bot's move or a join needs no round trip.
 	var people map[int]*recipient
@@ -102,11 +102,9 @@ func (n *Notifier) plan(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	started := before.Status != play.StatusActive && after.Status == play.StatusActive
 	finished := before.Status != play.StatusFinished && after.Status == play.StatusFinished
 
-	// The answer to a move made by mail.
+	// The answer to a move made by mail (the move's own statement
+	// recorded the mail in inbound_mails: see Receive).
 	if meta.Channel == "email" && meta.Actor.Seat != nil && meta.CommandID != "" {
-		if _, err := recordInbound(ctx, tx, meta.CommandID, after.ID, *meta.Actor.Seat, OutcomeApplied); err != nil {
-			return nil, err
-		}
 		mailTo(*meta.Actor.Seat, compose.KindAccepted, func(a *MailArgs) { a.Notation = meta.Notation })
 	}
 	// The time control played for a seat: it hears what.

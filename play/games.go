@@ -500,10 +500,10 @@ func (s *Service) playBots(ctx context.Context, g *Game) (*Game, error) {
 	return g, fmt.Errorf("game %s: bots still to act after %d moves", g.ID, maxBotSteps)
 }
 
-// BotToAct is the bot seat that must act now, if any. A hook that moves
-// bots by jobs (Config.BotJobs) enqueues one for it in the append's
-// transaction: a chain of bot seats then goes on job by job, each move's
-// append enqueueing the next.
+// BotToAct is the bot seat that must act now, if any. When bots move by
+// jobs (Config.BotJobs), the outbox enqueues one for it with the append's
+// other jobs: a chain of bot seats then goes on job by job, each move's
+// append bringing the next.
 func (g *Game) BotToAct() (int, bool) {
 	seat, _, ok := botToAct(g)
 	return seat, ok

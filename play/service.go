@@ -261,11 +261,7 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 		StreamID: g.ID, ExpectedVersion: g.Version, Events: evs, Meta: meta,
 		IdempotencyScope: idemScope, IdempotencyKey: idemKey, RequestHash: requestHash,
 	}
-	var before *projections.GameRow
-	if g.Version > 0 {
-		row := g.Row()
-		before = &row
-	}
+	before := g.StoredRow()
 	var after *Game
 	if s.followLog && len(s.hooks) == 0 {
 		// One round trip: the games row is written by the append's own

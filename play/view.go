@@ -91,6 +91,16 @@ func (g *Game) Text() string {
 	return g.State.Text()
 }
 
+// StoredRow is the game's row as the read models hold it, nil before
+// the game is created (version 0).
+func (g *Game) StoredRow() *projections.GameRow {
+	if g.Version == 0 {
+		return nil
+	}
+	row := g.Row()
+	return &row
+}
+
 // Row is the game as the read models store it.
 func (g *Game) Row() projections.GameRow {
 	row := projections.GameRow{

@@ -73,18 +73,36 @@ func queueSeats(b *pgx.Batch, enc encodedRow, changed bool) {
 	if !changed {
 		return
 	}
-	row := enc.row
-	b.Queue(`DELETE FROM game_seats WHERE game_id = $1 AND seat <> ALL($2::int[])`, enc.id, enc.seatNumbers)
-	if len(row.Seats) > 0 {
-		b.Queue(`INSERT INTO game_seats (game_id, seat, player_id, bot, name, finished)
-			SELECT $1, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name, $6
-			FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS s (seat, player_id, bot, name)
-			ON CONFLICT (game_id, seat) DO UPDATE
-			SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name, finished = excluded.finished
-			WHERE (game_seats.player_id, game_seats.bot, game_seats.name, game_seats.finished)
-				IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name, excluded.finished)`,
-			enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames, row.Status == "finished")
+	b.Queue(seatsDeleteSQL(""), seatsDeleteArgs(enc)...)
+	if len(enc.row.Seats) > 0 {
+		b.Queue(seatsUpsertSQL(""), seatsUpsertArgs(enc)...)
 	}
+}
+
+// seatsDeleteSQL removes the game_seats rows of seats a game no longer
+// has; and, when set (`AND …`), must also hold.
+func seatsDeleteSQL(and string) string {
+	return `DELETE FROM game_seats WHERE game_id = $1::uuid AND seat <> ALL($2::int[])` + and
+}
+
+func seatsDeleteArgs(enc encodedRow) []any { return []any{enc.id, enc.seatNumbers} }
+
+// seatsUpsertSQL makes game_seats hold a game's seats (rows that did not
+// change are not written); where, when set (`WHERE …`), filters the
+// source.
+func seatsUpsertSQL(where string) string {
+	return `INSERT INTO game_seats (game_id, seat, player_id, bot, name, finished)
+		SELECT $1::uuid, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name, $6::boolean
+		FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS s (seat, player_id, bot, name)
+		` + where + `
+		ON CONFLICT (game_id, seat) DO UPDATE
+		SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name, finished = excluded.finished
+		WHERE (game_seats.player_id, game_seats.bot, game_seats.name, game_seats.finished)
+			IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name, excluded.finished)`
+}
+
+func seatsUpsertArgs(enc encodedRow) []any {
+	return []any{enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames, enc.row.Status == "finished"}
 }
 
 // queueFinished queues the statement that marks the game's seats as in a

@@ -67,25 +67,13 @@ func Companions(before *GameRow, after GameRow) ([]events.Companion, error) {
 		})
 	}
 	if seatsChanged {
+		// The seats statements of Apply, changing nothing when the append
+		// writes nothing.
 		if before != nil {
-			out = append(out, events.Companion{
-				SQL: `DELETE FROM game_seats WHERE game_id = $1::uuid AND seat <> ALL($2::int[])
-					AND EXISTS (SELECT FROM appended)`,
-				Args: []any{enc.id, enc.seatNumbers},
-			})
+			out = append(out, events.Companion{SQL: seatsDeleteSQL(" AND EXISTS (SELECT FROM appended)"), Args: seatsDeleteArgs(enc)})
 		}
 		if len(row.Seats) > 0 {
-			out = append(out, events.Companion{
-				SQL: `INSERT INTO game_seats (game_id, seat, player_id, bot, name, finished)
-				SELECT $1::uuid, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name, $6::boolean
-				FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS s (seat, player_id, bot, name)
-				WHERE EXISTS (SELECT FROM appended)
-				ON CONFLICT (game_id, seat) DO UPDATE
-				SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name, finished = excluded.finished
-				WHERE (game_seats.player_id, game_seats.bot, game_seats.name, game_seats.finished)
-					IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name, excluded.finished)`,
-				Args: []any{enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames, row.Status == "finished"},
-			})
+			out = append(out, events.Companion{SQL: seatsUpsertSQL("WHERE EXISTS (SELECT FROM appended)"), Args: seatsUpsertArgs(enc)})
 		}
 	}
 	return out, nil
