@@ -91,13 +91,13 @@ func TestParseTokenFromEnvelope(t *testing.T) {
 
 func TestToken(t *testing.T) {
 	cases := map[string]string{
-		"bounce+abc2@azul.example":   "abc2",
-		"<Bounce+ABC2@AZUL.example>": "abc2",
-		"bounce+abc1@azul.example":   "", // 1 is not base32
-		"bounce+@azul.example":       "",
-		"play+abc2@azul.example":     "",
-		"bounce+abc2@evil.example":   "",
-		"bounce+abc2":                "",
+		"bounce+abc2@azul.example":                            "abc2",
+		"<Bounce+ABC2@AZUL.example>":                          "abc2",
+		"bounce+abc1@azul.example":                            "", // 1 is not base32
+		"bounce+@azul.example":                                "",
+		"play+abc2@azul.example":                              "",
+		"bounce+abc2@evil.example":                            "",
+		"bounce+abc2":                                         "",
 		"bounce+" + strings.Repeat("a", 65) + "@azul.example": "",
 	}
 	for in, want := range cases {
