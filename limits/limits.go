@@ -1,0 +1,319 @@
+// Package limits keeps the rate limits that hold across azuld's replicas:
+// how often a client address may register, a target address be sent a
+// sign-in link, an account create games or move, a sender mail the SMTP
+// listener.
+//
+// Each limit is the generic cell rate algorithm (GCRA): a rule allows Limit
+// events per Period, all at once or spread out, and one more each
+// Period/Limit after that. Its one number of state per key, the
+// theoretical arrival time, lives in PostgreSQL (table rate_limits), which
+// the replicas share, so a limit holds whichever replica a request reaches.
+//
+// Rules come in two kinds, by how much a check may cost:
+//   - Exact rules (registrations, sign-in links, failed token attempts,
+//     invitations: rare, and what a stranger would abuse) are decided by
+//     one statement on PostgreSQL, atomically across replicas.
+//   - Fast rules (API calls, moves, games created: frequent, and on the
+//     path of every move) are decided in memory, so they add no round trip;
+//     each replica adds what it counted to the shared row every SyncEvery
+//     and takes back what the others counted. A key can then exceed its
+//     limit across replicas by at most what the others allow in one
+//     interval, which is why fast rules are for generous limits.
+//
+// Keys are hashed with the rule's name before they are stored: the table
+// holds no address or name.
+package limits
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Rule is one limit: at most Limit events per Period for each key.
+type Rule struct {
+	// Name identifies the rule in metrics, logs and configuration
+	// ("register.address"); it is part of the stored hash, so two rules
+	// never share a key's state.
+	Name   string
+	Limit  int
+	Period time.Duration
+	// Fast rules are decided in memory and synchronised in the background
+	// (see the package documentation); others on PostgreSQL each time.
+	Fast bool
+}
+
+// interval is the time one event uses up: Period/Limit.
+func (r Rule) interval() time.Duration { return r.Period / time.Duration(r.Limit) }
+
+func (r Rule) valid() error {
+	if r.Name == "" || r.Limit <= 0 || r.Period <= 0 || r.interval() <= 0 {
+		return fmt.Errorf("limits: rule %q: limit %d per %s is no limit", r.Name, r.Limit, r.Period)
+	}
+	return nil
+}
+
+// Decision is the answer to one check.
+type Decision struct {
+	Allowed bool
+	// RetryAfter is how long until the event would be allowed (0 when it
+	// is), rounded up to whole seconds for Retry-After.
+	RetryAfter time.Duration
+}
+
+// RetryAfterSeconds is RetryAfter as Retry-After's whole seconds (at least
+// 1 when not allowed).
+func (d Decision) RetryAfterSeconds() int {
+	if d.Allowed {
+		return 0
+	}
+	return max(1, int(math.Ceil(d.RetryAfter.Seconds())))
+}
+
+// Options configure a Limiter.
+type Options struct {
+	// Off allows everything and stores nothing (a closed server, load
+	// tests, benchmarks: AZUL_RATE_LIMITS=off).
+	Off bool
+	// SyncEvery is how often fast rules are synchronised; default 250 ms.
+	SyncEvery time.Duration
+	// Now is the clock of fast rules; default time.Now. Exact rules use the
+	// database's clock, which all replicas share.
+	Now func() time.Time
+}
+
+// Limiter checks rules. It is safe for concurrent use; Run must be running
+// for fast rules to hold across replicas and for old rows to be deleted.
+type Limiter struct {
+	pool      *pgxpool.Pool
+	off       bool
+	syncEvery time.Duration
+	now       func() time.Time
+
+	mu    sync.Mutex
+	local map[bucket]*cell
+}
+
+// bucket is the stored key: SHA-256 of the rule's name and the key,
+// shortened (a collision would merely share a limit).
+type bucket [16]byte
+
+func bucketOf(rule, key string) bucket {
+	sum := sha256.Sum256([]byte(rule + "\x00" + key))
+	var b bucket
+	copy(b[:], sum[:])
+	return b
+}
+
+// cell is a fast rule's state for one key on this replica.
+type cell struct {
+	tat      time.Time     // theoretical arrival time, this replica's clock
+	pending  int           // events allowed here since the last sync
+	interval time.Duration // the rule's Period/Limit
+}
+
+// New returns a limiter on pool (nil only when opts.Off).
+func New(pool *pgxpool.Pool, opts Options) *Limiter {
+	l := &Limiter{pool: pool, off: opts.Off, syncEvery: opts.SyncEvery, now: opts.Now, local: map[bucket]*cell{}}
+	if l.syncEvery <= 0 {
+		l.syncEvery = 250 * time.Millisecond
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	return l
+}
+
+// Off tells whether every check allows.
+func (l *Limiter) Off() bool { return l.off }
+
+// Allow counts one event of key under rule, if the rule allows it.
+func (l *Limiter) Allow(ctx context.Context, rule Rule, key string) (Decision, error) {
+	if l.off {
+		return Decision{Allowed: true}, nil
+	}
+	if err := rule.valid(); err != nil {
+		return Decision{}, err
+	}
+	b := bucketOf(rule.Name, key)
+	if rule.Fast {
+		return l.allowLocal(b, rule), nil
+	}
+	return l.allowShared(ctx, b, rule)
+}
+
+// allowLocal decides a fast rule in memory: GCRA on this replica's cell,
+// which the sync loop keeps abreast of the other replicas.
+func (l *Limiter) allowLocal(b bucket, rule Rule) Decision {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.local[b]
+	if c == nil {
+		c = &cell{tat: now, interval: rule.interval()}
+		l.local[b] = c
+	}
+	next := later(c.tat, now).Add(c.interval)
+	if wait := next.Sub(now) - rule.Period; wait > 0 {
+		return Decision{RetryAfter: wait}
+	}
+	c.tat = next
+	c.pending++
+	return Decision{Allowed: true}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// allowShared decides an exact rule in one statement. The update's WHERE
+// is evaluated again on the locked row when two replicas race, so two
+// concurrent checks can never both take the last event.
+func (l *Limiter) allowShared(ctx context.Context, b bucket, rule Rule) (Decision, error) {
+	const q = `
+WITH cur AS (
+    SELECT greatest(coalesce((SELECT tat FROM rate_limits WHERE bucket = $1), now()), now())
+           + $2::bigint * interval '1 microsecond' AS next
+), up AS (
+    INSERT INTO rate_limits AS r (bucket, tat)
+    SELECT $1, next FROM cur
+    WHERE next - now() <= $3::bigint * interval '1 microsecond'
+    ON CONFLICT (bucket) DO UPDATE
+        SET tat = greatest(r.tat, now()) + $2::bigint * interval '1 microsecond'
+        WHERE greatest(r.tat, now()) + $2::bigint * interval '1 microsecond' - now()
+              <= $3::bigint * interval '1 microsecond'
+    RETURNING 1
+)
+SELECT EXISTS (SELECT FROM up),
+       (extract(epoch FROM (SELECT next FROM cur) - now()) * 1e6)::bigint - $3::bigint`
+	var allowed bool
+	var waitMicros int64
+	err := l.pool.QueryRow(ctx, q, b[:], rule.interval().Microseconds(), rule.Period.Microseconds()).Scan(&allowed, &waitMicros)
+	if err != nil {
+		return Decision{}, fmt.Errorf("limits: check %s: %w", rule.Name, err)
+	}
+	if allowed {
+		return Decision{Allowed: true}, nil
+	}
+	return Decision{RetryAfter: max(time.Duration(waitMicros)*time.Microsecond, time.Second)}, nil
+}
+
+// Run synchronises fast rules every SyncEvery and deletes rows whose time
+// has passed every minute, until ctx ends. Each replica runs one.
+func (l *Limiter) Run(ctx context.Context) error {
+	if l.off {
+		<-ctx.Done()
+		return nil
+	}
+	sync := time.NewTicker(l.syncEvery)
+	defer sync.Stop()
+	clean := time.NewTicker(time.Minute)
+	defer clean.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sync.C:
+			if err := l.Sync(ctx); err != nil && ctx.Err() == nil {
+				return err
+			}
+		case <-clean.C:
+			if _, err := l.pool.Exec(ctx, `DELETE FROM rate_limits WHERE tat < now() - interval '1 minute'`); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("limits: delete old rows: %w", err)
+			}
+		}
+	}
+}
+
+// Sync adds the events this replica allowed since the last sync to the
+// shared rows, in one statement, and moves each local cell to the shared
+// time when the other replicas used more. Cells whose time has passed
+// are forgotten, so memory follows the keys active in the last Period.
+func (l *Limiter) Sync(ctx context.Context) error {
+	if l.off {
+		return nil
+	}
+	l.mu.Lock()
+	now := l.now()
+	var keys [][]byte
+	var uses []int64
+	taken := map[bucket]int{}
+	for b, c := range l.local {
+		if c.pending == 0 {
+			if !c.tat.After(now) {
+				delete(l.local, b)
+			}
+			continue
+		}
+		keys = append(keys, append([]byte(nil), b[:]...))
+		uses = append(uses, int64(c.pending)*c.interval.Microseconds())
+		taken[b] = c.pending
+		c.pending = 0
+	}
+	l.mu.Unlock()
+	if len(keys) == 0 {
+		return nil
+	}
+	const q = `
+INSERT INTO rate_limits AS r (bucket, tat)
+SELECT k, now() + u * interval '1 microsecond' FROM unnest($1::bytea[], $2::bigint[]) AS t (k, u)
+ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + (excluded.tat - now())
+RETURNING bucket, (extract(epoch FROM tat - now()) * 1e6)::bigint`
+	rows, err := l.pool.Query(ctx, q, keys, uses)
+	if err == nil {
+		err = l.takeShared(rows.Next, func(dst *[]byte, ahead *int64) error { return rows.Scan(dst, ahead) })
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if err != nil {
+		// Give the counts back: they are sent again next time.
+		l.mu.Lock()
+		for b, n := range taken {
+			if c := l.local[b]; c != nil {
+				c.pending += n
+			}
+		}
+		l.mu.Unlock()
+		return fmt.Errorf("limits: synchronise %d keys: %w", len(keys), err)
+	}
+	return nil
+}
+
+// takeShared moves local cells forward to the shared times read.
+func (l *Limiter) takeShared(next func() bool, scan func(*[]byte, *int64) error) error {
+	for next() {
+		var key []byte
+		var ahead int64
+		if err := scan(&key, &ahead); err != nil {
+			return err
+		}
+		var b bucket
+		if copy(b[:], key) != len(b) {
+			return errors.New("limits: a stored bucket of the wrong size")
+		}
+		l.mu.Lock()
+		if c := l.local[b]; c != nil {
+			c.tat = later(c.tat, l.now().Add(time.Duration(ahead)*time.Microsecond))
+		}
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// Cells is the number of keys fast rules hold in memory (for /metrics).
+func (l *Limiter) Cells() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.local)
+}
