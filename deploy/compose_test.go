@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/smtp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,9 +126,10 @@ func TestComposeSmoke(t *testing.T) {
 	}
 }
 
-// replyByMail waits for the turn mail of the seat to act in g, answers it
-// with "1" over SMTP to azuld's listener (published port), as the seat's
-// player, and waits until the move is in the game's log, made by email.
+// replyByMail waits for the turn mail of the seat to act in g, checks its
+// link to the game, answers it with "1" over SMTP to the published port
+// (azuld's listener, or the replicas' proxy), as the seat's player, and
+// waits until the move is in the game's log, made by email.
 func replyByMail(ctx context.Context, t *testing.T, s *stack, c *client, g gameView, seats [2]player) {
 	t.Helper()
 	seat := g.ToAct[0]
@@ -159,9 +161,14 @@ func replyByMail(ctx context.Context, t *testing.T, s *stack, c *client, g gameV
 	if err != nil || len(full.ReplyTo) != 1 || !strings.Contains(full.Text, "1. ") {
 		t.Fatalf("turn mail %s: reply-to %v, err %v, text:\n%s", turn.ID, full.ReplyTo, err, full.Text)
 	}
+	// The game's link goes to the published HTTP port: AZUL_BASE_URL was
+	// left to its default.
+	if link := fmt.Sprintf("http://localhost:%d/games/%s", s.port, g.ID); !strings.Contains(full.Text, link) {
+		t.Fatalf("turn mail %s has no link to %s:\n%s", turn.ID, link, full.Text)
+	}
 	from := seats[seat].Email
 	msg := "From: " + from + "\r\nTo: " + full.ReplyTo[0].Address + "\r\nSubject: Re: " + full.Subject +
-		"\r\nIn-Reply-To: <" + strings.Trim(full.MessageID, "<>") + ">\r\nMessage-ID: <reply-" + g.ID + "@example.org>" +
+		"\r\nIn-Reply-To: <" + strings.Trim(full.MessageID, "<>") + ">\r\nMessage-ID: <reply-" + g.ID + "-" + strconv.FormatInt(g.Version, 10) + "@example.org>" +
 		"\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n1\r\n\r\n> It is your turn\r\n"
 	if err := smtp.SendMail(s.smtp, nil, from, []string{full.ReplyTo[0].Address}, []byte(msg)); err != nil {
 		t.Fatalf("reply by mail to %s: %v", s.smtp, err)

@@ -13,12 +13,13 @@ import (
 	"time"
 )
 
-// TestComposeReplicas runs three azuld replicas behind Caddy under a
-// steady load of games played by clients that retry on the proxy, kills
-// one replica and cuts another off from the database, and checks that no
-// acknowledged move is lost, that the cut-off replica reports not ready
-// and gets no requests, and that no mail is sent twice while every game
-// played after the faults gets all its mails.
+// TestComposeReplicas runs three azuld replicas behind Caddy and HAProxy
+// under a steady load of games played by clients that retry on the proxy,
+// kills one replica and cuts another off from the database, and checks
+// that no acknowledged move is lost, that the cut-off replica reports not
+// ready and gets no requests, that no mail is sent twice while every game
+// played after the faults gets all its mails, and that replies by mail
+// through the published SMTP port are applied before and after the faults.
 func TestComposeReplicas(t *testing.T) {
 	if !enabled(t) {
 		return
@@ -52,6 +53,15 @@ func TestComposeReplicas(t *testing.T) {
 		// worker then plays one more whole game.
 		quiet atomic.Pointer[time.Time]
 	)
+	// A reply by mail reaches a replica through the SMTP proxy's
+	// published port, and is applied.
+	byMail := [2]player{c.register(ctx, t, "Cai"), c.register(ctx, t, "Dan")}
+	mailGame, err := c.createGame(ctx, byMail[0], byMail[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	replyByMail(ctx, t, s, c, mailGame, byMail)
+
 	pairs := make([][2]player, workers)
 	for w := range pairs {
 		pairs[w] = [2]player{c.register(ctx, t, fmt.Sprintf("Ana%d", w)), c.register(ctx, t, fmt.Sprintf("Ben%d", w))}
@@ -179,6 +189,18 @@ func TestComposeReplicas(t *testing.T) {
 	t.Logf("%d games, %d moves acknowledged (%d after the faults), %d requests sent again by the clients", len(games), moves.Load(), after, retries.Load())
 	if after < 20 {
 		t.Fatalf("only %d moves after the faults: too few to tell where the requests went", after)
+	}
+
+	// With one replica killed and another cut off, replies by mail still
+	// reach the one left: three, so that a proxy that sent connections
+	// round robin to all three regardless of their health would most
+	// likely hit the cut-off one (it defers mail with 451) or the dead one.
+	for range 3 {
+		cur, err := c.game(ctx, mailGame.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replyByMail(ctx, t, s, c, cur, byMail)
 	}
 
 	// No acknowledged move is lost: every acknowledged event is in the log,

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,15 +23,19 @@ import (
 	"time"
 )
 
-// images are the compose file's image variables, and where to take a
-// name from when one is not set: the variable scripts/images/build.sh
-// --names prints, else the local build's name.
-var images = []struct{ env, localEnv, local string }{
-	{"AZUL_IMAGE", "AZUL_LOCAL_AZULD_IMAGE", "azuld-local/azuld:dev"},
-	{"AZUL_PG_IMAGE", "AZUL_LOCAL_PG_IMAGE", "azuld-local/postgres:15"},
-	{"AZUL_MAILPIT_IMAGE", "AZUL_LOCAL_MAILPIT_IMAGE", "azuld-local/mailpit:v1.27.11"},
-	{"AZUL_CADDY_IMAGE", "AZUL_LOCAL_CADDY_IMAGE", "azuld-local/caddy:v2.11.9"},
+// images are the compose files' image variables (those
+// scripts/images/build.sh --names prints), the services that use them,
+// and the local builds' names, used when a variable is not set.
+var images = []struct{ env, service, local string }{
+	{"AZUL_IMAGE", "azuld", "azuld-local/azuld:dev"},
+	{"AZUL_PG_IMAGE", "postgres", "azuld-local/postgres:15"},
+	{"AZUL_MAILPIT_IMAGE", "mailpit", "azuld-local/mailpit:v1.27.11"},
+	{"AZUL_CADDY_IMAGE", "caddy", "azuld-local/caddy:v2.11.9"},
+	{"AZUL_HAPROXY_IMAGE", "smtp-proxy", "azuld-local/haproxy:2.6"},
 }
+
+// replicasOnly are the services only docker-compose.replicas.yml has.
+var replicasOnly = []string{"caddy", "smtp-proxy"}
 
 // stack is one compose project of this test run: its own project name
 // (hence containers, networks and volume) and free host ports.
@@ -42,7 +45,8 @@ type stack struct {
 	files   []string
 	env     []string
 	http    string // base URL of azuld (or of Caddy) on loopback
-	smtp    string // azuld's SMTP listener on loopback
+	port    int    // the published HTTP port
+	smtp    string // azuld's SMTP listener (or HAProxy) on loopback
 	mailpit string // base URL of mailpit's API on loopback
 }
 
@@ -67,17 +71,15 @@ func newStack(t *testing.T, files ...string) *stack {
 	if out, err := exec.CommandContext(ctx, "docker", "compose", "version", "--short").CombinedOutput(); err != nil {
 		t.Fatalf("docker compose (v2) is needed: %v: %s (scripts/install-compose-plugin.sh builds it)", err, out)
 	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
 	s := &stack{t: t, project: "azultest-" + randomHex(t, 4)}
 	for _, f := range files {
-		s.files = append(s.files, filepath.Join(root, f))
+		s.files = append(s.files, filepath.Join(repoRoot(), f))
 	}
 	for _, img := range images {
-		if img.env == "AZUL_CADDY_IMAGE" && !slices.Contains(files, "docker-compose.replicas.yml") {
-			continue // only the replicas have a proxy
+		if slices.Contains(replicasOnly, img.service) && !slices.Contains(files, "docker-compose.replicas.yml") {
+			continue // only the replicas have proxies
 		}
-		name := cmp.Or(os.Getenv(img.env), os.Getenv(img.localEnv), img.local)
+		name := cmp.Or(os.Getenv(img.env), img.local)
 		if out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", name).CombinedOutput(); err != nil {
 			t.Fatalf("image %s (%s) is missing: %v: %s (scripts/images/build.sh builds the local images; "+
 				"there is no registry to pull from)", name, img.env, err, bytes.TrimSpace(out))
@@ -85,14 +87,17 @@ func newStack(t *testing.T, files ...string) *stack {
 		s.env = append(s.env, img.env+"="+name)
 	}
 	httpPort, smtpPort, mailPort := freePort(t), freePort(t), freePort(t)
+	// AZUL_BASE_URL is left to its default, as a user leaves it, which
+	// must follow the HTTP port.
 	s.env = append(s.env,
+		"AZUL_BASE_URL=",
 		"AZUL_PUBLISH_ADDR=127.0.0.1",
 		"AZUL_HTTP_PORT="+strconv.Itoa(httpPort),
 		"AZUL_SMTP_PORT="+strconv.Itoa(smtpPort),
 		"AZUL_MAILPIT_PORT="+strconv.Itoa(mailPort),
-		"AZUL_BASE_URL=http://127.0.0.1:"+strconv.Itoa(httpPort),
 		"COMPOSE_PROJECT_NAME="+s.project,
 	)
+	s.port = httpPort
 	s.http = "http://127.0.0.1:" + strconv.Itoa(httpPort)
 	s.mailpit = "http://127.0.0.1:" + strconv.Itoa(mailPort)
 	s.smtp = "127.0.0.1:" + strconv.Itoa(smtpPort)

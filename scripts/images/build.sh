@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# Builds the container images that this repository's compose file and
+# Builds the container images that this repository's compose files and
 # tests use, locally, for machines whose Docker engine cannot pull from a
-# registry. Nothing here pulls an image: PostgreSQL comes from Debian's
-# packages (a debootstrap root file system, docker import), mailpit, Caddy
-# and azuld are Go programs built on the host into images FROM scratch.
+# registry. Nothing here pulls an image: PostgreSQL and HAProxy come from
+# Debian's packages (a debootstrap root file system, docker import),
+# mailpit, Caddy and azuld are Go programs built on the host into images
+# FROM scratch.
 #
-# Image names and versions (docker-compose.yml and .ci/run use these):
+# Image names and versions (docker-compose*.yml and .ci/run use these):
 #   azuld-local/postgres:15        PostgreSQL from Debian bookworm (PG_MAJOR)
 #   azuld-local/mailpit:v1.27.11   mail catcher (MAILPIT_VERSION)
 #   azuld-local/azuld:dev          azuld from this work tree
-#   azuld-local/caddy:v2.11.9      reverse proxy (CADDY_VERSION)
+#   azuld-local/caddy:v2.11.9      HTTP proxy of the replicas (CADDY_VERSION)
+#   azuld-local/haproxy:2.6        SMTP proxy of the replicas, from Debian
+#                                  bookworm (its haproxy is 2.6)
+# AZUL_LOCAL_PG_IMAGE, AZUL_LOCAL_MAILPIT_IMAGE, AZUL_LOCAL_AZULD_IMAGE,
+# AZUL_LOCAL_CADDY_IMAGE and AZUL_LOCAL_HAPROXY_IMAGE change the tags built.
 #
-# Usage: scripts/images/build.sh [postgres|mailpit|azuld|caddy ...]
-#        (no argument: all four, PostgreSQL first, Caddy last)
-#        scripts/images/build.sh --names   prints NAME=image lines
+# Usage: scripts/images/build.sh [postgres|mailpit|azuld|caddy|haproxy ...]
+#        (no argument: all five, PostgreSQL first, Caddy last)
+#        scripts/images/build.sh --names
+#            prints the compose files' variables naming these images
+#            (export AZUL_PG_IMAGE=... lines), which work as they are
+#            both in eval "$(scripts/images/build.sh --names)" and in the
+#            .env file docker compose reads
 #
 # An image is skipped when its tag exists with the label org.azuld.inputs
 # equal to the hash of its inputs (this script, its directory, versions,
-# and for azuld the binary). The debootstrap root file system is cached as
-# a tarball under AZUL_IMAGES_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/azuld-images).
+# and for azuld the binary). The debootstrap root file systems are cached
+# as tarballs under AZUL_IMAGES_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/azuld-images).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +43,8 @@ PG_IMAGE=${AZUL_LOCAL_PG_IMAGE:-azuld-local/postgres:$PG_MAJOR}
 MAILPIT_IMAGE=${AZUL_LOCAL_MAILPIT_IMAGE:-azuld-local/mailpit:$MAILPIT_VERSION}
 AZULD_IMAGE=${AZUL_LOCAL_AZULD_IMAGE:-azuld-local/azuld:dev}
 CADDY_IMAGE=${AZUL_LOCAL_CADDY_IMAGE:-azuld-local/caddy:$CADDY_VERSION}
+# The tag follows the major.minor version of the suite's haproxy package.
+HAPROXY_IMAGE=${AZUL_LOCAL_HAPROXY_IMAGE:-azuld-local/haproxy:2.6}
 
 cache=${AZUL_IMAGES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/azuld-images}
 label=org.azuld.inputs
@@ -104,22 +115,19 @@ apt_mirror() {
 	echo "${uri:-http://deb.debian.org/debian}"
 }
 
-# postgres_rootfs TARBALL: a minbase Debian with postgresql-$PG_MAJOR and
-# nothing a server does not need (no docs, manuals or translations).
-postgres_rootfs() {
-	local tarball=$1 dir
+# debian_bootstrap DIR: a minbase Debian in DIR that installs no
+# documentation, manuals or translations and starts no service. Its log
+# goes to DIR.log, shown when a step fails.
+debian_bootstrap() {
+	local dir=$1
 	command -v debootstrap >/dev/null || {
 		log "installing debootstrap"
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 	}
-	dir=$(tempdir)
 	log "debootstrap $DEBIAN_SUITE (minbase) from $(apt_mirror)"
 	debootstrap --variant=minbase "$DEBIAN_SUITE" "$dir" "$(apt_mirror)" >"$dir.log" 2>&1 || {
 		tail -n 30 "$dir.log" >&2; return 1
 	}
-	# The image makes its own cluster at start; no service runs in a build.
-	mkdir -p "$dir/etc/postgresql-common"
-	echo 'create_main_cluster = false' >"$dir/etc/postgresql-common/createcluster.conf"
 	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
 	chmod +x "$dir/usr/sbin/policy-rc.d"
 	cat >"$dir/etc/dpkg/dpkg.cfg.d/01-azuld-slim" <<-'CFG'
@@ -129,16 +137,23 @@ postgres_rootfs() {
 		path-exclude /usr/share/locale/*
 		path-exclude /usr/share/lintian/*
 	CFG
-	log "apt-get install postgresql-$PG_MAJOR in the root file system"
+}
+
+# debian_install DIR PACKAGE...: installs the packages without their
+# recommendations.
+debian_install() {
+	local dir=$1; shift
+	log "apt-get install $* in the root file system"
 	chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-		sh -c "apt-get install -y -qq --no-install-recommends postgresql-$PG_MAJOR postgresql-client-$PG_MAJOR" \
+		sh -c "apt-get install -y -qq --no-install-recommends $*" \
 		>>"$dir.log" 2>&1 || { tail -n 30 "$dir.log" >&2; return 1; }
 	chroot "$dir" apt-get clean
-	# JIT compilation is off unless asked for and needs LLVM (more than
-	# half the image); without its provider PostgreSQL simply does not JIT.
-	chroot "$dir" dpkg --purge --force-depends libllvm14 libz3-4 >>"$dir.log" 2>&1
-	rm -rf "$dir/usr/lib/postgresql/$PG_MAJOR/lib/llvmjit"* "$dir/usr/lib/postgresql/$PG_MAJOR/lib/bitcode" \
-		"$dir/usr/share/i18n"
+}
+
+# debian_pack DIR TARBALL: drops what an image does not need (package
+# lists, caches, logs) and packs DIR into TARBALL.
+debian_pack() {
+	local dir=$1 tarball=$2
 	rm -rf "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/* \
 		"$dir"/usr/share/locale/* "$dir"/var/lib/apt/lists/* "$dir"/var/cache/apt/* \
 		"$dir"/var/log/* "$dir"/var/cache/debconf/*-old "$dir"/usr/sbin/policy-rc.d
@@ -146,6 +161,41 @@ postgres_rootfs() {
 	mkdir -p "$(dirname "$tarball")"
 	tar -C "$dir" --numeric-owner -cf "$tarball.tmp" .
 	mv "$tarball.tmp" "$tarball"
+}
+
+# rootfs_tarball NAME FUNCTION: where the root file system FUNCTION makes
+# is cached, keyed by the suite and the text of the functions that make it.
+rootfs_tarball() {
+	local key
+	key=$(declare -f "$2" debian_bootstrap debian_install debian_pack | sha256sum | cut -c1-12)
+	echo "$cache/$1-rootfs-$DEBIAN_SUITE-$key.tar"
+}
+
+# postgres_rootfs TARBALL: a minbase Debian with postgresql-$PG_MAJOR and
+# nothing a server does not need.
+postgres_rootfs() {
+	local tarball=$1 dir
+	dir=$(tempdir)
+	debian_bootstrap "$dir"
+	# The image makes its own cluster at start; no service runs in a build.
+	mkdir -p "$dir/etc/postgresql-common"
+	echo 'create_main_cluster = false' >"$dir/etc/postgresql-common/createcluster.conf"
+	debian_install "$dir" "postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR"
+	# JIT compilation is off unless asked for and needs LLVM (more than
+	# half the image); without its provider PostgreSQL simply does not JIT.
+	chroot "$dir" dpkg --purge --force-depends libllvm14 libz3-4 >>"$dir.log" 2>&1
+	rm -rf "$dir/usr/lib/postgresql/$PG_MAJOR/lib/llvmjit"* "$dir/usr/lib/postgresql/$PG_MAJOR/lib/bitcode" \
+		"$dir/usr/share/i18n"
+	debian_pack "$dir" "$tarball"
+}
+
+# haproxy_rootfs TARBALL: a minbase Debian with the suite's haproxy.
+haproxy_rootfs() {
+	local tarball=$1 dir
+	dir=$(tempdir)
+	debian_bootstrap "$dir"
+	debian_install "$dir" haproxy
+	debian_pack "$dir" "$tarball"
 }
 
 # check_postgres IMAGE: the entry point does what the official image's
@@ -188,7 +238,7 @@ build_postgres() {
 	if up_to_date "$PG_IMAGE" "$hash"; then log "$PG_IMAGE is up to date"; return; fi
 	# Only the root file system function's text keys the tarball, so a
 	# change to the entry point does not debootstrap again.
-	tarball="$cache/postgres-rootfs-$DEBIAN_SUITE-$PG_MAJOR-$(printf '%s\n' "$(declare -f postgres_rootfs)" | sha256sum | cut -c1-12).tar"
+	tarball=$(rootfs_tarball "postgres-$PG_MAJOR" postgres_rootfs)
 	if [ ! -s "$tarball" ]; then postgres_rootfs "$tarball"; else log "root file system from $tarball"; fi
 	base="azuld-local/postgres-rootfs:$PG_MAJOR"
 	docker import "$tarball" "$base" >/dev/null
@@ -201,6 +251,28 @@ build_postgres() {
 	fi
 	replaced "$PG_IMAGE" "$old"
 	log "built $PG_IMAGE"
+}
+
+# HAProxy from the suite's package, laid out like the official image: its
+# configuration at /usr/local/etc/haproxy/haproxy.cfg, run as the user
+# haproxy.
+build_haproxy() {
+	local hash base tarball old
+	hash=$(inputs_hash haproxy "$DEBIAN_SUITE")
+	if up_to_date "$HAPROXY_IMAGE" "$hash"; then log "$HAPROXY_IMAGE is up to date"; return; fi
+	tarball=$(rootfs_tarball haproxy haproxy_rootfs)
+	if [ ! -s "$tarball" ]; then haproxy_rootfs "$tarball"; else log "root file system from $tarball"; fi
+	base="azuld-local/haproxy-rootfs:$DEBIAN_SUITE"
+	docker import "$tarball" "$base" >/dev/null
+	old=$(old_id "$HAPROXY_IMAGE")
+	quietly docker build -q --build-arg BASE="$base" --label "$label=$hash" -t "$HAPROXY_IMAGE" "$here/haproxy" >/dev/null
+	# The binary runs with what the slimmed root file system kept.
+	if ! quietly docker run --rm "$HAPROXY_IMAGE" haproxy -vv; then
+		docker rmi "$HAPROXY_IMAGE" >/dev/null 2>&1 || true
+		return 1
+	fi
+	replaced "$HAPROXY_IMAGE" "$old"
+	log "built $HAPROXY_IMAGE"
 }
 
 build_mailpit() {
@@ -254,19 +326,23 @@ build_azuld() {
 	log "built $AZULD_IMAGE"
 }
 
+# The variables the compose files read (the build's own AZUL_LOCAL_* name
+# the tags to build, and the compose files do not read them). "export"
+# makes the lines work in a shell's eval, and docker compose's .env
+# parser skips it.
 if [ "${1:-}" = --names ]; then
-	printf 'AZUL_LOCAL_PG_IMAGE=%s\nAZUL_LOCAL_MAILPIT_IMAGE=%s\nAZUL_LOCAL_AZULD_IMAGE=%s\nAZUL_LOCAL_CADDY_IMAGE=%s\n' \
-		"$PG_IMAGE" "$MAILPIT_IMAGE" "$AZULD_IMAGE" "$CADDY_IMAGE"
+	printf 'export AZUL_PG_IMAGE=%s\nexport AZUL_MAILPIT_IMAGE=%s\nexport AZUL_IMAGE=%s\nexport AZUL_CADDY_IMAGE=%s\nexport AZUL_HAPROXY_IMAGE=%s\n' \
+		"$PG_IMAGE" "$MAILPIT_IMAGE" "$AZULD_IMAGE" "$CADDY_IMAGE" "$HAPROXY_IMAGE"
 	exit 0
 fi
 
 mkdir -p "$cache"
-[ "$#" -gt 0 ] || set -- postgres mailpit azuld caddy
+[ "$#" -gt 0 ] || set -- postgres mailpit azuld haproxy caddy
 for image in "$@"; do
 	start=$SECONDS
 	case "$image" in
-	postgres | mailpit | azuld | caddy) "build_$image" ;;
-	*) echo "unknown image $image (postgres, mailpit, azuld, caddy)" >&2; exit 2 ;;
+	postgres | mailpit | azuld | haproxy | caddy) "build_$image" ;;
+	*) echo "unknown image $image (postgres, mailpit, azuld, haproxy, caddy)" >&2; exit 2 ;;
 	esac
 	log "$image: $((SECONDS - start))s"
 done
