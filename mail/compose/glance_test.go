@@ -230,3 +230,21 @@ func TestThreadRootIsAMailSent(t *testing.T) {
 		t.Errorf("the next mail refers to %q %v, want %q", next.InReplyTo, next.References, first.MessageID)
 	}
 }
+
+// The table's heading names the game as the subject does, not by its
+// rule set id.
+func TestBoardHeadingNamesTheGame(t *testing.T) {
+	for ruleset, want := range map[string]string{
+		"azul-mini":            "\nAzul Mini, 2 players",
+		"summer-pavilion":      "\nAzul: Summer Pavilion, 2 players",
+		"summer-pavilion-mini": "\nAzul: Summer Pavilion Mini, 2 players",
+	} {
+		s := table(t, ruleset, 2)
+		g := info(s, "Ann", "Bob")
+		r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token}
+		m := Turn(sender, r, g, s.LegalMoves(0), nil, now)
+		if !strings.Contains(m.Text, want) || strings.Contains(m.Text, ruleset+",") {
+			t.Errorf("%s: the table's heading is not %q:\n%s", ruleset, want, m.Text)
+		}
+	}
+}
