@@ -248,3 +248,34 @@ func TestBoardHeadingNamesTheGame(t *testing.T) {
 		}
 	}
 }
+
+// A Summer Pavilion seat that cannot place a tile is told so and how to
+// pass, not shown an empty list of moves.
+func TestPavilionOnlyPass(t *testing.T) {
+	s := play(t, "summer-pavilion", func(s engine.State) bool {
+		moves := s.LegalMoves(s.ToAct()[0])
+		n := 0
+		for _, m := range moves {
+			if isPass(m) {
+				n++
+			}
+		}
+		return n > 1 && n == len(moves)
+	})
+	seat := s.ToAct()[0]
+	g := info(s, "Ann", "Bob")
+	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: seat, SeatToken: token}
+	for _, m := range []Mail{Turn(sender, r, g, s.LegalMoves(seat), nil, now), Reminder(sender, r, g, s.LegalMoves(seat), deadline, now)} {
+		text := flat(m.Text)
+		if strings.Contains(text, "Your legal moves") || strings.Contains(m.HTML, "Your legal moves") {
+			t.Errorf("an empty list of moves is announced:\n%s", m.Text)
+		}
+		if !strings.Contains(text, "You cannot place a tile now: your only move at version 17 is to pass.") ||
+			!regexp.MustCompile(`Answer "pass" to keep none of the tiles of your hand for the next round, or name up to four to keep, for example "pass keep [a-z ]+"\.`).MatchString(text) {
+			t.Errorf("passing not explained:\n%s", m.Text)
+		}
+		if !strings.Contains(m.HTML, "You cannot place a tile now") {
+			t.Errorf("the HTML part does not explain passing:\n%s", m.HTML)
+		}
+	}
+}

@@ -88,6 +88,24 @@ func passHint(moves []engine.Move) string {
 	return fmt.Sprintf(`Or pass, keeping up to four tiles of your hand for the next round: %q (just "pass" keeps none).`, example)
 }
 
+// onlyPass is what a mail says instead of a list of moves when every
+// legal move is a pass (Summer Pavilion, when no tile of the hand can be
+// placed): an empty list under "Your legal moves" reads as a fault.
+func onlyPass(moves []engine.Move, version int64) (heading, how string) {
+	heading = fmt.Sprintf("You cannot place a tile now: your only move at version %d is to pass.", version)
+	how = `Answer "pass".`
+	example := ""
+	for _, m := range moves {
+		if strings.HasPrefix(m.Notation, "pass keep ") && strings.Count(m.Notation, " ") <= 3 && len(m.Notation) > len(example) {
+			example = m.Notation
+		}
+	}
+	if example != "" {
+		how = fmt.Sprintf(`Answer "pass" to keep none of the tiles of your hand for the next round, or name up to four to keep, for example %q.`, example)
+	}
+	return heading, how
+}
+
 // replyHint fits one line of the text part.
 const replyHint = `Answer with the number, the notation or the JSON of one move.`
 
@@ -120,8 +138,10 @@ func (d *doc) text() string {
 		}
 		b.WriteString(wrap("Scores: "+strings.Join(scores, ", "), textWidth) + "\n\n")
 	}
-	if d.showMoves {
-		numbered, passes := Numbered(d.moves)
+	if numbered, passes := Numbered(d.moves); d.showMoves && passes && len(numbered) == 0 {
+		heading, how := onlyPass(d.moves, d.game.Version)
+		b.WriteString(wrap(heading, textWidth) + "\n" + wrap(how, textWidth) + "\n\n")
+	} else if d.showMoves {
 		b.WriteString(fmt.Sprintf("Your legal moves at version %d:\n", d.game.Version))
 		b.WriteString(moveColumns(numbered))
 		if passes {
@@ -237,8 +257,9 @@ func (d *doc) html() string {
 	if ps := d.scores(); len(ps) > 0 {
 		data["Players"] = ps
 	}
-	if d.showMoves {
-		numbered, passes := Numbered(d.moves)
+	if numbered, passes := Numbered(d.moves); d.showMoves && passes && len(numbered) == 0 {
+		data["OnlyPass"], data["PassHow"] = onlyPass(d.moves, d.game.Version)
+	} else if d.showMoves {
 		ms := make([]htmlMove, len(numbered))
 		for i, m := range numbered {
 			ms[i] = htmlMove{N: i + 1, Notation: m.Notation, JSON: string(m.JSON)}
@@ -287,6 +308,7 @@ var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
 {{end}}</ol>
 {{with .Pass}}<p style="font-family:monospace;font-size:13px">{{.}}</p>
 {{end}}<p>{{.Hint}}</p>
+{{end}}{{with .OnlyPass}}<p>{{.}}<br>{{$.PassHow}}</p>
 {{end}}<p><a href="{{.GameURL}}">Open the game page</a></p>
 {{with .StopURL}}<hr style="border:0;border-top:1px solid #dddddd">
 <p style="font-size:12px;color:#666666">To stop mails about this game, reply “stop” or <a href="{{.}}">click here</a>.</p>
