@@ -168,7 +168,7 @@ func TestMailsParseBack(t *testing.T) {
 				if got := strings.ReplaceAll(p.html, "\r\n", "\n"); got != m.HTML {
 					t.Errorf("HTML part differs after the round trip")
 				}
-				if p.subject != m.Subject || !strings.HasSuffix(p.subject, "(game 3c4d5e6f)") {
+				if p.subject != m.Subject || !strings.HasSuffix(p.subject, " with <script>alert(1)</script>") {
 					t.Errorf("subject %q, want %q", p.subject, m.Subject)
 				}
 				if p.to.Name != "Zoë Ñúñez 漢字" || p.to.Address != "zoe@example.net" {
@@ -315,18 +315,49 @@ func TestMoveMailsShowBoardMovesAndVersion(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
-	s := table(t, "summer-pavilion", 2)
-	g := info(s, "A", "B")
-	r := Recipient{Name: "A", Address: "a@example.net", SeatToken: token}
-	got := Turn(sender, r, g, s.LegalMoves(0), nil, now).Subject
-	// The short id is the random end of the UUIDv7, not its clock start.
-	if want := "Azul: Summer Pavilion (game 3c4d5e6f)"; got != want {
+	mails, _ := everyMail(t, "summer-pavilion")
+	// Each kind says what it wants, and names the game by its name and
+	// the other players, not by an id.
+	want := map[string]string{
+		"turn":       "Your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"turn-free":  "Your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"reminder":   "Reminder: your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"invitation": "Invitation to Azul: Summer Pavilion with <script>alert(1)</script>",
+		"started":    "New game of Azul: Summer Pavilion with <script>alert(1)</script>",
+		"over":       "Game over in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"accepted":   "Move played in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"refused":    "Move refused in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"takeback":   "Take-back asked in Azul: Summer Pavilion with <script>alert(1)</script>",
+	}
+	for kind, m := range mails {
+		if m.Subject != want[kind] {
+			t.Errorf("%s: subject %q, want %q", kind, m.Subject, want[kind])
+		}
+		// The thread is kept by the headers, whatever the subject.
+		if m.InReplyTo != firstMail || len(m.References) != 1 || m.References[0] != firstMail {
+			t.Errorf("%s: not threaded on the first mail: In-Reply-To %q, References %q", kind, m.InReplyTo, m.References)
+		}
+	}
+	s := table(t, "azul-mini", 4)
+	g := info(s, "Ann", "Bob", "Cy", "Dee")
+	r := Recipient{Name: "Bob", Address: "bob@example.net", Seat: 1, SeatToken: token}
+	g.Started = true
+	if got, want := Turn(sender, r, g, s.LegalMoves(1), nil, now).Subject, "Your turn in a new game of Azul Mini with Ann, Cy and Dee"; got != want {
 		t.Errorf("subject %q, want %q", got, want)
 	}
-	// One subject for every mail of the game, so that mail programs
-	// threading by subject keep one conversation.
-	if over := GameOver(sender, r, g, nil, now).Subject; over != got {
-		t.Errorf("game-over subject %q, turn subject %q", over, got)
+}
+
+// Where a mail shows a short game id, it is the id's head, as on the game
+// page and in the terminal client.
+func TestShortIDIsTheHead(t *testing.T) {
+	mails, _ := everyMail(t, "azul-mini")
+	for kind, m := range mails {
+		if !strings.Contains(flat(m.Text), "(game 01935f3c)") || strings.Contains(m.Text, "(game 3c4d5e6f)") {
+			t.Errorf("%s: the short id is not the id's head:\n%s", kind, m.Text)
+		}
+	}
+	if got := shortID(gameID); got != "01935f3c" {
+		t.Errorf("shortID = %q, want the head 01935f3c", got)
 	}
 }
 

@@ -27,10 +27,10 @@ type doc struct {
 	gameURL   string
 	stopURL   string
 	// seat is the reader's (their board is marked), stopped whether they
-	// stopped the game's mails, what the mail is about in a few words.
+	// stopped the game's mails, subject the mail's.
 	seat    int
 	stopped bool
-	what    string
+	subject string
 }
 
 // board is the table the mail shows: names for seats, the reader's board
@@ -243,7 +243,7 @@ func (d *doc) html() string {
 		"GameURL":  d.gameURL,
 		"Version":  d.game.Version,
 		"Hint":     replyHint,
-		"Title":    Title(d.game.Ruleset) + ": " + d.what,
+		"Title":    d.subject,
 	}
 	if !d.stopped {
 		data["StopURL"] = d.stopURL
