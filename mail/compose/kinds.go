@@ -31,7 +31,7 @@ const (
 // version the game began (g.Started) it is also the news of the start, so
 // that no "your turn" ever comes before "the game has started".
 func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time.Time, now time.Time) Mail {
-	d := doc{board: true, moves: moves, showMoves: true}
+	d := doc{board: true, moves: moves, showMoves: true, news: g.News}
 	what := "Your turn in %s"
 	if g.Started {
 		d.intro = append(d.intro, startedLine(g, r))
@@ -55,7 +55,7 @@ func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline t
 			fmt.Sprintf("Your move in %s is still awaited. Your board is the one marked “%s”.", gameName(g), youLabel(g, r.Seat)),
 			"Time runs out " + when(deadline, now) + "; after that the game's time control decides for you.",
 		},
-		board: true, moves: moves, showMoves: true,
+		board: true, moves: moves, showMoves: true, news: g.News,
 	}
 	// Several reminders may be sent at one version.
 	kind := KindReminder + "-" + strconv.FormatInt(now.Unix(), 36)
@@ -99,7 +99,7 @@ func startedLine(g GameInfo, r Recipient) string {
 
 // GameOver gives r the final result: ranks, scores and their breakdown.
 func GameOver(s Sender, r Recipient, g GameInfo, final *engine.Final, now time.Time) Mail {
-	d := doc{intro: []string{fmt.Sprintf("The game of %s is over.", gameName(g))}, board: true}
+	d := doc{intro: []string{fmt.Sprintf("The game of %s is over.", gameName(g))}, board: true, news: g.News}
 	if final != nil {
 		d.intro[0] = fmt.Sprintf("The game of %s is over%s.", gameName(g), reasonText(final.Reason))
 		d.intro = append(d.intro, winnersLine(g, final))

@@ -17,7 +17,9 @@ const textWidth = 72
 // doc is the content of one mail, rendered to text and to HTML from the
 // same data so both parts always say the same.
 type doc struct {
-	greeting  string
+	greeting string
+	// news is what happened since the reader's last move, told first.
+	news      []NewsItem
 	intro     []string
 	game      GameInfo
 	board     bool
@@ -112,6 +114,7 @@ const replyHint = `Answer with the number, the notation or the JSON of one move.
 func (d *doc) text() string {
 	var b strings.Builder
 	b.WriteString(d.greeting + "\n\n")
+	b.WriteString(newsText(newsBlocks(d.game, d.seat, d.news)))
 	for _, p := range d.intro {
 		b.WriteString(wrap(p, textWidth) + "\n\n")
 	}
@@ -238,6 +241,7 @@ type htmlMove struct {
 func (d *doc) html() string {
 	data := map[string]any{
 		"Greeting": d.greeting,
+		"News":     newsBlocks(d.game, d.seat, d.news),
 		"Intro":    d.intro,
 		"Final":    d.final,
 		"GameURL":  d.gameURL,
@@ -294,7 +298,14 @@ var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
 <body style="margin:0;padding:0">
 <div style="max-width:600px;margin:0 auto;padding:12px;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#222222">
 <p>{{.Greeting}}</p>
-{{range .Intro}}<p>{{.}}</p>
+{{range .News}}<p style="margin-bottom:4px">{{.Heading}}</p>
+{{with .Lines}}<ul style="margin-top:0">
+{{range .}}<li>{{.}}</li>
+{{end}}</ul>
+{{end}}{{with .Seats}}<table cellpadding="4" style="border-collapse:collapse;margin-bottom:12px">
+{{range .}}<tr style="vertical-align:top;border-top:1px solid #dddddd"><td><b>{{.Name}}</b></td><td style="white-space:nowrap">{{.Total}}</td><td style="font-size:13px">{{range $i, $it := .Items}}{{if $i}}<br>{{end}}{{$it}}{{end}}</td></tr>
+{{end}}</table>
+{{end}}{{end}}{{range .Intro}}<p>{{.}}</p>
 {{end}}{{with .Board}}<div style="margin:12px 0;overflow-x:auto">
 {{.}}</div>
 {{end}}{{with .Players}}<p>Scores: {{range $i, $p := .}}{{if $i}}, {{end}}{{$p.Name}} {{$p.Score}}{{end}}</p>
