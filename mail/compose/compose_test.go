@@ -492,3 +492,40 @@ func BenchmarkTurnMail(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(moves)), "moves")
 }
+
+// TestGoldenNews keeps the text of a turn mail that tells what happened
+// since the reader's last move, a round's end included, on file.
+func TestGoldenNews(t *testing.T) {
+	s := table(t, "azul-mini", 2)
+	g := info(s, "Ann", "Bob")
+	g.Players[0].Score, g.Players[1].Score = 7, 0
+	g.News = []NewsItem{
+		{Text: "Bob took 3 red from F2: 2 to line 2, 1 to the floor."},
+		{Scoring: &RoundScoring{Round: 1, Seats: []SeatScoring{
+			{Seat: 0, Items: []string{"blue from line 1 to the wall: +1", "yellow from line 3 to the wall: +2", "floor, 1 tile: −1"}, Gained: 2, Score: 7},
+			{Seat: 1, Items: []string{"red from line 2 to the wall: +1", "floor, 3 tiles: −2 (of −4: a score does not go below 0)"}, Gained: -1, Score: 0},
+		}}},
+		{Text: "Round 2 began; Bob starts."},
+		{Text: "Bob took 1 black and the start marker from the centre: 1 to line 4."},
+	}
+	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token, Thread: firstMail}
+	m := Turn(sender, r, g, s.LegalMoves(0), &deadline, now)
+	path := filepath.Join("testdata", "turn-news-azul-mini.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(m.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update once)", err)
+	}
+	if m.Text != string(want) {
+		t.Errorf("turn mail text differs from %s (run go test -update and review the diff)", path)
+	}
+	for _, line := range []string{"Round 1 was scored:", "<b>Ann (you)</b>", "7 points (", "0 points (−1)", "Then:", "<li>Round 2 began; Bob starts.</li>"} {
+		if !strings.Contains(m.HTML, line) {
+			t.Errorf("the HTML part lacks %q", line)
+		}
+	}
+}
