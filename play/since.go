@@ -155,20 +155,21 @@ func (t *teller) name(seat int) string {
 	return "seat " + strconv.Itoa(seat)
 }
 
-// beginRound starts the account of round n at the scores now.
-func (t *teller) beginRound(n int) {
+// nextRound ends the round being played, telling how it was scored, and
+// starts the account of round n (0: the game is over) at the scores now.
+func (t *teller) nextRound(version int64, n int) {
+	t.endRound(version)
 	t.round, t.scored, t.placed = n, nil, nil
-	if t.g.State != nil {
-		t.started = t.g.State.Scores()
-	}
+	t.started = t.g.State.Scores()
 }
 
-// endRound tells how the round was scored, when it ended after the
-// seat's last move. scores are the scores at its end.
-func (t *teller) endRound(version int64, scores []int) {
+// endRound tells how the round being played was scored, when it ended
+// after the seat's last move.
+func (t *teller) endRound(version int64) {
 	if version <= t.after || t.round == 0 {
 		return
 	}
+	scores := t.g.State.Scores()
 	// The round's scoring tells its placements and passes again.
 	for i := len(t.placed) - 1; i >= 0; i-- {
 		t.items = slices.Delete(t.items, t.placed[i], t.placed[i]+1)
@@ -215,15 +216,12 @@ func (t *teller) tellAzul(v int64, e azul.Event) {
 	who := t.name(int(e.Seat))
 	switch e.Kind {
 	case azul.EvFactoriesFilled:
-		if t.round > 0 {
-			t.endRound(v, t.g.State.Scores())
-		}
-		t.beginRound(int(e.Round))
+		t.nextRound(v, int(e.Round))
 		if e.Round > 1 {
 			t.line(v, -1, "Round %d began; %s starts.", e.Round, who)
 		}
 	case azul.EvTilesTaken:
-		took := fmt.Sprintf("%s took %s from %s", who, tilesOf(int(e.Count), e.Color.String()), azulSource(e.Source))
+		took := fmt.Sprintf("%s took %s from %s", who, tilesOf(int(e.Count), e.Color.String()), sourceName(e.Source, e.Source == azul.Center))
 		if e.Marker {
 			took += " and the start marker"
 		}
@@ -256,8 +254,7 @@ func (t *teller) tellAzul(v int64, e azul.Event) {
 		}
 		t.score(int(e.Seat), item)
 	case azul.EvGameEnded:
-		t.endRound(v, t.g.State.Scores())
-		t.round = 0
+		t.nextRound(v, 0)
 	}
 }
 
@@ -265,10 +262,7 @@ func (t *teller) tellPavilion(v int64, e *pavilion.Event) {
 	who := t.name(int(e.Seat))
 	switch e.Kind {
 	case pavilion.EvRoundStarted:
-		if t.round > 0 {
-			t.endRound(v, t.g.State.Scores())
-		}
-		t.beginRound(int(e.Round))
+		t.nextRound(v, int(e.Round))
 		if e.Round > 1 {
 			t.line(v, -1, "Round %d began: %s is wild; %s starts.", e.Round, e.Wild, who)
 		}
@@ -277,7 +271,7 @@ func (t *teller) tellPavilion(v int64, e *pavilion.Event) {
 		if e.WildTaken > 0 {
 			took += fmt.Sprintf(" and %d wild", e.WildTaken)
 		}
-		took += " from " + pavilionSource(e.Source)
+		took += " from " + sourceName(e.Source, e.Source == pavilion.Center)
 		if e.Token {
 			took += " and the start token"
 			item := "took the start token"
@@ -321,8 +315,7 @@ func (t *teller) tellPavilion(v int64, e *pavilion.Event) {
 	case pavilion.EvResigned:
 		t.line(v, int(e.Seat), "%s resigned.", who)
 	case pavilion.EvGameEnded:
-		t.endRound(v, t.g.State.Scores())
-		t.round = 0
+		t.nextRound(v, 0)
 	}
 }
 
@@ -347,15 +340,9 @@ func (t *teller) star(star int) string {
 	return "star " + strconv.Itoa(star)
 }
 
-func azulSource(source int8) string {
-	if source == azul.Center {
-		return "the centre"
-	}
-	return fmt.Sprintf("F%d", source+1)
-}
-
-func pavilionSource(source int8) string {
-	if source == pavilion.Center {
+// sourceName names a factory ("F2", counting from 1) or the centre.
+func sourceName(source int8, centre bool) string {
+	if centre {
 		return "the centre"
 	}
 	return fmt.Sprintf("F%d", source+1)
