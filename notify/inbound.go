@@ -145,7 +145,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	if g.Status == play.StatusFinished {
 		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
 	}
-	if command != "" && !slices.Contains(g.ToAct(), seat) {
+	if command != "" && !slices.Contains(g.ToAct(), seat) && !isResignation(g, command) {
 		// Whatever the reply holds, this seat cannot move now; a number
 		// would otherwise be refused as out of an empty range.
 		return n.refuse(ctx, log, key, g, seat, player, "it is not your turn")
@@ -186,6 +186,23 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	// enqueued with the move (the hook) or from the log (Follow).
 	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
 	return OutcomeApplied, nil
+}
+
+// isResignation tells a reply that resigns ("resign" in notation or
+// JSON): the rules accept a resignation from any seat at any time, as
+// the API does, so it must not be refused as "not your turn".
+func isResignation(g *play.Game, command string) bool {
+	if g.Rules == nil {
+		return false
+	}
+	var cmd engine.Command
+	var err error
+	if strings.HasPrefix(command, "{") {
+		cmd, err = g.Rules.ParseCommand([]byte(command))
+	} else {
+		cmd, err = g.Rules.ParseNotation(command)
+	}
+	return err == nil && cmd.Notation() == "resign"
 }
 
 // isStop tells a stop command: "stop" or "unsubscribe", any case, with a

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"math/rand/v2"
+	"mime"
 	"net/mail"
 	"slices"
 	"strconv"
@@ -148,6 +149,10 @@ func TestWholeGameByEmail(t *testing.T) {
 			strings.Contains(m.text, "Seat 0") || strings.Contains(m.text, "seat 1") {
 			t.Fatalf("version %d: the turn mail does not name the boards:\n%s", cur.Version, m.text)
 		}
+		subject, _ := new(mime.WordDecoder).DecodeHeader(m.header.Get("Subject"))
+		if want := "Your turn in Azul: Summer Pavilion with " + players[1-seat].Name; subject != want && subject != strings.Replace(want, "in", "in a new game of", 1) {
+			t.Fatalf("version %d: turn mail subject %q, want %q", cur.Version, subject, want)
+		}
 		legal := cur.LegalMoves(seat)
 		numbered, passes := compose.Numbered(legal)
 		// Resigning would end the game early: choose among the other moves.
@@ -175,7 +180,10 @@ func TestWholeGameByEmail(t *testing.T) {
 		if answer == "" || moves%4 == 3 {
 			answer = legal[i].Notation
 		}
-		if passes && !strings.Contains(m.text, "Or pass, keeping up to four tiles") {
+		if passes && len(numbered) == 0 && !strings.Contains(m.text, "You cannot place a tile now") {
+			t.Fatalf("version %d: the seat can only pass, and the turn mail does not say so:\n%s", cur.Version, m.text)
+		}
+		if passes && len(numbered) > 0 && !strings.Contains(m.text, "Or pass, keeping up to four tiles") {
 			t.Fatalf("version %d: the turn mail lists passes but does not describe passing:\n%s", cur.Version, m.text)
 		}
 		// Answer as the mail programs players use do.

@@ -143,6 +143,14 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter}
 	info := gameInfo(g)
 	info.Started = a.Started
+	switch a.Mail {
+	case compose.KindTurn, compose.KindReminder, compose.KindGameOver:
+		news, err := n.svc.NewsSince(ctx, g.ID, a.Seat, g.Version)
+		if err != nil {
+			return "", fmt.Errorf("news of game %s for seat %d: %w", g.ID, a.Seat, err)
+		}
+		info.News = newsItems(news)
+	}
 	moves := g.LegalMoves(a.Seat)
 	var m compose.Mail
 	switch a.Mail {
@@ -220,6 +228,22 @@ func gameInfo(g *play.Game) compose.GameInfo {
 		info.Players = append(info.Players, p)
 	}
 	return info
+}
+
+// newsItems is the news as the mail shows it.
+func newsItems(news play.News) []compose.NewsItem {
+	out := make([]compose.NewsItem, 0, len(news.Items))
+	for _, it := range news.Items {
+		item := compose.NewsItem{Text: it.Text}
+		if sc := it.Scoring; sc != nil {
+			item.Scoring = &compose.RoundScoring{Round: sc.Round}
+			for _, s := range sc.Seats {
+				item.Scoring.Seats = append(item.Scoring.Seats, compose.SeatScoring{Seat: s.Seat, Items: s.Items, Gained: s.Gained, Score: s.Score})
+			}
+		}
+		out = append(out, item)
+	}
+	return out
 }
 
 // tokenEncoding writes reply tokens in lower-case base32: safe in the

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,8 +80,13 @@ func TestTakebackByEmail(t *testing.T) {
 	if last.Type != play.EvTakenBack || last.Meta.Channel != "email" {
 		t.Fatalf("last event %s by %q, want %s by email", last.Type, last.Meta.Channel, play.EvTakenBack)
 	}
-	// The mover's turn comes back, and is announced again.
-	e.turnMail(g.ID, first, after.Version)
+	// The mover's turn comes back, and is announced again, with the
+	// take-back told and the undone move not.
+	again := e.turnMail(g.ID, first, after.Version)
+	text := strings.Join(strings.Fields(again.text), " ")
+	if !strings.Contains(text, fmt.Sprintf("A take-back was agreed: the game went back to version %d.", before.Version)) || strings.Contains(text, mover.Name+" took ") {
+		t.Fatalf("the turn mail after the take-back does not tell it, or tells the undone move:\n%s", again.text)
+	}
 }
 
 // viewOf is the engine's part of a game's state JSON.

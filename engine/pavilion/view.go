@@ -56,6 +56,15 @@ func (s *State) View() engine.View {
 	return v
 }
 
+// gameTitle is the game's name for people, as the mails and pages call
+// it; the rule set id ("summer-pavilion") is for machines.
+func gameTitle(r uint8) string {
+	if r == 1 {
+		return "Azul: Summer Pavilion Mini"
+	}
+	return "Azul: Summer Pavilion"
+}
+
 // Text renders the whole table for a monospace font, at most 72 columns
 // per line. Labels match the notation: F1.. factories, C the centre, S0..S6
 // the stars, spaces 1..6.
@@ -65,7 +74,7 @@ func (s *State) Text() string {
 	if s.Monochrome() {
 		side = "monochrome"
 	}
-	fmt.Fprintf(&b, "%s, %d players, %s side\n", rulesetName(s.ruleset), s.players, side)
+	fmt.Fprintf(&b, "%s, %d players, %s side\n", gameTitle(s.ruleset), s.players, side)
 	fmt.Fprintf(&b, "Round %d/%d  wild: %s  phase: %s", s.round, Rounds, s.Wild(), s.phase)
 	switch actor := s.actor(); {
 	case s.phase == PhaseBonus:

@@ -168,7 +168,7 @@ func TestMailsParseBack(t *testing.T) {
 				if got := strings.ReplaceAll(p.html, "\r\n", "\n"); got != m.HTML {
 					t.Errorf("HTML part differs after the round trip")
 				}
-				if p.subject != m.Subject || !strings.HasSuffix(p.subject, "(game 3c4d5e6f)") {
+				if p.subject != m.Subject || !strings.HasSuffix(p.subject, " with <script>alert(1)</script>") {
 					t.Errorf("subject %q, want %q", p.subject, m.Subject)
 				}
 				if p.to.Name != "Zoë Ñúñez 漢字" || p.to.Address != "zoe@example.net" {
@@ -315,18 +315,49 @@ func TestMoveMailsShowBoardMovesAndVersion(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
-	s := table(t, "summer-pavilion", 2)
-	g := info(s, "A", "B")
-	r := Recipient{Name: "A", Address: "a@example.net", SeatToken: token}
-	got := Turn(sender, r, g, s.LegalMoves(0), nil, now).Subject
-	// The short id is the random end of the UUIDv7, not its clock start.
-	if want := "Azul: Summer Pavilion (game 3c4d5e6f)"; got != want {
+	mails, _ := everyMail(t, "summer-pavilion")
+	// Each kind says what it wants, and names the game by its name and
+	// the other players, not by an id.
+	want := map[string]string{
+		"turn":       "Your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"turn-free":  "Your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"reminder":   "Reminder: your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"invitation": "Invitation to Azul: Summer Pavilion with <script>alert(1)</script>",
+		"started":    "New game of Azul: Summer Pavilion with <script>alert(1)</script>",
+		"over":       "Game over in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"accepted":   "Move played in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"refused":    "Move refused in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"takeback":   "Take-back asked in Azul: Summer Pavilion with <script>alert(1)</script>",
+	}
+	for kind, m := range mails {
+		if m.Subject != want[kind] {
+			t.Errorf("%s: subject %q, want %q", kind, m.Subject, want[kind])
+		}
+		// The thread is kept by the headers, whatever the subject.
+		if m.InReplyTo != firstMail || len(m.References) != 1 || m.References[0] != firstMail {
+			t.Errorf("%s: not threaded on the first mail: In-Reply-To %q, References %q", kind, m.InReplyTo, m.References)
+		}
+	}
+	s := table(t, "azul-mini", 4)
+	g := info(s, "Ann", "Bob", "Cy", "Dee")
+	r := Recipient{Name: "Bob", Address: "bob@example.net", Seat: 1, SeatToken: token}
+	g.Started = true
+	if got, want := Turn(sender, r, g, s.LegalMoves(1), nil, now).Subject, "Your turn in a new game of Azul Mini with Ann, Cy and Dee"; got != want {
 		t.Errorf("subject %q, want %q", got, want)
 	}
-	// One subject for every mail of the game, so that mail programs
-	// threading by subject keep one conversation.
-	if over := GameOver(sender, r, g, nil, now).Subject; over != got {
-		t.Errorf("game-over subject %q, turn subject %q", over, got)
+}
+
+// Where a mail shows a short game id, it is the id's head, as on the game
+// page and in the terminal client.
+func TestShortIDIsTheHead(t *testing.T) {
+	mails, _ := everyMail(t, "azul-mini")
+	for kind, m := range mails {
+		if !strings.Contains(flat(m.Text), "(game 01935f3c)") || strings.Contains(m.Text, "(game 3c4d5e6f)") {
+			t.Errorf("%s: the short id is not the id's head:\n%s", kind, m.Text)
+		}
+	}
+	if got := shortID(gameID); got != "01935f3c" {
+		t.Errorf("shortID = %q, want the head 01935f3c", got)
 	}
 }
 
@@ -460,4 +491,41 @@ func BenchmarkTurnMail(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(moves)), "moves")
+}
+
+// TestGoldenNews keeps the text of a turn mail that tells what happened
+// since the reader's last move, a round's end included, on file.
+func TestGoldenNews(t *testing.T) {
+	s := table(t, "azul-mini", 2)
+	g := info(s, "Ann", "Bob")
+	g.Players[0].Score, g.Players[1].Score = 7, 0
+	g.News = []NewsItem{
+		{Text: "Bob took 3 red from F2: 2 to line 2, 1 to the floor."},
+		{Scoring: &RoundScoring{Round: 1, Seats: []SeatScoring{
+			{Seat: 0, Items: []string{"blue from line 1 to the wall: +1", "yellow from line 3 to the wall: +2", "floor, 1 tile: −1"}, Gained: 2, Score: 7},
+			{Seat: 1, Items: []string{"red from line 2 to the wall: +1", "floor, 3 tiles: −2 (of −4: a score does not go below 0)"}, Gained: -1, Score: 0},
+		}}},
+		{Text: "Round 2 began; Bob starts."},
+		{Text: "Bob took 1 black and the start marker from the centre: 1 to line 4."},
+	}
+	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token, Thread: firstMail}
+	m := Turn(sender, r, g, s.LegalMoves(0), &deadline, now)
+	path := filepath.Join("testdata", "turn-news-azul-mini.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(m.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update once)", err)
+	}
+	if m.Text != string(want) {
+		t.Errorf("turn mail text differs from %s (run go test -update and review the diff)", path)
+	}
+	for _, line := range []string{"Round 1 was scored:", "<b>Ann (you)</b>", "7 points (", "0 points (−1)", "Then:", "<li>Round 2 began; Bob starts.</li>"} {
+		if !strings.Contains(m.HTML, line) {
+			t.Errorf("the HTML part lacks %q", line)
+		}
+	}
 }

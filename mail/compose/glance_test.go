@@ -108,7 +108,7 @@ func TestSeatedInAStartedGame(t *testing.T) {
 				t.Errorf("%s mail says %q:\n%s", name, bad, m.Text)
 			}
 		}
-		if !strings.Contains(text, "Ann has given you a seat in a game of Azul Mini (game 3c4d5e6f), and the game has started.") {
+		if !strings.Contains(text, "Ann has given you a seat in a game of Azul Mini (game 01935f3c), and the game has started.") {
 			t.Errorf("%s mail does not tell of the start:\n%s", name, m.Text)
 		}
 	}
@@ -228,5 +228,54 @@ func TestThreadRootIsAMailSent(t *testing.T) {
 	next := Turn(sender, r, g, s.LegalMoves(0), nil, now)
 	if next.InReplyTo != first.MessageID || len(next.References) != 1 || next.References[0] != first.MessageID {
 		t.Errorf("the next mail refers to %q %v, want %q", next.InReplyTo, next.References, first.MessageID)
+	}
+}
+
+// The table's heading names the game as the subject does, not by its
+// rule set id.
+func TestBoardHeadingNamesTheGame(t *testing.T) {
+	for ruleset, want := range map[string]string{
+		"azul-mini":            "\nAzul Mini, 2 players",
+		"summer-pavilion":      "\nAzul: Summer Pavilion, 2 players",
+		"summer-pavilion-mini": "\nAzul: Summer Pavilion Mini, 2 players",
+	} {
+		s := table(t, ruleset, 2)
+		g := info(s, "Ann", "Bob")
+		r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token}
+		m := Turn(sender, r, g, s.LegalMoves(0), nil, now)
+		if !strings.Contains(m.Text, want) || strings.Contains(m.Text, ruleset+",") {
+			t.Errorf("%s: the table's heading is not %q:\n%s", ruleset, want, m.Text)
+		}
+	}
+}
+
+// A Summer Pavilion seat that cannot place a tile is told so and how to
+// pass, not shown an empty list of moves.
+func TestPavilionOnlyPass(t *testing.T) {
+	s := play(t, "summer-pavilion", func(s engine.State) bool {
+		moves := s.LegalMoves(s.ToAct()[0])
+		n := 0
+		for _, m := range moves {
+			if isPass(m) {
+				n++
+			}
+		}
+		return n > 1 && n == len(moves)
+	})
+	seat := s.ToAct()[0]
+	g := info(s, "Ann", "Bob")
+	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: seat, SeatToken: token}
+	for _, m := range []Mail{Turn(sender, r, g, s.LegalMoves(seat), nil, now), Reminder(sender, r, g, s.LegalMoves(seat), deadline, now)} {
+		text := flat(m.Text)
+		if strings.Contains(text, "Your legal moves") || strings.Contains(m.HTML, "Your legal moves") {
+			t.Errorf("an empty list of moves is announced:\n%s", m.Text)
+		}
+		if !strings.Contains(text, "You cannot place a tile now: your only move at version 17 is to pass.") ||
+			!regexp.MustCompile(`Answer "pass" to keep none of the tiles of your hand for the next round, or name up to four to keep, for example "pass keep [a-z ]+"\.`).MatchString(text) {
+			t.Errorf("passing not explained:\n%s", m.Text)
+		}
+		if !strings.Contains(m.HTML, "You cannot place a tile now") {
+			t.Errorf("the HTML part does not explain passing:\n%s", m.HTML)
+		}
 	}
 }

@@ -31,11 +31,11 @@ const (
 // version the game began (g.Started) it is also the news of the start, so
 // that no "your turn" ever comes before "the game has started".
 func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time.Time, now time.Time) Mail {
-	d := doc{board: true, moves: moves, showMoves: true}
-	what := "your turn"
+	d := doc{board: true, moves: moves, showMoves: true, news: g.News}
+	what := "Your turn in %s"
 	if g.Started {
 		d.intro = append(d.intro, startedLine(g, r))
-		what = "the game has started, your turn"
+		what = "Your turn in a new game of %s"
 	}
 	if g.Started {
 		d.intro = append(d.intro, fmt.Sprintf("It is your turn. Your board is the one marked “%s”.", youLabel(g, r.Seat)))
@@ -55,11 +55,11 @@ func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline t
 			fmt.Sprintf("Your move in %s is still awaited. Your board is the one marked “%s”.", gameName(g), youLabel(g, r.Seat)),
 			"Time runs out " + when(deadline, now) + "; after that the game's time control decides for you.",
 		},
-		board: true, moves: moves, showMoves: true,
+		board: true, moves: moves, showMoves: true, news: g.News,
 	}
 	// Several reminders may be sent at one version.
 	kind := KindReminder + "-" + strconv.FormatInt(now.Unix(), 36)
-	return build(s, r, g, kind, "reminder: your turn", d, now)
+	return build(s, r, g, kind, "Reminder: your turn in %s", d, now)
 }
 
 // Invitation tells r that inviter gave them a seat in a game that still
@@ -69,7 +69,7 @@ func Invitation(s Sender, r Recipient, g GameInfo, inviter string, now time.Time
 		fmt.Sprintf("%s has given you a seat in a game of %s.", cleanName(inviter, "Someone"), gameName(g)),
 		"The game starts when its other seats are taken; you will get a mail then, and one whenever it is your turn. You play by answering them.",
 	}}
-	return build(s, r, g, KindInvitation, "invitation", d, now)
+	return build(s, r, g, KindInvitation, "Invitation to %s", d, now)
 }
 
 // Started tells r the game has begun, with the first table.
@@ -78,7 +78,7 @@ func Started(s Sender, r Recipient, g GameInfo, now time.Time) Mail {
 		startedLine(g, r) + fmt.Sprintf(" Your board is the one marked “%s”.", youLabel(g, r.Seat)),
 		toActLine(g, r),
 	}, board: true}
-	return build(s, r, g, KindStarted, "the game has started", d, now)
+	return build(s, r, g, KindStarted, "New game of %s", d, now)
 }
 
 // sentence ends s with a full stop unless it ends with punctuation.
@@ -99,13 +99,13 @@ func startedLine(g GameInfo, r Recipient) string {
 
 // GameOver gives r the final result: ranks, scores and their breakdown.
 func GameOver(s Sender, r Recipient, g GameInfo, final *engine.Final, now time.Time) Mail {
-	d := doc{intro: []string{fmt.Sprintf("The game of %s is over.", gameName(g))}, board: true}
+	d := doc{intro: []string{fmt.Sprintf("The game of %s is over.", gameName(g))}, board: true, news: g.News}
 	if final != nil {
 		d.intro[0] = fmt.Sprintf("The game of %s is over%s.", gameName(g), reasonText(final.Reason))
 		d.intro = append(d.intro, winnersLine(g, final))
 		d.final = finalRows(g, final)
 	}
-	return build(s, r, g, KindGameOver, "game over", d, now)
+	return build(s, r, g, KindGameOver, "Game over in %s", d, now)
 }
 
 // Accepted confirms that the move r sent by email (notation) was played;
@@ -115,7 +115,7 @@ func Accepted(s Sender, r Recipient, g GameInfo, notation string, now time.Time)
 		fmt.Sprintf("Your move %q was played in %s.", oneLine(notation, 60), gameName(g)),
 		toActLine(g, r),
 	}, board: true}
-	return build(s, r, g, KindAccepted, "move played", d, now)
+	return build(s, r, g, KindAccepted, "Move played in %s", d, now)
 }
 
 // TimedOut tells r that their time ran out and what the game's time
@@ -130,7 +130,7 @@ func TimedOut(s Sender, r Recipient, g GameInfo, notation string, now time.Time)
 		fmt.Sprintf("Your time ran out in %s: %s", gameName(g), played),
 		toActLine(g, r),
 	}, board: true}
-	return build(s, r, g, KindTimedOut, "time ran out", d, now)
+	return build(s, r, g, KindTimedOut, "Time ran out in %s", d, now)
 }
 
 // Refused tells r why the move they sent was not played (reason names the
@@ -150,7 +150,7 @@ func Refused(s Sender, r Recipient, g GameInfo, reason string, moves []engine.Mo
 	}
 	// Several refusals may be sent at one version.
 	kind := KindRefused + "-" + strconv.FormatInt(now.UnixNano(), 36)
-	return build(s, r, g, kind, "move refused", d, now)
+	return build(s, r, g, kind, "Move refused in %s", d, now)
 }
 
 // TakebackRequested asks r to consent to a take-back: requester wants to
@@ -166,11 +166,12 @@ func TakebackRequested(s Sender, r Recipient, g GameInfo, requester string, move
 		fmt.Sprintf("%s asks to take back %s in %s: the game would go back to version %d.", cleanName(requester, "A player"), what, gameName(g), to),
 		"Answer accept or decline on the first line of your reply, or answer on the game page. A move by anyone lets the request lapse.",
 	}, board: true}
-	return build(s, r, g, KindTakeback, "take-back requested", d, now)
+	return build(s, r, g, KindTakeback, "Take-back asked in %s", d, now)
 }
 
-// build fills the parts every mail shares.
-func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time.Time) Mail {
+// build fills the parts every mail shares; subject says what the mail
+// wants, with a %s for the game (see Subject).
+func build(s Sender, r Recipient, g GameInfo, kind, subject string, d doc, now time.Time) Mail {
 	token := cleanToken(r.SeatToken)
 	domain := strings.ToLower(s.Domain)
 	base := strings.TrimRight(s.BaseURL, "/")
@@ -182,11 +183,11 @@ func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time
 	m := Mail{
 		From:      s.From,
 		To:        mail.Address{Name: cleanName(r.Name, ""), Address: r.Address},
-		Subject:   Subject(g),
+		Subject:   Subject(subject, g, r.Seat),
 		MessageID: MessageID(s, g.ID, g.Version, r.Seat, kind),
 		Date:      now,
 	}
-	d.what = what
+	d.subject = m.Subject
 	if root := strings.TrimSpace(r.Thread); root != "" && !strings.ContainsAny(root, "\r\n") && root != m.MessageID {
 		m.InReplyTo = root
 		m.References = []string{root}
@@ -203,11 +204,37 @@ func build(s Sender, r Recipient, g GameInfo, kind, what string, d doc, now time
 	return m
 }
 
-// Subject is the subject of every mail of a game: one per game, so that
-// mail programs that thread by subject (Gmail) keep the game in one
-// conversation. What a mail is about is its first line.
-func Subject(g GameInfo) string {
-	return fmt.Sprintf("%s (game %s)", Title(g.Ruleset), shortID(g.ID))
+// Subject says what a mail wants of its reader and in which game:
+// format has one %s, which becomes the game with the other players'
+// names ("Your turn in %s": "Your turn in Azul Mini with Ana"). Each kind
+// of mail has its own, so that an inbox tells a turn from news; the
+// threading headers (In-Reply-To, References), not the subject, keep the
+// mails of a game one conversation.
+func Subject(format string, g GameInfo, reader int) string {
+	game := Title(g.Ruleset)
+	var others []string
+	for _, p := range g.Players {
+		if p.Seat != reader && strings.TrimSpace(p.Name) != "" {
+			others = append(others, cleanName(p.Name, ""))
+		}
+	}
+	with := andList(others)
+	// Long names would push what the mail wants out of sight.
+	if utf8.RuneCountInString(with) > 40 && len(others) > 1 {
+		with = fmt.Sprintf("%s and %d others", others[0], len(others)-1)
+	}
+	if with != "" {
+		game += " with " + with
+	}
+	return fmt.Sprintf(format, game)
+}
+
+// andList is "Ana", "Ana and Ben", "Ana, Ben and Cy".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Title is a rule set's name for people ("Azul: Summer Pavilion").
@@ -228,8 +255,8 @@ func gameName(g GameInfo) string {
 	return Title(g.Ruleset) + " (game " + shortID(g.ID) + ")"
 }
 
-// shortID is the last 8 letters or digits of a game id: the random end of
-// a UUIDv7 (its start is a timestamp shared by games made the same minute).
+// shortID is the first 8 letters or digits of a game id, the head the
+// game page and the terminal client show (and accept for the game).
 func shortID(id string) string {
 	var keep []rune
 	for _, r := range id {
@@ -238,7 +265,7 @@ func shortID(id string) string {
 		}
 	}
 	if len(keep) > 8 {
-		keep = keep[len(keep)-8:]
+		keep = keep[:8]
 	}
 	if len(keep) == 0 {
 		return "?"

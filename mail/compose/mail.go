@@ -79,6 +79,9 @@ type GameInfo struct {
 	// Started marks the version at which the game began: a turn mail at
 	// it says so (it is the seat's first mail of the game).
 	Started bool
+	// News is what happened since the reader's last move; the turn,
+	// reminder and game-over mails tell it first.
+	News []NewsItem
 }
 
 // Mail is one rendered message. Bytes writes it out.

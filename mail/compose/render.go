@@ -17,7 +17,9 @@ const textWidth = 72
 // doc is the content of one mail, rendered to text and to HTML from the
 // same data so both parts always say the same.
 type doc struct {
-	greeting  string
+	greeting string
+	// news is what happened since the reader's last move, told first.
+	news      []NewsItem
 	intro     []string
 	game      GameInfo
 	board     bool
@@ -27,10 +29,10 @@ type doc struct {
 	gameURL   string
 	stopURL   string
 	// seat is the reader's (their board is marked), stopped whether they
-	// stopped the game's mails, what the mail is about in a few words.
+	// stopped the game's mails, subject the mail's.
 	seat    int
 	stopped bool
-	what    string
+	subject string
 }
 
 // board is the table the mail shows: names for seats, the reader's board
@@ -88,12 +90,31 @@ func passHint(moves []engine.Move) string {
 	return fmt.Sprintf(`Or pass, keeping up to four tiles of your hand for the next round: %q (just "pass" keeps none).`, example)
 }
 
+// onlyPass is what a mail says instead of a list of moves when every
+// legal move is a pass (Summer Pavilion, when no tile of the hand can be
+// placed): an empty list under "Your legal moves" reads as a fault.
+func onlyPass(moves []engine.Move, version int64) (heading, how string) {
+	heading = fmt.Sprintf("You cannot place a tile now: your only move at version %d is to pass.", version)
+	how = `Answer "pass".`
+	example := ""
+	for _, m := range moves {
+		if strings.HasPrefix(m.Notation, "pass keep ") && strings.Count(m.Notation, " ") <= 3 && len(m.Notation) > len(example) {
+			example = m.Notation
+		}
+	}
+	if example != "" {
+		how = fmt.Sprintf(`Answer "pass" to keep none of the tiles of your hand for the next round, or name up to four to keep, for example %q.`, example)
+	}
+	return heading, how
+}
+
 // replyHint fits one line of the text part.
 const replyHint = `Answer with the number, the notation or the JSON of one move.`
 
 func (d *doc) text() string {
 	var b strings.Builder
 	b.WriteString(d.greeting + "\n\n")
+	b.WriteString(newsText(newsBlocks(d.game, d.seat, d.news)))
 	for _, p := range d.intro {
 		b.WriteString(wrap(p, textWidth) + "\n\n")
 	}
@@ -120,8 +141,10 @@ func (d *doc) text() string {
 		}
 		b.WriteString(wrap("Scores: "+strings.Join(scores, ", "), textWidth) + "\n\n")
 	}
-	if d.showMoves {
-		numbered, passes := Numbered(d.moves)
+	if numbered, passes := Numbered(d.moves); d.showMoves && passes && len(numbered) == 0 {
+		heading, how := onlyPass(d.moves, d.game.Version)
+		b.WriteString(wrap(heading, textWidth) + "\n" + wrap(how, textWidth) + "\n\n")
+	} else if d.showMoves {
 		b.WriteString(fmt.Sprintf("Your legal moves at version %d:\n", d.game.Version))
 		b.WriteString(moveColumns(numbered))
 		if passes {
@@ -218,12 +241,13 @@ type htmlMove struct {
 func (d *doc) html() string {
 	data := map[string]any{
 		"Greeting": d.greeting,
+		"News":     newsBlocks(d.game, d.seat, d.news),
 		"Intro":    d.intro,
 		"Final":    d.final,
 		"GameURL":  d.gameURL,
 		"Version":  d.game.Version,
 		"Hint":     replyHint,
-		"Title":    Title(d.game.Ruleset) + ": " + d.what,
+		"Title":    d.subject,
 	}
 	if !d.stopped {
 		data["StopURL"] = d.stopURL
@@ -237,8 +261,9 @@ func (d *doc) html() string {
 	if ps := d.scores(); len(ps) > 0 {
 		data["Players"] = ps
 	}
-	if d.showMoves {
-		numbered, passes := Numbered(d.moves)
+	if numbered, passes := Numbered(d.moves); d.showMoves && passes && len(numbered) == 0 {
+		data["OnlyPass"], data["PassHow"] = onlyPass(d.moves, d.game.Version)
+	} else if d.showMoves {
 		ms := make([]htmlMove, len(numbered))
 		for i, m := range numbered {
 			ms[i] = htmlMove{N: i + 1, Notation: m.Notation, JSON: string(m.JSON)}
@@ -273,7 +298,14 @@ var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
 <body style="margin:0;padding:0">
 <div style="max-width:600px;margin:0 auto;padding:12px;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#222222">
 <p>{{.Greeting}}</p>
-{{range .Intro}}<p>{{.}}</p>
+{{range .News}}<p style="margin-bottom:4px">{{.Heading}}</p>
+{{with .Lines}}<ul style="margin-top:0">
+{{range .}}<li>{{.}}</li>
+{{end}}</ul>
+{{end}}{{with .Seats}}<table cellpadding="4" style="border-collapse:collapse;margin-bottom:12px">
+{{range .}}<tr style="vertical-align:top;border-top:1px solid #dddddd"><td><b>{{.Name}}</b></td><td style="white-space:nowrap">{{.Total}}</td><td style="font-size:13px">{{range $i, $it := .Items}}{{if $i}}<br>{{end}}{{$it}}{{end}}</td></tr>
+{{end}}</table>
+{{end}}{{end}}{{range .Intro}}<p>{{.}}</p>
 {{end}}{{with .Board}}<div style="margin:12px 0;overflow-x:auto">
 {{.}}</div>
 {{end}}{{with .Players}}<p>Scores: {{range $i, $p := .}}{{if $i}}, {{end}}{{$p.Name}} {{$p.Score}}{{end}}</p>
@@ -287,6 +319,7 @@ var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
 {{end}}</ol>
 {{with .Pass}}<p style="font-family:monospace;font-size:13px">{{.}}</p>
 {{end}}<p>{{.Hint}}</p>
+{{end}}{{with .OnlyPass}}<p>{{.}}<br>{{$.PassHow}}</p>
 {{end}}<p><a href="{{.GameURL}}">Open the game page</a></p>
 {{with .StopURL}}<hr style="border:0;border-top:1px solid #dddddd">
 <p style="font-size:12px;color:#666666">To stop mails about this game, reply “stop” or <a href="{{.}}">click here</a>.</p>
