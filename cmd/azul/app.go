@@ -221,6 +221,19 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// terminalWidth is the width of the terminal w is, 0 when it is none.
+func terminalWidth(w any) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
+}
+
 // printJSON writes a body as it came from the API, ending in a newline.
 func (a *app) printJSON(body []byte) error {
 	body = []byte(strings.TrimRight(string(body), "\n"))

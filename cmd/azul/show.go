@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -158,22 +159,12 @@ func (a *app) movesCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(res.Body)
-			}
-			lm := res.JSON200
-			if len(lm.Moves) == 0 {
-				fmt.Fprintf(a.out, "No move to make now (version %d; to act: %s).\n", lm.Version, joinIntsOr(lm.ToAct, "nobody"))
-				return nil
-			}
-			multi := len(lm.Seats) > 1
-			for i, m := range lm.Moves {
-				if multi {
-					fmt.Fprintf(a.out, "%4d. seat %d: %s\n", i+1, m.Seat, m.Notation)
-				} else {
-					fmt.Fprintf(a.out, "%4d. %s\n", i+1, m.Notation)
+				if err := a.printJSON(res.Body); err != nil {
+					return err
 				}
+				return a.rememberList(id, res.JSON200)
 			}
-			return nil
+			return a.printMoveList(id, res.JSON200)
 		}),
 	}
 	cmd.Flags().IntVar(&seat, "seat", 0, "list this seat's moves (anyone may)")
@@ -232,29 +223,12 @@ func (a *app) postMove(ctx context.Context, id uuid.UUID, seat *int, move string
 	if move == "" {
 		return nil, usagef("move: no move given")
 	}
-	if n, err := strconv.Atoi(move); err == nil {
-		// A number picks one of the legal moves; If-Match makes sure it
-		// is still the move the number meant.
-		lm, err := a.legalMoves(ctx, id, seat)
-		if err != nil {
-			return nil, err
-		}
-		moves := lm.JSON200.Moves
-		if n < 1 || n > len(moves) {
-			if len(moves) == 0 {
-				return nil, &exitError{code: exitRefused, err: fmt.Errorf("you have no move to make now (to act: %s)", joinIntsOr(lm.JSON200.ToAct, "nobody"))}
-			}
-			return nil, usagef("move %d: choose a number from 1 to %d ('azul moves %s' lists them)", n, len(moves), id)
-		}
-		m := moves[n-1]
-		body, err := json.Marshal(map[string]any{"move": m.Move, "seat": m.Seat})
-		if err != nil {
-			return nil, fmt.Errorf("encode the move: %w", err)
-		}
-		ifMatch := strconv.Itoa(lm.JSON200.Version)
-		params.IfMatch = &ifMatch
-		res, err := a.api.MoveWithBodyWithResponse(ctx, id, params, "application/json", strings.NewReader(string(body)))
-		return res, a.result(res, err, http.StatusCreated)
+	n, bound, isNumber, err := moveNumber(move)
+	if err != nil {
+		return nil, err
+	}
+	if isNumber {
+		return a.postNumbered(ctx, id, seat, n, bound)
 	}
 	if strings.HasPrefix(move, "{") {
 		if !json.Valid([]byte(move)) {
@@ -265,4 +239,65 @@ func (a *app) postMove(ctx context.Context, id uuid.UUID, seat *int, move string
 	}
 	res, err := a.api.MoveWithTextBodyWithResponse(ctx, id, params, move)
 	return res, a.result(res, err, http.StatusCreated)
+}
+
+// postNumbered plays move n of the list of legal moves the number came
+// from: the last list printed for the game, or the one of version bound.
+// A number from a list the game has since left is refused (exit 3) and
+// the list of now is printed instead, as a reply by mail to an old turn
+// mail is.
+func (a *app) postNumbered(ctx context.Context, id uuid.UUID, seat *int, n, bound int) (*apiclient.MoveResponse, error) {
+	lm, err := a.legalMoves(ctx, id, seat)
+	if err != nil {
+		return nil, err
+	}
+	moves := lm.JSON200.Moves
+	if len(moves) == 0 {
+		return nil, &exitError{code: exitRefused, err: fmt.Errorf("you have no move to make now (to act: %s)", joinIntsOr(lm.JSON200.ToAct, "nobody"))}
+	}
+	if why := staleNumber(n, bound, a.lastList(id), lm.JSON200); why != "" {
+		return nil, a.refuseWithList(id, lm, why)
+	}
+	if n < 1 || n > len(moves) {
+		return nil, usagef("move %d: choose a number from 1 to %d ('azul moves %s' lists them)", n, len(moves), id)
+	}
+	m := moves[n-1]
+	body, err := json.Marshal(map[string]any{"move": m.Move, "seat": m.Seat})
+	if err != nil {
+		return nil, fmt.Errorf("encode the move: %w", err)
+	}
+	// If-Match: a move that lands between the list and this one is not
+	// overtaken silently.
+	ifMatch := strconv.Itoa(lm.JSON200.Version)
+	params := &apiclient.MoveParams{Seat: seat, IfMatch: &ifMatch}
+	res, err := a.api.MoveWithBodyWithResponse(ctx, id, params, "application/json", strings.NewReader(string(body)))
+	if err := a.result(res, err, http.StatusCreated); err != nil {
+		var pe *problemError
+		if !errors.As(err, &pe) || !strings.HasSuffix(string(pe.p.Type), "/version-conflict") {
+			return nil, err
+		}
+		now, lerr := a.legalMoves(ctx, id, seat)
+		if lerr != nil {
+			return nil, err
+		}
+		return nil, a.refuseWithList(id, now, fmt.Sprintf("the game moved on while move %d was on its way (version %d, now %d)", n, lm.JSON200.Version, now.JSON200.Version))
+	}
+	return res, nil
+}
+
+// refuseWithList prints the moves of now, remembered, and returns the
+// refusal (exit 3).
+func (a *app) refuseWithList(id uuid.UUID, lm *apiclient.LegalMovesResponse, why string) error {
+	var err error
+	if a.jsonOut {
+		if err = a.printJSON(lm.Body); err == nil {
+			err = a.rememberList(id, lm.JSON200)
+		}
+	} else {
+		err = a.printMoveList(id, lm.JSON200)
+	}
+	if err != nil {
+		return err
+	}
+	return &exitError{code: exitRefused, err: fmt.Errorf("%s: the moves of now are listed above; play one with 'azul move %s N'", why, id)}
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestMoveNumberBoundToList: a move number means the move it had in the
+// list the player saw. Once the game has moved on, the number is refused
+// with exit 3 and the list of now, which the number then counts in;
+// N@VERSION binds a number without a list; notation is not bound.
+func TestMoveNumberBoundToList(t *testing.T) {
+	srv := newServer(t)
+	ana, bob, id := newTwoPlayerGame(t, srv.URL)
+	var first legal
+	ana.mustJSON(&first, "moves", id) // version 4
+	ana.must("move", id, first.Moves[0].Notation)
+	bob.play(id, 1) // version 6
+
+	// Ana's list is of version 4: her 3 is refused, not played.
+	o := ana.run("move", id, "3")
+	if o.code != exitRefused {
+		t.Fatalf("a number from an old list: exit %d, want %d\n%s%s", o.code, exitRefused, o.out, o.errOut)
+	}
+	for _, want := range []string{"moved on since the list you saw (version 4, now 6)", "move 3 no longer means what it did"} {
+		if !strings.Contains(o.errOut, want) {
+			t.Errorf("the refusal lacks %q: %q", want, o.errOut)
+		}
+	}
+	var now legal
+	ana.mustJSON(&now, "moves", id)
+	if now.Version != 6 || !strings.Contains(o.out, "Your moves at version 6") || !strings.Contains(o.out, "   3. "+now.Moves[2].Notation) {
+		t.Errorf("the refusal does not list the moves of version 6:\n%s", o.out)
+	}
+	var g state
+	ana.mustJSON(&g, "show", id)
+	if g.Version != 6 {
+		t.Fatalf("the refused number changed the game: version %d", g.Version)
+	}
+	// The refusal's list is the one the number now counts in.
+	if out := ana.must("move", id, "3"); !strings.Contains(out, "played "+now.Moves[2].Notation) {
+		t.Errorf("move 3 of the list of version 6 printed %q, want %q", out, now.Moves[2].Notation)
+	}
+
+	// Never listed: a number is refused, and the list printed.
+	carl := newUser(t, srv.URL)
+	carl.env["AZUL_TOKEN"] = tokenOf(t, bob)
+	if msg := carl.wantCode(exitRefused, "move", id, "1"); !strings.Contains(msg, "none was printed for this game yet") {
+		t.Errorf("a number never listed: %q", msg)
+	}
+
+	// N@VERSION: bound by the caller, whatever was listed.
+	var mine legal
+	bob.mustJSON(&mine, "moves", id)
+	if msg := bob.wantCode(exitRefused, "move", id, fmt.Sprintf("2@%d", mine.Version-1)); !strings.Contains(msg, "moved on since version 6") {
+		t.Errorf("an old N@VERSION: %q", msg)
+	}
+	if out := bob.must("move", id, fmt.Sprintf("2@%d", mine.Version)); !strings.Contains(out, "played "+mine.Moves[1].Notation) {
+		t.Errorf("2@%d printed %q, want %q", mine.Version, out, mine.Moves[1].Notation)
+	}
+	// Notation needs no list.
+	ana.mustJSON(&now, "moves", id)
+	bob.must("moves", id)
+	if out := ana.must("move", id, now.Moves[0].Notation); !strings.Contains(out, "played "+now.Moves[0].Notation) {
+		t.Errorf("a move in notation printed %q", out)
+	}
+}
+
+// tokenOf is the token a user's configuration keeps.
+func tokenOf(t *testing.T, u *user) string {
+	t.Helper()
+	cfg, err := loadConfig(u.configFile())
+	if err != nil || cfg.Token == "" {
+		t.Fatalf("no token in %s: %v", u.configFile(), err)
+	}
+	return cfg.Token
+}
