@@ -147,7 +147,7 @@ func (a *app) printMoveList(id uuid.UUID, lm *apiclient.LegalMoves) error {
 			cells[i] = fmt.Sprintf("%4d. %s", i+1, m.Notation)
 		}
 	}
-	fmt.Fprintf(a.out, "Your moves at version %d (play one with: azul move %s N):\n", lm.Version, id)
+	fmt.Fprintf(a.out, "Your moves at version %d (play one with: azul move GAME N):\n", lm.Version)
 	fmt.Fprint(a.out, columns(cells, a.width()))
 	return a.rememberList(id, lm)
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,4 +77,44 @@ func tokenOf(t *testing.T, u *user) string {
 		t.Fatalf("no token in %s: %v", u.configFile(), err)
 	}
 	return cfg.Token
+}
+
+// TestMovesInColumns: the legal moves are numbered down columns that
+// fit the terminal (80 wide when the output is no terminal), every
+// number once.
+func TestMovesInColumns(t *testing.T) {
+	srv := newServer(t)
+	ana, _, id := newTwoPlayerGame(t, srv.URL)
+	var lm legal
+	ana.mustJSON(&lm, "moves", id)
+	if len(lm.Moves) < 40 {
+		t.Fatalf("only %d legal moves at the start", len(lm.Moves))
+	}
+	check := func(screen string, width int) {
+		t.Helper()
+		lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+		if len(lines) > len(lm.Moves)/3+2 {
+			t.Errorf("%d moves take %d lines at width %d:\n%s", len(lm.Moves), len(lines), width, screen)
+		}
+		for _, l := range lines {
+			if len([]rune(l)) > width {
+				t.Errorf("a line is wider than %d: %q", width, l)
+			}
+		}
+		cells := map[string]int{}
+		for _, l := range lines {
+			for _, c := range regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(l), -1) {
+				cells[c]++
+			}
+		}
+		for i, m := range lm.Moves {
+			if c := fmt.Sprintf("%d. %s", i+1, m.Notation); cells[c] != 1 {
+				t.Errorf("%q is listed %d times at width %d:\n%s", c, cells[c], width, screen)
+			}
+		}
+	}
+	check(ana.must("moves", id), 80)
+	term := newTerminal(t) // 100 columns
+	wantExit(t, term.run(context.Background(), ana, "moves", id), exitOK)
+	check(term.waitFor(fmt.Sprintf("%d. %s", len(lm.Moves), lm.Moves[len(lm.Moves)-1].Notation)), 100)
 }
