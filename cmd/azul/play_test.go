@@ -118,3 +118,29 @@ func TestMovesInColumns(t *testing.T) {
 	wantExit(t, term.run(context.Background(), ana, "moves", id), exitOK)
 	check(term.waitFor(fmt.Sprintf("%d. %s", len(lm.Moves), lm.Moves[len(lm.Moves)-1].Notation)), 100)
 }
+
+// TestBoardSeatNames: the tables of show and watch name the players, as
+// the mails and the web page do, the reader's own seat marked "(you)".
+func TestBoardSeatNames(t *testing.T) {
+	srv := newServer(t)
+	ana, bob, id := newTwoPlayerGame(t, srv.URL)
+	show := ana.must("show", id)
+	for _, want := range []string{"Ana (you) to take tiles.", "Ana (you): 0 points", "Bob: 0 points"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("show lacks %q:\n%s", want, show)
+		}
+	}
+	if strings.Contains(show, "Seat ") {
+		t.Errorf("show names seats by number:\n%s", show)
+	}
+	term := newTerminal(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	code := term.run(ctx, bob, "watch", id)
+	s := term.waitFor("Watching for moves", "Ana to take tiles.", "Ana: 0 points", "Bob (you): 0 points")
+	if strings.Contains(s, "Seat ") {
+		t.Errorf("watch names seats by number:\n%s", s)
+	}
+	stop()
+	wantExit(t, code, exitOK)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,9 +98,39 @@ func (t *table) render(colour bool) string {
 	if t.text == "" {
 		b.WriteString("The game has not started: seats are still free.\n")
 	} else {
-		b.WriteString(colourize(t.text, colour))
+		b.WriteString(colourize(withSeatNames(t.text, s.Seats, s.YourSeats), colour))
 	}
 	return b.String()
+}
+
+// seatWord finds the seats the engine's table names ("Seat 0", "seat 1").
+var seatWord = regexp.MustCompile(`\b[Ss]eat (\d+)\b`)
+
+// withSeatNames is the engine's table with the players' names in place
+// of seat numbers (a bot's kind: "random bot"), the reader's own seats
+// marked "(you)", as the mails and the web page show it; a free seat
+// keeps its number.
+func withSeatNames(text string, seats []apiclient.Seat, yours []int) string {
+	return seatWord.ReplaceAllStringFunc(text, func(m string) string {
+		n, err := strconv.Atoi(m[len("seat "):])
+		if err != nil {
+			return m
+		}
+		for _, s := range seats {
+			name := deref(s.Name)
+			if name == "" && s.Bot != nil {
+				name = *s.Bot + " bot"
+			}
+			switch {
+			case s.Seat != n || name == "":
+				continue
+			case slices.Contains(yours, n):
+				return name + " (you)"
+			}
+			return name
+		}
+		return m
+	})
 }
 
 func (a *app) showCommand() *cobra.Command {
