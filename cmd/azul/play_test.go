@@ -144,3 +144,73 @@ func TestBoardSeatNames(t *testing.T) {
 	stop()
 	wantExit(t, code, exitOK)
 }
+
+// playToRoundEnd plays move 1 for whoever is to act until a move ends
+// the first round; it returns what that move printed and the versions
+// before and after it.
+func playToRoundEnd(t *testing.T, players []*user, id string) (out string, before, after int) {
+	t.Helper()
+	for range 100 {
+		var g state
+		players[0].mustJSON(&g, "show", id)
+		out = players[g.ToAct[0]].play(id, 1)
+		var now state
+		players[0].mustJSON(&now, "show", id)
+		if now.Version > g.Version+1 {
+			return out, g.Version, now.Version
+		}
+	}
+	t.Fatal("no round ended in 100 moves")
+	return "", 0, 0
+}
+
+// TestRoundEnd: the move that ends a round prints one line for the move,
+// then what the round's end did, one line each; the audit trail credits
+// those automatic events to nobody, and words the floors plainly.
+func TestRoundEnd(t *testing.T) {
+	srv := newServer(t)
+	ana, bob, id := newTwoPlayerGame(t, srv.URL)
+	out, before, after := playToRoundEnd(t, []*user{ana, bob}, id)
+	t.Logf("the move that ended the round printed:\n%s", out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if strings.Count(out, " played ") != 1 || !strings.HasSuffix(lines[0], fmt.Sprintf("(version %d).", before+1)) {
+		t.Errorf("the move is not one line:\n%s", out)
+	}
+	if !regexp.MustCompile(`^(Ana|Bob) played `).MatchString(lines[0]) {
+		t.Errorf("the move line does not name the player: %q", lines[0])
+	}
+	if want := fmt.Sprintf("Then, automatically (versions %d to %d):", before+2, after); !strings.Contains(out, want) {
+		t.Errorf("the round's end is not introduced by %q:\n%s", want, out)
+	}
+	for _, want := range []string{" tiled ", "for the floor", "round 2: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the round's end lacks %q:\n%s", want, out)
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if seen[l] {
+			t.Errorf("a line is repeated: %q\n%s", l, out)
+		}
+		seen[l] = true
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("Game %s is at version %d", id, after)) {
+		t.Errorf("the last line: %q", lines[len(lines)-1])
+	}
+
+	log := strings.Split(strings.TrimSpace(ana.must("log", id)), "\n")
+	if len(log) != after {
+		t.Fatalf("the log has %d lines for version %d", len(log), after)
+	}
+	if !strings.Contains(log[before], "via api") {
+		t.Errorf("the move is not credited to its player: %q", log[before])
+	}
+	for _, l := range log[before+1 : after] {
+		if !strings.Contains(l, " automatic ") || strings.Contains(l, "via api") || strings.Contains(l, "seat ") {
+			t.Errorf("an automatic event is credited to someone: %q", l)
+		}
+		if strings.Contains(l, "printed") || regexp.MustCompile(`[(,] ?marker`).MatchString(l) {
+			t.Errorf("a floor in the wording of the rules' code: %q", l)
+		}
+	}
+}

@@ -111,25 +111,16 @@ var seatWord = regexp.MustCompile(`\b[Ss]eat (\d+)\b`)
 // marked "(you)", as the mails and the web page show it; a free seat
 // keeps its number.
 func withSeatNames(text string, seats []apiclient.Seat, yours []int) string {
+	names := seatNamesOf(seats)
 	return seatWord.ReplaceAllStringFunc(text, func(m string) string {
 		n, err := strconv.Atoi(m[len("seat "):])
-		if err != nil {
+		switch {
+		case err != nil || names[n] == "":
 			return m
+		case slices.Contains(yours, n):
+			return names[n] + " (you)"
 		}
-		for _, s := range seats {
-			name := deref(s.Name)
-			if name == "" && s.Bot != nil {
-				name = *s.Bot + " bot"
-			}
-			switch {
-			case s.Seat != n || name == "":
-				continue
-			case slices.Contains(yours, n):
-				return name + " (you)"
-			}
-			return name
-		}
-		return m
+		return names[n]
 	})
 }
 
@@ -234,14 +225,7 @@ func (a *app) moveCommand() *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			r := res.JSON201
-			for _, ev := range r.Events {
-				if ev.Meta.Notation != nil && ev.Meta.Actor != nil && ev.Meta.Actor.Seat != nil {
-					fmt.Fprintf(a.out, "Seat %d played %s (version %d).\n", *ev.Meta.Actor.Seat, *ev.Meta.Notation, ev.Version)
-				}
-			}
-			fmt.Fprintf(a.out, "Game %s is at version %d, %s; to act: %s.\n", id, r.CurrentVersion, r.Status, joinIntsOr(r.ToAct, "nobody"))
-			return nil
+			return a.printMoveResult(cmd.Context(), id, res.JSON201)
 		}),
 	}
 	cmd.Flags().IntVar(&seat, "seat", 0, "the seat to move for, when you hold several")
@@ -331,4 +315,42 @@ func (a *app) refuseWithList(id uuid.UUID, lm *apiclient.LegalMovesResponse, why
 		return err
 	}
 	return &exitError{code: exitRefused, err: fmt.Errorf("%s: the moves of now are listed above; play one with 'azul move %s N'", why, id)}
+}
+
+// printMoveResult tells what a move did: one line for the move, then
+// what followed from it automatically (at a round's end: the walls, the
+// floors, the next deal), one line each, and who is to act now.
+func (a *app) printMoveResult(ctx context.Context, id uuid.UUID, r *apiclient.MoveResult) error {
+	evs := r.Events
+	if len(evs) > 0 {
+		// The move's answer has the events as stored; the log has them
+		// described, with the players' names.
+		after, limit := evs[0].Version-1, len(evs)
+		res, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if err := a.result(res, err, http.StatusOK); err != nil {
+			return err
+		}
+		evs = res.JSON200.Events
+	}
+	g, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
+	if err := a.result(g, err, http.StatusOK); err != nil {
+		return err
+	}
+	names := seatNamesOf(g.JSON200.Seats)
+	for _, t := range byCommand(evs) {
+		m := t.own.Meta
+		if m.Notation != nil && m.Actor != nil && m.Actor.Seat != nil {
+			fmt.Fprintf(a.out, "%s played %s (version %d).\n", seatName(names, *m.Actor.Seat), *m.Notation, t.own.Version)
+		} else {
+			fmt.Fprintf(a.out, "%s (version %d).\n", describe(t.own), t.own.Version)
+		}
+		if len(t.auto) > 0 {
+			fmt.Fprintf(a.out, "Then, automatically (versions %d to %d):\n", t.auto[0].Version, t.auto[len(t.auto)-1].Version)
+			for _, ev := range t.auto {
+				fmt.Fprintf(a.out, "  %s\n", describe(ev))
+			}
+		}
+	}
+	fmt.Fprintf(a.out, "Game %s is at version %d, %s; to act: %s.\n", id, r.CurrentVersion, r.Status, seatNames(g.JSON200.Seats, r.ToAct))
+	return nil
 }
