@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -213,4 +214,87 @@ func TestRoundEnd(t *testing.T) {
 			t.Errorf("a floor in the wording of the rules' code: %q", l)
 		}
 	}
+}
+
+// lastMoves reads the versions the "Last moves" list of a watch screen
+// shows, in order, and whether a move's line is followed by the line of
+// what followed it automatically.
+func lastMoves(screen string) (versions []int, then []string) {
+	_, list, _ := strings.Cut(screen, "\nLast moves:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	for _, l := range strings.Split(list, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			if v, err := strconv.Atoi(f[0]); err == nil {
+				versions = append(versions, v)
+				continue
+			}
+			then = append(then, strings.TrimSpace(l))
+		}
+	}
+	return versions, then
+}
+
+// movesInLog are the versions of the moves in a game's audit trail
+// (the events nobody's command made left out), the last n.
+func movesInLog(t *testing.T, u *user, id string, n int) []int {
+	t.Helper()
+	var out []int
+	for _, l := range strings.Split(strings.TrimSpace(u.must("log", id)), "\n") {
+		if strings.Contains(l, " automatic ") {
+			continue
+		}
+		v, err := strconv.Atoi(strings.Fields(l)[0])
+		if err != nil {
+			t.Fatalf("log line %q", l)
+		}
+		out = append(out, v)
+	}
+	return out[max(len(out)-n, 0):]
+}
+
+// TestWatchLastMoves: the list below a watched table has each of the
+// last moves once, none missing, a round's end summed up under the move
+// that ended it — also after the stream was cut and taken up again.
+func TestWatchLastMoves(t *testing.T) {
+	srv := newServer(t)
+	ana, bob, id := newTwoPlayerGame(t, srv.URL)
+	players := []*user{ana, bob}
+	term := newTerminal(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	code := term.run(ctx, bob, "watch", id)
+	term.waitFor("version 4  active", "Watching for moves")
+
+	check := func(version int) {
+		t.Helper()
+		s := term.waitFor(fmt.Sprintf("version %d  active", version), "Watching for moves")
+		got, then := lastMoves(s)
+		want := movesInLog(t, ana, id, recentMoves)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("the last moves are versions %v, want %v:\n%s", got, want, s)
+		}
+		for _, l := range then {
+			if !strings.HasPrefix(l, "then scores Ana ") || !strings.Contains(l, "round 2 began") {
+				t.Errorf("a round's end summed up as %q:\n%s", l, s)
+			}
+		}
+	}
+	_, _, after := playToRoundEnd(t, players, id)
+	check(after)
+	if _, then := lastMoves(term.screen()); len(then) != 1 {
+		t.Errorf("the round's end is summed up %d times:\n%s", len(then), term.screen())
+	}
+
+	// The stream is cut (a restart of the server): the watch takes it up
+	// again, and lists each move once.
+	srv.CloseClientConnections()
+	var g state
+	ana.mustJSON(&g, "show", id)
+	players[g.ToAct[0]].play(id, 1)
+	check(after + 1)
+	ana.mustJSON(&g, "show", id)
+	players[g.ToAct[0]].play(id, 1)
+	check(after + 2)
+	stop()
+	wantExit(t, code, exitOK)
 }
