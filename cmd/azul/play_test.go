@@ -298,3 +298,21 @@ func TestWatchLastMoves(t *testing.T) {
 	stop()
 	wantExit(t, code, exitOK)
 }
+
+// TestReplayBeforeTheStart: before a game's first deal, its table says
+// what the game waits for: a free seat, or nothing (every seat given).
+func TestReplayBeforeTheStart(t *testing.T) {
+	srv := newServer(t)
+	ana := newUser(t, srv.URL)
+	ana.register("Ana")
+	var g state
+	ana.mustJSON(&g, "new", "--seat", "me", "--seat", "bot")
+	out := ana.must("replay", g.ID, "--version", "1")
+	if strings.Contains(out, "free") || !strings.Contains(out, "every seat is taken") {
+		t.Errorf("version 1 of a game whose seats were all given:\n%s", out)
+	}
+	ana.mustJSON(&g, "new", "--seat", "me", "--seat", "open", "--seat", "open")
+	if out := ana.must("replay", g.ID, "--version", "1"); !strings.Contains(out, "seats 1, 2 are still free") {
+		t.Errorf("version 1 of a game with two open seats:\n%s", out)
+	}
+}

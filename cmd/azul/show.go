@@ -96,7 +96,7 @@ func (t *table) render(colour bool) string {
 	}
 	b.WriteString("\n")
 	if t.text == "" {
-		b.WriteString("The game has not started: seats are still free.\n")
+		b.WriteString("The game has no events yet.\n")
 	} else {
 		b.WriteString(colourize(withSeatNames(t.text, s.Seats, s.YourSeats), colour))
 	}

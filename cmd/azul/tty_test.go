@@ -186,7 +186,7 @@ func TestReplayKeys(t *testing.T) {
 	term := newTerminal(t)
 	code := term.run(context.Background(), ana, "replay", id)
 	s := term.waitFor("Version 1 of 7: game created", "q quit")
-	if !strings.Contains(s, "version 1  open") || !strings.Contains(s, "seats are still free") {
+	if !strings.Contains(s, "version 1  open") || !strings.Contains(s, "seat 1 is still free") {
 		t.Errorf("version 1 shows:\n%s", s)
 	}
 	term.typeKeys("\x1b[C") // →
