@@ -316,3 +316,40 @@ func TestReplayBeforeTheStart(t *testing.T) {
 		t.Errorf("version 1 of a game with two open seats:\n%s", out)
 	}
 }
+
+// TestErrorsSayWhatToDo: a token the server does not know is answered
+// with how to sign in or register; a refusal says each thing once.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	srv := newServer(t)
+	ana, bob, id := newTwoPlayerGame(t, srv.URL)
+	ana.env["AZUL_TOKEN"] = "not-a-token"
+	for _, args := range [][]string{{"games"}, {"show", id}, {"move", id, "F1", "red", "1"}} {
+		msg := ana.wantCode(exitNotAllow, args...)
+		for _, want := range []string{"does not know the token in AZUL_TOKEN", "azul login TOKEN", "azul register NAME"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("azul %s with an unknown token: %q lacks %q", strings.Join(args, " "), msg, want)
+			}
+		}
+	}
+	if msg := ana.wantCode(exitNotAllow, "games", "--token", "bogus"); !strings.Contains(msg, "the token given with --token") {
+		t.Errorf("an unknown --token: %q", msg)
+	}
+	delete(ana.env, "AZUL_TOKEN")
+
+	var lm legal
+	ana.mustJSON(&lm, "moves", id)
+	for _, c := range []struct {
+		code int
+		args []string
+		want string
+	}{
+		{exitRefused, []string{"move", id, lm.Moves[0].Notation}, "azul: It is not this seat's turn: seat 0 is to take tiles, not seat 1\n"},
+		{exitFailure, []string{"show", "00000000-0000-4000-8000-000000000000"}, "azul: Not found: game 00000000-0000-4000-8000-000000000000\n"},
+		{exitNotAllow, []string{"join", id}, "azul: Not allowed: the game has no free seat\n"},
+		{exitRefused, []string{"move", id, `{"type": "x"}`}, "azul: This is not a move of this game: move type \"x\": Azul moves are take, tile and resign\n"},
+	} {
+		if msg := bob.wantCode(c.code, c.args...); msg != c.want {
+			t.Errorf("azul %s printed %q, want %q", strings.Join(c.args, " "), msg, c.want)
+		}
+	}
+}
