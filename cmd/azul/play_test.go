@@ -234,20 +234,26 @@ func lastMoves(screen string) (versions []int, then []string) {
 	return versions, then
 }
 
-// movesInLog are the versions of the moves in a game's audit trail
-// (the events nobody's command made left out), the last n.
+// movesInLog are the versions of the last n moves in a game's event
+// log: the first event of each command (what followed from it
+// automatically shares its command id).
 func movesInLog(t *testing.T, u *user, id string, n int) []int {
 	t.Helper()
+	var log struct {
+		Events []struct {
+			Version int `json:"version"`
+			Meta    struct {
+				CommandID string `json:"command_id"`
+			} `json:"meta"`
+		} `json:"events"`
+	}
+	u.mustJSON(&log, "log", id)
 	var out []int
-	for _, l := range strings.Split(strings.TrimSpace(u.must("log", id)), "\n") {
-		if strings.Contains(l, " automatic ") {
+	for i, ev := range log.Events {
+		if i > 0 && ev.Meta.CommandID != "" && ev.Meta.CommandID == log.Events[i-1].Meta.CommandID {
 			continue
 		}
-		v, err := strconv.Atoi(strings.Fields(l)[0])
-		if err != nil {
-			t.Fatalf("log line %q", l)
-		}
-		out = append(out, v)
+		out = append(out, ev.Version)
 	}
 	return out[max(len(out)-n, 0):]
 }

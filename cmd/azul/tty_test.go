@@ -152,7 +152,7 @@ func TestWatchRedraws(t *testing.T) {
 
 	ana.play(id, 1)
 	s := term.waitFor("version 5  active", "Watching for moves")
-	for _, want := range []string{"To act: seat 1 (Bob)  <- your move", "Last moves:", "Ana played F1", "Seats: 0 Ana, 1 you (Bob)"} {
+	for _, want := range []string{"To act: seat 1 (Bob)  <- your move", "Last moves:", "Ana took ", "Seats: 0 Ana, 1 you (Bob)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, s)
 		}
@@ -166,7 +166,7 @@ func TestWatchRedraws(t *testing.T) {
 	}
 
 	bob.play(id, 1)
-	term.waitFor("version 6  active", "To act: seat 0 (Ana)\n", "Bob played")
+	term.waitFor("version 6  active", "To act: seat 0 (Ana)\n", "Bob took ")
 	stop()
 	wantExit(t, code, exitOK)
 }
