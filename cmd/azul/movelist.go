@@ -117,15 +117,15 @@ func moveNumber(move string) (n, version int, ok bool, err error) {
 func staleNumber(n, bound int, seen *seenList, lm *apiclient.LegalMoves) string {
 	switch {
 	case bound > 0 && bound != lm.Version:
-		return fmt.Sprintf("the game has moved on since version %d, so move %d of that list no longer means what it did (the game is at version %d)", bound, n, lm.Version)
+		return fmt.Sprintf("the game has moved on since version %d (now %d): move %d of that list no longer means what it did, so it was not played", bound, lm.Version, n)
 	case bound > 0:
 		return ""
 	case seen == nil:
-		return fmt.Sprintf("move %d: a number counts in the list of moves 'azul moves' printed, and none was printed for this game yet", n)
+		return fmt.Sprintf("move %d was not played: a number counts in the list of moves 'azul moves' printed, and none was printed for this game yet", n)
 	case seen.Version != lm.Version:
-		return fmt.Sprintf("the game has moved on since the list you saw (version %d, now %d), so move %d no longer means what it did", seen.Version, lm.Version, n)
+		return fmt.Sprintf("the game has moved on since the list you saw (version %d, now %d): move %d no longer means what it did, so it was not played", seen.Version, lm.Version, n)
 	case !slices.Equal(seen.Seats, lm.Seats):
-		return fmt.Sprintf("move %d: the list you saw was of seat %s, and this one is of seat %s", n, joinInts(seen.Seats), joinInts(lm.Seats))
+		return fmt.Sprintf("move %d was not played: the list you saw was of seat %s, and yours now are of seat %s", n, joinInts(seen.Seats), joinInts(lm.Seats))
 	}
 	return ""
 }

@@ -295,7 +295,7 @@ func (a *app) postNumbered(ctx context.Context, id uuid.UUID, seat *int, n, boun
 		if lerr != nil {
 			return nil, err
 		}
-		return nil, a.refuseWithList(id, now, fmt.Sprintf("the game moved on while move %d was on its way (version %d, now %d)", n, lm.JSON200.Version, now.JSON200.Version))
+		return nil, a.refuseWithList(id, now, fmt.Sprintf("the game moved on while move %d was on its way (version %d, now %d), so it was not played", n, lm.JSON200.Version, now.JSON200.Version))
 	}
 	return res, nil
 }
@@ -314,7 +314,7 @@ func (a *app) refuseWithList(id uuid.UUID, lm *apiclient.LegalMovesResponse, why
 	if err != nil {
 		return err
 	}
-	return &exitError{code: exitRefused, err: fmt.Errorf("%s: the moves of now are listed above; play one with 'azul move %s N'", why, id)}
+	return &exitError{code: exitRefused, err: fmt.Errorf("%s; the moves now are listed above", why)}
 }
 
 // printMoveResult tells what a move did: one line for the move, then

@@ -58,8 +58,12 @@ func (e Event) Summary() string {
 		}
 		return s
 	case EvWallTiled:
-		return fmt.Sprintf("seat %d tiled %s from line %d at row %d, column %d: +%d (horizontal %d, vertical %d), score %d; %d to the lid",
-			e.Seat, e.Color, e.Line, e.Line, e.Column, e.Points, e.HRun, e.VRun, e.Score, e.ToLid)
+		s := fmt.Sprintf("seat %d tiled %s from line %d at row %d, column %d: +%d (horizontal %d, vertical %d), score %d",
+			e.Seat, e.Color, e.Line, e.Line, e.Column, e.Points, e.HRun, e.VRun, e.Score)
+		if e.ToLid > 0 {
+			s += fmt.Sprintf("; %d to the lid", e.ToLid)
+		}
+		return s
 	case EvLineToFloor:
 		return fmt.Sprintf("seat %d's line %d (%d %s) had no legal wall space: %d to the floor, %d to the lid",
 			e.Seat, e.Line, e.Count, e.Color, e.ToFloor, e.ToLid)
