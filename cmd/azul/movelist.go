@@ -65,12 +65,7 @@ func (a *app) rememberList(id uuid.UUID, lm *apiclient.LegalMoves) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("remember the listed moves: %w", err)
 	}
-	// Through a temporary file, so that a crash leaves the old list.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, body, 0o600); err != nil {
-		return fmt.Errorf("remember the listed moves: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := writePrivate(path, body); err != nil {
 		return fmt.Errorf("remember the listed moves: %w", err)
 	}
 	return nil
