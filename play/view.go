@@ -1,6 +1,8 @@
 package play
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/azuld/azuld/engine"
@@ -83,10 +85,23 @@ func (g *Game) LegalMoves(seat int) []engine.Move {
 	return g.State.LegalMoves(seat)
 }
 
-// Text renders the table as text, or a line about the free seats.
+// Text renders the table as text; before the game starts, a line on
+// what it waits for: the free seats, or (every seat taken) its next event.
 func (g *Game) Text() string {
 	if g.State == nil {
-		return "The game has not started: seats are still free.\n"
+		var free []string
+		for _, s := range g.Seats {
+			if s.PlayerID == "" && s.Bot == "" {
+				free = append(free, strconv.Itoa(s.Seat))
+			}
+		}
+		switch len(free) {
+		case 0:
+			return "The game has not started yet: every seat is taken, and it starts with its next event.\n"
+		case 1:
+			return "The game has not started: seat " + free[0] + " is still free.\n"
+		}
+		return "The game has not started: seats " + strings.Join(free, ", ") + " are still free.\n"
 	}
 	return g.State.Text()
 }

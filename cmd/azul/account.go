@@ -77,9 +77,9 @@ func (a *app) loginCommand() *cobra.Command {
 			a.cfg.Token = token
 			res, err := a.api.MeWithResponse(cmd.Context())
 			if err := a.result(res, err, http.StatusOK); err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) && ee.code == exitNotAllow {
-					return &exitError{code: exitNotAllow, err: fmt.Errorf("the server does not know this token: %w", err)}
+				var pe *problemError
+				if errors.As(err, &pe) && pe.instead != "" {
+					pe.instead = fmt.Sprintf("the server %s does not know this token: check it, or run 'azul register NAME [EMAIL]' to create a player", a.cfg.Server)
 				}
 				return err
 			}

@@ -25,16 +25,22 @@ type problemError struct {
 	p apiclient.Problem
 	// body is the problem as sent, for --json.
 	body []byte
+	// instead, when set, is what to tell the user rather than the
+	// problem: what to do about it, in the terms of this command.
+	instead string
 }
 
 // Problem type URIs the exit codes depend on (api/problem.go).
 const problemBase = "https://azuld.dev/problems/"
 
 func (e *problemError) Error() string {
+	if e.instead != "" {
+		return e.instead
+	}
 	var b strings.Builder
 	b.WriteString(e.p.Title)
-	if e.p.Detail != nil && *e.p.Detail != "" {
-		b.WriteString(": " + *e.p.Detail)
+	if d := e.detail(); d != "" {
+		b.WriteString(": " + d)
 	}
 	if e.p.Rule != nil && *e.p.Rule != "" {
 		b.WriteString(" (rule " + *e.p.Rule)
@@ -47,6 +53,32 @@ func (e *problemError) Error() string {
 		fmt.Fprintf(&b, "; legal moves ('azul moves' numbers them): %s", groupMoves(*e.p.LegalMoves))
 	}
 	return b.String()
+}
+
+// sentinels are the general errors the server's details begin with,
+// before the specific part ("not found: game …"); the problem's title
+// already says them, in words of its own.
+var sentinels = []string{
+	"not found", "forbidden", "invalid request", "unknown or missing token",
+	"not this seat's turn", "the game is over", "malformed command",
+	"nothing to take back", "the game log is refused",
+}
+
+// detail is the problem's detail without what its title already says.
+func (e *problemError) detail() string {
+	d := strings.TrimSpace(deref(e.p.Detail))
+	for again := true; again; {
+		again = false
+		for _, s := range sentinels {
+			if rest, ok := strings.CutPrefix(d, s); ok && (rest == "" || strings.HasPrefix(rest, ": ")) {
+				d, again = strings.TrimPrefix(rest, ": "), true
+			}
+		}
+	}
+	if strings.EqualFold(strings.TrimSuffix(d, "."), e.p.Title) {
+		return ""
+	}
+	return d
 }
 
 // groupMoves lists moves in notation compactly, on one line: moves that
@@ -115,6 +147,9 @@ func (a *app) result(res response, err error, want int) error {
 		var p apiclient.Problem
 		if json.Unmarshal(body, &p) == nil && p.Type != "" && p.Title != "" {
 			pe := &problemError{p: p, body: body}
+			if strings.TrimPrefix(string(p.Type), problemBase) == "unauthenticated" {
+				pe.instead = a.unknownToken()
+			}
 			if a.jsonOut {
 				_ = a.printJSON(body)
 			}
@@ -192,4 +227,14 @@ func firstLine(b []byte) string {
 func isJSONType(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// unknownToken says what to do when the server does not know the token
+// sent (or wants one and none was).
+func (a *app) unknownToken() string {
+	const todo = "run 'azul login TOKEN' with the token 'azul register' gave you, or 'azul register NAME [EMAIL]' to create a player"
+	if a.cfg.Token == "" {
+		return "not signed in: " + todo
+	}
+	return fmt.Sprintf("the server %s does not know the token %s: %s", a.cfg.Server, a.tokenFrom, todo)
 }

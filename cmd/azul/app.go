@@ -49,8 +49,11 @@ type app struct {
 	// Resolved before a command runs.
 	configFile string
 	cfg        config
-	api        *apiclient.ClientWithResponses
-	http       *http.Client
+	// tokenFrom says where the token came from, for the user ("in
+	// AZUL_TOKEN").
+	tokenFrom string
+	api       *apiclient.ClientWithResponses
+	http      *http.Client
 	// me caches the caller's player id (whoAmI).
 	me *string
 	// strict makes a response the API description does not document an
@@ -156,14 +159,15 @@ func (a *app) setup(_ *cobra.Command) error {
 	if v := a.getenv("AZUL_SERVER"); v != "" {
 		a.cfg.Server = v
 	}
+	a.tokenFrom = "in the configuration " + path
 	if v := a.getenv("AZUL_TOKEN"); v != "" {
-		a.cfg.Token = v
+		a.cfg.Token, a.tokenFrom = v, "in AZUL_TOKEN"
 	}
 	if a.serverFlag != "" {
 		a.cfg.Server = a.serverFlag
 	}
 	if a.tokenFlag != "" {
-		a.cfg.Token = a.tokenFlag
+		a.cfg.Token, a.tokenFrom = a.tokenFlag, "given with --token"
 	}
 	if a.cfg.Server == "" {
 		a.cfg.Server = defaultServer
@@ -219,6 +223,19 @@ func (a *app) colour() bool {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is the width of the terminal w is, 0 when it is none.
+func terminalWidth(w any) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
 }
 
 // printJSON writes a body as it came from the API, ending in a newline.

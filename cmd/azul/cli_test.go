@@ -15,7 +15,7 @@ import (
 func TestTakebacks(t *testing.T) {
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
-	ana.must("move", id, "1")
+	ana.play(id, 1)
 	out := ana.must("takeback", id)
 	if !strings.Contains(out, "waits for seat 1 to accept") {
 		t.Fatalf("takeback: %q", out)
@@ -31,7 +31,7 @@ func TestTakebacks(t *testing.T) {
 	if len(g.ToAct) != 1 || g.ToAct[0] != 0 || g.PendingTakeback != nil {
 		t.Errorf("after the take-back: %+v", g)
 	}
-	ana.must("move", id, "2")
+	ana.play(id, 2)
 	ana.must("takeback", id)
 	if out := bob.must("decline", id); !strings.Contains(out, "was declined by seat 1") {
 		t.Errorf("decline: %q", out)
@@ -51,6 +51,7 @@ func TestTakebacks(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	srv := newServer(t)
 	ana, _, id := newTwoPlayerGame(t, srv.URL)
+	ana.must("moves", id)
 
 	for _, args := range [][]string{
 		{"show", "not-a-game"},
@@ -62,6 +63,7 @@ func TestExitCodes(t *testing.T) {
 		{"new", "--per-move", "three days"},
 		{"show", id, "--version", "0"},
 		{"move", id, "99999"},
+		{"move", id, "1@x"},
 		{"join", id, "--seat", "9"}, // refused by the server as a bad request
 	} {
 		if msg := ana.wantCode(exitUsage, args...); !strings.Contains(msg, "azul: ") {
@@ -119,7 +121,7 @@ func TestJSONEverywhere(t *testing.T) {
 	bob.mustJSON(&g, "join", id)
 	for _, args := range [][]string{
 		{"games"}, {"show", id}, {"show", id, "--version", "2"}, {"moves", id},
-		{"move", id, "1"}, {"takeback", id}, {"accept", id}, {"move", id, "1"},
+		{"move", id, "1"}, {"takeback", id}, {"accept", id}, {"moves", id}, {"move", id, "1"},
 		{"takeback", id}, {"decline", id}, {"log", id}, {"verify", id},
 		{"replay", id, "--version", "3"},
 	} {

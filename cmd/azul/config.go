@@ -76,12 +76,18 @@ func saveConfig(path string, cfg config) error {
 		return fmt.Errorf("create the configuration directory: %w", err)
 	}
 	body := fmt.Sprintf("# azul configuration (written by azul login / azul register)\nserver = %s\ntoken = %s\n", cfg.Server, cfg.Token)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
-		return fmt.Errorf("write the configuration: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := writePrivate(path, []byte(body)); err != nil {
 		return fmt.Errorf("write the configuration: %w", err)
 	}
 	return nil
+}
+
+// writePrivate writes a file readable by its owner only, through a
+// temporary file, so that a crash leaves the old one whole.
+func writePrivate(path string, body []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, body, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

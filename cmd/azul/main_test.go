@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,12 @@ func (u *user) wantCode(code int, args ...string) string {
 func (u *user) register(name string) {
 	u.t.Helper()
 	u.must("register", name, strings.ToLower(name)+"@example.org")
+}
+
+// play lists the user's moves and plays the one numbered n, as a player
+// at a terminal does; it returns what the move printed.
+func (u *user) play(id string, n int) string {
+	u.t.Helper()
+	u.must("moves", id)
+	return u.must("move", id, strconv.Itoa(n))
 }

@@ -130,13 +130,15 @@ func (a *app) logCommand() *cobra.Command {
 		ValidArgsFunction: a.completeGames,
 		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			var all []json.RawMessage
+			var prev *apiclient.Event
 			err := a.eachEventPage(cmd.Context(), id, func(page []apiclient.Event, raw []json.RawMessage) {
 				if a.jsonOut {
 					all = append(all, raw...)
 					return
 				}
 				for _, ev := range page {
-					fmt.Fprintln(a.out, eventLine(ev))
+					fmt.Fprintln(a.out, eventLine(ev, followsCommand(prev, ev)))
+					prev = &ev
 				}
 			})
 			if err != nil || !a.jsonOut {
@@ -151,10 +153,13 @@ func (a *app) logCommand() *cobra.Command {
 	}
 }
 
-// eventLine is one event of the audit trail.
-func eventLine(ev apiclient.Event) string {
+// eventLine is one event of the audit trail; an automatic event (one
+// that followed from the command before it) is nobody's doing.
+func eventLine(ev apiclient.Event, automatic bool) string {
 	who := "system"
-	if actor := ev.Meta.Actor; actor != nil {
+	if actor := ev.Meta.Actor; automatic {
+		who = "automatic"
+	} else if actor != nil {
 		switch {
 		case actor.Seat != nil:
 			who = fmt.Sprintf("seat %d", *actor.Seat)
@@ -167,7 +172,7 @@ func eventLine(ev apiclient.Event) string {
 			who += " (bot)"
 		}
 	}
-	if ev.Meta.Channel != nil && *ev.Meta.Channel != "" {
+	if ev.Meta.Channel != nil && *ev.Meta.Channel != "" && !automatic {
 		who += " via " + *ev.Meta.Channel
 	}
 	text := ev.Type

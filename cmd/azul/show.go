@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,11 +96,32 @@ func (t *table) render(colour bool) string {
 	}
 	b.WriteString("\n")
 	if t.text == "" {
-		b.WriteString("The game has not started: seats are still free.\n")
+		b.WriteString("The game has no events yet.\n")
 	} else {
-		b.WriteString(colourize(t.text, colour))
+		b.WriteString(colourize(withSeatNames(t.text, s.Seats, s.YourSeats), colour))
 	}
 	return b.String()
+}
+
+// seatWord finds the seats the engine's table names ("Seat 0", "seat 1").
+var seatWord = regexp.MustCompile(`\b[Ss]eat (\d+)\b`)
+
+// withSeatNames is the engine's table with the players' names in place
+// of seat numbers (a bot's kind: "random bot"), the reader's own seats
+// marked "(you)", as the mails and the web page show it; a free seat
+// keeps its number.
+func withSeatNames(text string, seats []apiclient.Seat, yours []int) string {
+	names := seatNamesOf(seats)
+	return seatWord.ReplaceAllStringFunc(text, func(m string) string {
+		n, err := strconv.Atoi(m[len("seat "):])
+		switch {
+		case err != nil || names[n] == "":
+			return m
+		case slices.Contains(yours, n):
+			return names[n] + " (you)"
+		}
+		return names[n]
+	})
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -158,22 +181,12 @@ func (a *app) movesCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(res.Body)
-			}
-			lm := res.JSON200
-			if len(lm.Moves) == 0 {
-				fmt.Fprintf(a.out, "No move to make now (version %d; to act: %s).\n", lm.Version, joinIntsOr(lm.ToAct, "nobody"))
-				return nil
-			}
-			multi := len(lm.Seats) > 1
-			for i, m := range lm.Moves {
-				if multi {
-					fmt.Fprintf(a.out, "%4d. seat %d: %s\n", i+1, m.Seat, m.Notation)
-				} else {
-					fmt.Fprintf(a.out, "%4d. %s\n", i+1, m.Notation)
+				if err := a.printJSON(res.Body); err != nil {
+					return err
 				}
+				return a.rememberList(id, res.JSON200)
 			}
-			return nil
+			return a.printMoveList(id, res.JSON200)
 		}),
 	}
 	cmd.Flags().IntVar(&seat, "seat", 0, "list this seat's moves (anyone may)")
@@ -212,14 +225,7 @@ func (a *app) moveCommand() *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			r := res.JSON201
-			for _, ev := range r.Events {
-				if ev.Meta.Notation != nil && ev.Meta.Actor != nil && ev.Meta.Actor.Seat != nil {
-					fmt.Fprintf(a.out, "Seat %d played %s (version %d).\n", *ev.Meta.Actor.Seat, *ev.Meta.Notation, ev.Version)
-				}
-			}
-			fmt.Fprintf(a.out, "Game %s is at version %d, %s; to act: %s.\n", id, r.CurrentVersion, r.Status, joinIntsOr(r.ToAct, "nobody"))
-			return nil
+			return a.printMoveResult(cmd.Context(), id, res.JSON201)
 		}),
 	}
 	cmd.Flags().IntVar(&seat, "seat", 0, "the seat to move for, when you hold several")
@@ -232,29 +238,12 @@ func (a *app) postMove(ctx context.Context, id uuid.UUID, seat *int, move string
 	if move == "" {
 		return nil, usagef("move: no move given")
 	}
-	if n, err := strconv.Atoi(move); err == nil {
-		// A number picks one of the legal moves; If-Match makes sure it
-		// is still the move the number meant.
-		lm, err := a.legalMoves(ctx, id, seat)
-		if err != nil {
-			return nil, err
-		}
-		moves := lm.JSON200.Moves
-		if n < 1 || n > len(moves) {
-			if len(moves) == 0 {
-				return nil, &exitError{code: exitRefused, err: fmt.Errorf("you have no move to make now (to act: %s)", joinIntsOr(lm.JSON200.ToAct, "nobody"))}
-			}
-			return nil, usagef("move %d: choose a number from 1 to %d ('azul moves %s' lists them)", n, len(moves), id)
-		}
-		m := moves[n-1]
-		body, err := json.Marshal(map[string]any{"move": m.Move, "seat": m.Seat})
-		if err != nil {
-			return nil, fmt.Errorf("encode the move: %w", err)
-		}
-		ifMatch := strconv.Itoa(lm.JSON200.Version)
-		params.IfMatch = &ifMatch
-		res, err := a.api.MoveWithBodyWithResponse(ctx, id, params, "application/json", strings.NewReader(string(body)))
-		return res, a.result(res, err, http.StatusCreated)
+	n, bound, isNumber, err := moveNumber(move)
+	if err != nil {
+		return nil, err
+	}
+	if isNumber {
+		return a.postNumbered(ctx, id, seat, n, bound)
 	}
 	if strings.HasPrefix(move, "{") {
 		if !json.Valid([]byte(move)) {
@@ -265,4 +254,103 @@ func (a *app) postMove(ctx context.Context, id uuid.UUID, seat *int, move string
 	}
 	res, err := a.api.MoveWithTextBodyWithResponse(ctx, id, params, move)
 	return res, a.result(res, err, http.StatusCreated)
+}
+
+// postNumbered plays move n of the list of legal moves the number came
+// from: the last list printed for the game, or the one of version bound.
+// A number from a list the game has since left is refused (exit 3) and
+// the list of now is printed instead, as a reply by mail to an old turn
+// mail is.
+func (a *app) postNumbered(ctx context.Context, id uuid.UUID, seat *int, n, bound int) (*apiclient.MoveResponse, error) {
+	lm, err := a.legalMoves(ctx, id, seat)
+	if err != nil {
+		return nil, err
+	}
+	moves := lm.JSON200.Moves
+	if len(moves) == 0 {
+		return nil, &exitError{code: exitRefused, err: fmt.Errorf("you have no move to make now (to act: %s)", joinIntsOr(lm.JSON200.ToAct, "nobody"))}
+	}
+	if why := staleNumber(n, bound, a.lastList(id), lm.JSON200); why != "" {
+		return nil, a.refuseWithList(id, lm, why)
+	}
+	if n < 1 || n > len(moves) {
+		return nil, usagef("move %d: choose a number from 1 to %d ('azul moves %s' lists them)", n, len(moves), id)
+	}
+	m := moves[n-1]
+	body, err := json.Marshal(map[string]any{"move": m.Move, "seat": m.Seat})
+	if err != nil {
+		return nil, fmt.Errorf("encode the move: %w", err)
+	}
+	// If-Match: a move that lands between the list and this one is not
+	// overtaken silently.
+	ifMatch := strconv.Itoa(lm.JSON200.Version)
+	params := &apiclient.MoveParams{Seat: seat, IfMatch: &ifMatch}
+	res, err := a.api.MoveWithBodyWithResponse(ctx, id, params, "application/json", strings.NewReader(string(body)))
+	if err := a.result(res, err, http.StatusCreated); err != nil {
+		var pe *problemError
+		if !errors.As(err, &pe) || !strings.HasSuffix(string(pe.p.Type), "/version-conflict") {
+			return nil, err
+		}
+		now, lerr := a.legalMoves(ctx, id, seat)
+		if lerr != nil {
+			return nil, err
+		}
+		return nil, a.refuseWithList(id, now, fmt.Sprintf("the game moved on while move %d was on its way (version %d, now %d), so it was not played", n, lm.JSON200.Version, now.JSON200.Version))
+	}
+	return res, nil
+}
+
+// refuseWithList prints the moves of now, remembered, and returns the
+// refusal (exit 3).
+func (a *app) refuseWithList(id uuid.UUID, lm *apiclient.LegalMovesResponse, why string) error {
+	var err error
+	if a.jsonOut {
+		if err = a.printJSON(lm.Body); err == nil {
+			err = a.rememberList(id, lm.JSON200)
+		}
+	} else {
+		err = a.printMoveList(id, lm.JSON200)
+	}
+	if err != nil {
+		return err
+	}
+	return &exitError{code: exitRefused, err: fmt.Errorf("%s; the moves now are listed above", why)}
+}
+
+// printMoveResult tells what a move did: one line for the move, then
+// what followed from it automatically (at a round's end: the walls, the
+// floors, the next deal), one line each, and who is to act now.
+func (a *app) printMoveResult(ctx context.Context, id uuid.UUID, r *apiclient.MoveResult) error {
+	evs := r.Events
+	if len(evs) > 0 {
+		// The move's answer has the events as stored; the log has them
+		// described, with the players' names.
+		after, limit := evs[0].Version-1, len(evs)
+		res, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if err := a.result(res, err, http.StatusOK); err != nil {
+			return err
+		}
+		evs = res.JSON200.Events
+	}
+	g, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
+	if err := a.result(g, err, http.StatusOK); err != nil {
+		return err
+	}
+	names := seatNamesOf(g.JSON200.Seats)
+	for _, t := range byCommand(evs) {
+		m := t.own.Meta
+		if m.Notation != nil && m.Actor != nil && m.Actor.Seat != nil {
+			fmt.Fprintf(a.out, "%s played %s (version %d).\n", seatName(names, *m.Actor.Seat), *m.Notation, t.own.Version)
+		} else {
+			fmt.Fprintf(a.out, "%s (version %d).\n", describe(t.own), t.own.Version)
+		}
+		if len(t.auto) > 0 {
+			fmt.Fprintf(a.out, "Then, automatically (versions %d to %d):\n", t.auto[0].Version, t.auto[len(t.auto)-1].Version)
+			for _, ev := range t.auto {
+				fmt.Fprintf(a.out, "  %s\n", describe(ev))
+			}
+		}
+	}
+	fmt.Fprintf(a.out, "Game %s is at version %d, %s; to act: %s.\n", id, r.CurrentVersion, r.Status, seatNames(g.JSON200.Seats, r.ToAct))
+	return nil
 }

@@ -150,9 +150,9 @@ func TestWatchRedraws(t *testing.T) {
 	code := term.run(ctx, bob, "watch", id)
 	term.waitFor("version 4  active", "To act: seat 0 (Ana)\n", "Bob joined at seat 1", "Watching for moves")
 
-	ana.must("move", id, "1")
+	ana.play(id, 1)
 	s := term.waitFor("version 5  active", "Watching for moves")
-	for _, want := range []string{"To act: seat 1 (Bob)  <- your move", "Last moves:", "Ana played F1", "Seats: 0 Ana, 1 you (Bob)"} {
+	for _, want := range []string{"To act: seat 1 (Bob)  <- your move", "Last moves:", "Ana took ", "Seats: 0 Ana, 1 you (Bob)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, s)
 		}
@@ -165,8 +165,8 @@ func TestWatchRedraws(t *testing.T) {
 		t.Errorf("no colours in the terminal:\n%q", term.raw())
 	}
 
-	bob.must("move", id, "1")
-	term.waitFor("version 6  active", "To act: seat 0 (Ana)\n", "Bob played")
+	bob.play(id, 1)
+	term.waitFor("version 6  active", "To act: seat 0 (Ana)\n", "Bob took ")
 	stop()
 	wantExit(t, code, exitOK)
 }
@@ -175,9 +175,9 @@ func TestWatchRedraws(t *testing.T) {
 func TestReplayKeys(t *testing.T) {
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
-	ana.must("move", id, "1")
-	bob.must("move", id, "1")
-	ana.must("move", id, "1")
+	ana.play(id, 1)
+	bob.play(id, 1)
+	ana.play(id, 1)
 	var g state
 	ana.mustJSON(&g, "show", id)
 	if g.Version != 7 {
@@ -186,7 +186,7 @@ func TestReplayKeys(t *testing.T) {
 	term := newTerminal(t)
 	code := term.run(context.Background(), ana, "replay", id)
 	s := term.waitFor("Version 1 of 7: game created", "q quit")
-	if !strings.Contains(s, "version 1  open") || !strings.Contains(s, "seats are still free") {
+	if !strings.Contains(s, "version 1  open") || !strings.Contains(s, "seat 1 is still free") {
 		t.Errorf("version 1 shows:\n%s", s)
 	}
 	term.typeKeys("\x1b[C") // →

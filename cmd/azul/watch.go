@@ -90,20 +90,31 @@ message of the stream is printed as one line of JSON instead.`,
 func (a *app) watch(ctx context.Context, id uuid.UUID) error {
 	w := &watcher{app: a, id: id, tty: isTerminal(a.out), colour: a.colour(), last: -1, me: a.whoAmI(ctx)}
 	if !a.jsonOut {
-		// The last moves before the watch began (the stream starts with
-		// the state).
+		// The moves before the watch began; the stream then starts right
+		// after them, so that none made in between is missed.
 		res, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}
-		after, limit := max(res.JSON200.Version-recentMoves, 0), recentMoves
-		evs, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
-		if err := a.result(evs, err, http.StatusOK); err != nil {
+		// Far enough back for the last moves and the rounds' ends
+		// between them.
+		from := max(res.JSON200.Version-recentMoves*12, 0)
+		if from > 0 {
+			// The event before: whether the first ones read followed
+			// from a move out of sight.
+			after, one := from-1, 1
+			res, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &one})
+			if err := a.result(res, err, http.StatusOK); err != nil {
+				return err
+			}
+			if evs := res.JSON200.Events; len(evs) == 1 {
+				w.lastEvent, w.listed = &evs[0], evs[0].Version
+			}
+		}
+		if err := w.catchUp(ctx, w.listed, res.JSON200.Version); err != nil {
 			return err
 		}
-		for _, ev := range evs.JSON200.Events {
-			w.remember(ev)
-		}
+		w.last = w.listed
 	}
 	for attempt := 0; ; attempt++ {
 		connected, err := w.follow(ctx)
@@ -131,10 +142,15 @@ type watcher struct {
 	me     string
 	tty    bool
 	colour bool
-	// last is the last version received (-1: none yet).
+	// last is the last version the stream sent (-1: none yet), for
+	// Last-Event-ID.
 	last int
-	// recent are the descriptions of the latest events, oldest first.
-	recent []string
+	// turns are the latest moves, oldest first, each with what followed
+	// it automatically; listed is the version of the last event in them,
+	// and lastEvent that event.
+	turns     []turn
+	listed    int
+	lastEvent *apiclient.Event
 	// names are the seats' names, from the latest state.
 	names map[int]string
 }
@@ -197,62 +213,80 @@ func (w *watcher) message(ctx context.Context, m sseMessage) error {
 		}
 		return nil
 	}
-	switch m.event {
-	case "event":
-		var ev apiclient.Event
-		if err := json.Unmarshal([]byte(m.data), &ev); err != nil {
-			return &exitError{code: exitFailure, err: &mismatchError{"an event message: " + err.Error()}}
+	if m.event != "state" {
+		// The events themselves are read described, with the state.
+		return nil
+	}
+	var st apiclient.GameResponse
+	if err := json.Unmarshal([]byte(m.data), &st); err != nil {
+		return &exitError{code: exitFailure, err: &mismatchError{"a state message: " + err.Error()}}
+	}
+	t := &table{state: st}
+	yourSeats(&t.state, w.me)
+	w.names = seatNamesOf(st.Seats)
+	if err := w.catchUp(ctx, w.listed, st.Version); err != nil {
+		return err
+	}
+	if st.Version > 0 {
+		v := st.Version
+		res, err := a.api.GameStateWithResponse(ctx, w.id, &apiclient.GameStateParams{Version: &v}, acceptText)
+		if err := a.result(res, err, http.StatusOK); err != nil {
+			return err
 		}
-		w.remember(ev)
-	case "state":
-		var st apiclient.GameResponse
-		if err := json.Unmarshal([]byte(m.data), &st); err != nil {
-			return &exitError{code: exitFailure, err: &mismatchError{"a state message: " + err.Error()}}
-		}
-		t := &table{state: st}
-		yourSeats(&t.state, w.me)
-		w.names = map[int]string{}
-		for _, seat := range st.Seats {
-			w.names[seat.Seat] = seatLabel(seat, nil)
-		}
-		if st.Version > 0 {
-			v := st.Version
-			res, err := a.api.GameStateWithResponse(ctx, w.id, &apiclient.GameStateParams{Version: &v}, acceptText)
-			if err := a.result(res, err, http.StatusOK); err != nil {
-				return err
-			}
-			t.text = string(res.Body)
-		}
-		w.draw(t)
-		if st.Status == "finished" {
-			return errFinished
-		}
+		t.text = string(res.Body)
+	}
+	w.draw(t)
+	if st.Status == "finished" {
+		return errFinished
 	}
 	return nil
 }
 
-// recentMoves is how many events a watch lists below the table.
+// recentMoves is how many moves a watch lists below the table.
 const recentMoves = 6
 
-// remember keeps an event's line for the list below the table: its
-// description, or who played what.
-func (w *watcher) remember(ev apiclient.Event) {
-	var text string
-	switch m := ev.Meta; {
-	case ev.Description != nil && *ev.Description != "":
-		text = *ev.Description
-	case m.Notation != nil && m.Actor != nil && m.Actor.Seat != nil:
-		who := fmt.Sprintf("seat %d", *m.Actor.Seat)
-		if name := w.names[*m.Actor.Seat]; name != "" {
-			who = name
+// catchUp adds the events after version after up to version upTo to the
+// latest moves, described; each event is added once, whenever the
+// stream is reconnected.
+func (w *watcher) catchUp(ctx context.Context, after, upTo int) error {
+	a := w.app
+	for after < upTo {
+		limit := min(upTo-after, 1000)
+		res, err := a.api.GameEventsWithResponse(ctx, w.id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if err := a.result(res, err, http.StatusOK); err != nil {
+			return err
 		}
-		text = fmt.Sprintf("%s played %s", who, *m.Notation)
-	default:
-		text = strings.ReplaceAll(strings.ReplaceAll(ev.Type, "_", " "), ".", " ")
+		page := res.JSON200.Events
+		if len(page) == 0 {
+			return nil
+		}
+		for _, ev := range page {
+			w.add(ev)
+		}
+		after = page[len(page)-1].Version
 	}
-	w.recent = append(w.recent, fmt.Sprintf("%4d  %s", ev.Version, text))
-	if len(w.recent) > recentMoves {
-		w.recent = w.recent[len(w.recent)-recentMoves:]
+	return nil
+}
+
+// add puts an event in the latest moves: a move of its own, or what
+// followed from the move before it.
+func (w *watcher) add(ev apiclient.Event) {
+	if ev.Version <= w.listed {
+		return
+	}
+	follows := followsCommand(w.lastEvent, ev)
+	w.lastEvent, w.listed = &ev, ev.Version
+	switch {
+	case follows && len(w.turns) > 0:
+		last := &w.turns[len(w.turns)-1]
+		last.auto = append(last.auto, ev)
+	case follows:
+		// What followed a move out of sight.
+	default:
+		w.turns = append(w.turns, turn{own: ev})
+		if len(w.turns) > recentMoves {
+			w.turns = w.turns[len(w.turns)-recentMoves:]
+		}
 	}
 }
 
@@ -266,10 +300,13 @@ func (w *watcher) draw(t *table) {
 		b.WriteString("\n")
 	}
 	b.WriteString(t.render(w.colour))
-	if len(w.recent) > 0 {
+	if len(w.turns) > 0 {
 		b.WriteString("\nLast moves:\n")
-		for _, r := range w.recent {
-			b.WriteString(r + "\n")
+		for _, t := range w.turns {
+			fmt.Fprintf(&b, "%4d  %s\n", t.own.Version, describe(t.own))
+			if then := t.aftermath(w.names); then != "" {
+				fmt.Fprintf(&b, "      %s\n", then)
+			}
 		}
 	}
 	if t.state.Status == "finished" {

@@ -58,18 +58,38 @@ func (e Event) Summary() string {
 		}
 		return s
 	case EvWallTiled:
-		return fmt.Sprintf("seat %d tiled %s from line %d at row %d, column %d: +%d (horizontal %d, vertical %d), score %d; %d to the lid",
-			e.Seat, e.Color, e.Line, e.Line, e.Column, e.Points, e.HRun, e.VRun, e.Score, e.ToLid)
+		s := fmt.Sprintf("seat %d tiled %s from line %d at row %d, column %d: +%d (horizontal %d, vertical %d), score %d",
+			e.Seat, e.Color, e.Line, e.Line, e.Column, e.Points, e.HRun, e.VRun, e.Score)
+		if e.ToLid > 0 {
+			s += fmt.Sprintf("; %d to the lid", e.ToLid)
+		}
+		return s
 	case EvLineToFloor:
 		return fmt.Sprintf("seat %d's line %d (%d %s) had no legal wall space: %d to the floor, %d to the lid",
 			e.Seat, e.Line, e.Count, e.Color, e.ToFloor, e.ToLid)
 	case EvFloorScored:
 		items := make([]string, 0, FloorSize)
 		for _, c := range e.Floor[:min(int(e.FloorLen), FloorSize)] {
-			items = append(items, c.String())
+			if c == Marker {
+				items = append(items, "start marker")
+			} else {
+				items = append(items, c.String())
+			}
 		}
-		return fmt.Sprintf("seat %d's floor (%s) cost %d of %d printed, score %d; %d to the lid",
-			e.Seat, strings.Join(items, ", "), e.Points, e.Penalty, e.Score, e.ToLid)
+		lost := fmt.Sprintf("%d points", e.Points)
+		if e.Points == 1 {
+			lost = "1 point"
+		}
+		floor := strings.Join(items, ", ")
+		if e.Points < e.Penalty {
+			// The floor asked for more than the score had.
+			floor += fmt.Sprintf("; it shows %d, but a score stops at 0", e.Penalty)
+		}
+		s := fmt.Sprintf("seat %d lost %s for the floor (%s), score %d", e.Seat, lost, floor, e.Score)
+		if e.ToLid > 0 {
+			s += fmt.Sprintf("; %d to the lid", e.ToLid)
+		}
+		return s
 	case EvGameEnded:
 		f := finalOf(&e)
 		var parts []string
