@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/azuld/azuld/internal/apiclient"
+	"github.com/azuld/azuld/internal/textcols"
 )
 
 // A move number counts in a list of legal moves, and a list belongs to
@@ -143,7 +143,7 @@ func (a *app) printMoveList(id uuid.UUID, lm *apiclient.LegalMoves) error {
 		}
 	}
 	fmt.Fprintf(a.out, "Your moves at version %d (play one with: azul move GAME N):\n", lm.Version)
-	fmt.Fprint(a.out, columns(cells, a.width()))
+	fmt.Fprint(a.out, textcols.Columns(cells, a.width()))
 	return a.rememberList(id, lm)
 }
 
@@ -153,32 +153,4 @@ func (a *app) width() int {
 		return w
 	}
 	return 80
-}
-
-// columns lays cells out down the columns, like ls, in as many columns
-// as fit in width (at least one).
-func columns(cells []string, width int) string {
-	cellWidth := 0
-	for _, c := range cells {
-		cellWidth = max(cellWidth, utf8.RuneCountInString(c))
-	}
-	cols := max(1, (width+2)/(cellWidth+2))
-	rows := (len(cells) + cols - 1) / cols
-	var b strings.Builder
-	for r := range rows {
-		var line strings.Builder
-		for c := range cols {
-			i := c*rows + r
-			if i >= len(cells) {
-				break
-			}
-			if c > 0 {
-				line.WriteString("  ")
-			}
-			line.WriteString(cells[i])
-			line.WriteString(strings.Repeat(" ", cellWidth-utf8.RuneCountInString(cells[i])))
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/internal/textcols"
 )
 
 // textWidth is where the text part wraps prose; the board (≤ 72 columns)
@@ -181,30 +182,10 @@ func (d *doc) scores() []PlayerScore {
 // moveColumns lists moves as "  n. notation" in as many columns as fit.
 func moveColumns(moves []engine.Move) string {
 	cells := make([]string, len(moves))
-	width := 0
 	for i, m := range moves {
 		cells[i] = fmt.Sprintf("%4d. %s", i+1, oneLine(m.Notation, 60))
-		width = max(width, utf8.RuneCountInString(cells[i]))
 	}
-	cols := max(1, (textWidth+2)/(width+2))
-	rows := (len(cells) + cols - 1) / cols
-	var b strings.Builder
-	for r := 0; r < rows; r++ {
-		var line strings.Builder
-		for c := 0; c < cols; c++ {
-			i := c*rows + r // down the columns, like ls
-			if i >= len(cells) {
-				break
-			}
-			if c > 0 {
-				line.WriteString("  ")
-			}
-			line.WriteString(cells[i])
-			line.WriteString(strings.Repeat(" ", width-utf8.RuneCountInString(cells[i])))
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-	return b.String()
+	return textcols.Columns(cells, textWidth)
 }
 
 // wrap breaks s at spaces into lines of at most width runes (a longer
