@@ -4,7 +4,7 @@
 import { api, gamePath, el, seatName, ApiError } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion, starName } from './draw.js';
 import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
-import { takebackPanel } from './takeback.js';
+import { takebackPanel, takebackOutcome } from './takeback.js';
 
 export async function startTable(root) {
   const id = root.dataset.game;
@@ -34,11 +34,15 @@ export async function startTable(root) {
 // reload reads the game again and redraws; the changes since the last
 // version drawn are marked for a moment.
 async function reload(t) {
-  const before = t.game ? t.game.version : 0;
+  const drawn = t.game;
+  const before = drawn ? drawn.version : 0;
   t.game = await api('GET', gamePath(t.id));
   t.sel = null;
   t.chooser = null;
   render(t);
+  // A take-back request that was pending is answered: the notice that
+  // it was asked for gives way to its outcome.
+  takebackOutcome(drawn, t.game).then((o) => o && notice(t, o.text, o.kind), () => {});
   if (before > 0 && t.game.version > before) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
