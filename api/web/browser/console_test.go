@@ -71,3 +71,8 @@ func (p *player) noConsoleErrors(when string) {
 		p.e.t.Fatalf("%s: the console has %d errors %s:\n%s", p.name, len(got), when, strings.Join(got, "\n"))
 	}
 }
+
+// fmtXY writes a point as JavaScript arguments "x, y".
+func fmtXY(xy []float64) string {
+	return fmt.Sprintf("%f, %f", xy[0], xy[1])
+}
