@@ -47,8 +47,8 @@ function svg(w, h, label, x0 = 0, y0 = 0, fixed = false) {
     width: fixed ? w : null, height: fixed ? h : null });
 }
 
-// colourOrder lists a map's colours in the game's order.
-function ordered(map, pav) {
+// ordered lists a map's colours in the game's order.
+export function ordered(map, pav) {
   const order = pav ? PAV_ORDER : AZUL_ORDER;
   return Object.keys(map || {}).filter((c) => map[c] > 0)
     .sort((a, b) => order.indexOf(a) - order.indexOf(b));
