@@ -211,6 +211,7 @@ function setPicks(t) {
     t.handlers.set(e, fn);
   };
   if (t.chooser) {
+    t.chooser.at?.classList.add('sel');
     const box = t.chooser.keep ? keepChooser(t) : listChooser(t);
     box.append(el('button', { type: 'button', class: 'cancel', onclick: () => { t.chooser = null; setPicks(t); } }, 'Cancel'));
     placeChooser(t, box, actions);
@@ -261,8 +262,9 @@ function setPicks(t) {
     const [seat, sp] = k.split('|');
     const [star, space] = sp.split(',');
     const where = `space ${space} of ${starName(t.game, Number(seat), Number(star))}`;
-    pick(boardOf(seat)?.querySelector(`[data-space="${sp}"]`), `place a tile on ${where}`,
-      () => (list.length === 1 ? send(t, list[0]) : choose(t, `Place on ${where}: which tile, paid how?`, list, placeLabel)));
+    const spot = boardOf(seat)?.querySelector(`[data-space="${sp}"]`);
+    pick(spot, `place a tile on ${where}`,
+      () => (list.length === 1 ? send(t, list[0]) : choose(t, `Place on ${where}: which tile, paid how?`, list, placeLabel, spot)));
   }
   const passes = moves.filter((m) => m.m.type === 'pass');
   if (passes.length) {
@@ -281,8 +283,10 @@ function setPicks(t) {
 
 const placeLabel = (m) => `${m.m.color}${m.m.wilds ? `, paying ${m.m.wilds} wild${m.m.wilds > 1 ? 's' : ''}` : ', no wilds'}`;
 
-function choose(t, title, moves, label) {
-  t.chooser = { title, moves, label };
+// choose opens a list of moves to choose from; at is the piece of the
+// drawing they are about (marked while the list is open).
+function choose(t, title, moves, label, at) {
+  t.chooser = { title, moves, label, at };
   setPicks(t);
 }
 
