@@ -53,6 +53,19 @@ func (e *env) moveAfter(id string, from int64) int64 {
 	return 0
 }
 
+// botsGame is a finished game of the rule set: p creates it for two
+// bots, which play it whole inside the create.
+func (e *env) botsGame(p *player, ruleset string) gameState {
+	e.t.Helper()
+	var done gameState
+	e.rest(p.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA,
+		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
+	if done.Status != "finished" {
+		e.t.Fatalf("a bots-only game is %s after its creation", done.Status)
+	}
+	return done
+}
+
 // waitLong polls a boolean expression for up to d.
 func (p *player) waitLong(expr, what string, d time.Duration) {
 	p.e.t.Helper()
@@ -75,13 +88,7 @@ func (p *player) waitLong(expr, what string, d time.Duration) {
 // asks for the analysis by keyboard and checks the panel against the API.
 func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int64) (gameState, int64) {
 	t.Helper()
-	// Two bots play a whole game inside the create.
-	var done gameState
-	e.rest(ann.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA,
-		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
-	if done.Status != "finished" {
-		t.Fatalf("a bots-only game is %s after its creation", done.Status)
-	}
+	done := e.botsGame(ann, ruleset)
 	v := e.moveAfter(done.ID, from)
 	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
 	ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.querySelector('#analysis #analyse')`, v), "the offer to analyse")
@@ -198,9 +205,7 @@ func TestReplayAnalysis(t *testing.T) {
 func TestReplayAnalysisAskedOnce(t *testing.T) {
 	e := newEnvWorkers(t)
 	ann := e.newPlayer("Ann")
-	var done gameState
-	e.rest(ann.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": "azul-mini", "seed": seedA,
-		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
+	done := e.botsGame(ann, "azul-mini")
 	v := e.moveAfter(done.ID, 8)
 	ann.watchConsole()
 	analysisRequests := `performance.getEntriesByType('resource').filter(e => e.name.includes('/analysis?version=')).length`

@@ -132,6 +132,15 @@ func TestPavilionChoosersBesideHand(t *testing.T) {
 	if n := eval[int](ann, `document.querySelectorAll('.chooser button.choice').length`); n != 1 {
 		t.Fatalf("the pass choice has %d move buttons, want the one Pass button", n)
 	}
+	// The keyboard starts on the first tile; Space toggles it.
+	first := `document.querySelector('.chooser .keep-tile')`
+	if !eval[bool](ann, first+` === document.activeElement`) {
+		t.Fatal("the focus is not on the first tile to keep")
+	}
+	for _, want := range []string{"true", "false"} {
+		ann.key(" ")
+		ann.waitJS(first+`.getAttribute('aria-pressed') == '`+want+`'`, "the tile toggled by Space")
+	}
 	// Choose the first four, see the fifth refused, then swap the first
 	// for the fifth.
 	for i := range 4 {

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"testing"
 
 	"github.com/chromedp/cdproto/browser"
@@ -53,9 +52,7 @@ func TestReplayFollowsResize(t *testing.T) {
 	for range 30 {
 		e.moveREST(id, players)
 	}
-	var done gameState
-	e.rest(ann.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": "summer-pavilion", "seed": seedA,
-		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
+	done := e.botsGame(ann, "summer-pavilion")
 	ann.watchConsole()
 	for _, view := range []string{"replay", "finished-replay", "table"} {
 		ann.resizeWindow(1280, 900)

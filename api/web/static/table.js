@@ -383,7 +383,7 @@ function onKey(t, e) {
     return;
   }
   if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(e.key) && target) {
-    const all = [...t.root.querySelectorAll('.pick')];
+    const all = [...t.root.querySelectorAll('.pick:not(:disabled)')];
     const i = all.indexOf(target);
     const next = all[(i + (e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : all.length - 1)) % all.length];
     if (next) { e.preventDefault(); next.focus(); }
