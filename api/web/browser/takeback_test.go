@@ -35,6 +35,7 @@ func TestTakebackNoticeFollowsAnswer(t *testing.T) {
 	ann.watchConsole()
 	notice := `(document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent)`
 	for _, answer := range []string{"accept", "decline"} {
+		shot := map[string]string{"accept": "takeback-accepted", "decline": "takeback-declined"}[answer]
 		e.moveREST(id, players) // Ann's move
 		v := e.game(id).Version
 		ann.open("/games/" + id)
@@ -51,12 +52,12 @@ func TestTakebackNoticeFollowsAnswer(t *testing.T) {
 		ann.waitJS(fmt.Sprintf(`%s == %q`, notice, want), "the answer in the notice")
 		turn := eval[string](ann, `document.getElementById('app').dataset.myTurn`)
 		if (answer == "accept") != (turn == "yes") {
-			t.Fatalf("after the take-back was %sed, Ann's page says my-turn %s", answer, turn)
+			t.Fatalf("after the answer %s, Ann's page says my-turn %s", answer, turn)
 		}
 		if strings.Contains(eval[string](ann, notice), "asked") {
 			t.Fatal("the notice still says the other players are asked")
 		}
-		ann.shot("takeback-" + answer + "ed")
+		ann.shot(shot)
 		ann.noConsoleErrors("around the take-back")
 		if answer == "accept" {
 			e.moveREST(id, players) // Ann moves again, Bob's turn
