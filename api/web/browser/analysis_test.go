@@ -53,6 +53,19 @@ func (e *env) moveAfter(id string, from int64) int64 {
 	return 0
 }
 
+// botsGame is a finished game of the rule set: p creates it for two
+// bots, which play it whole inside the create.
+func (e *env) botsGame(p *player, ruleset string) gameState {
+	e.t.Helper()
+	var done gameState
+	e.rest(p.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA,
+		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
+	if done.Status != "finished" {
+		e.t.Fatalf("a bots-only game is %s after its creation", done.Status)
+	}
+	return done
+}
+
 // waitLong polls a boolean expression for up to d.
 func (p *player) waitLong(expr, what string, d time.Duration) {
 	p.e.t.Helper()
@@ -75,13 +88,7 @@ func (p *player) waitLong(expr, what string, d time.Duration) {
 // asks for the analysis by keyboard and checks the panel against the API.
 func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int64) (gameState, int64) {
 	t.Helper()
-	// Two bots play a whole game inside the create.
-	var done gameState
-	e.rest(ann.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA,
-		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
-	if done.Status != "finished" {
-		t.Fatalf("a bots-only game is %s after its creation", done.Status)
-	}
+	done := e.botsGame(ann, ruleset)
 	v := e.moveAfter(done.ID, from)
 	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
 	ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.querySelector('#analysis #analyse')`, v), "the offer to analyse")
@@ -189,4 +196,49 @@ func TestReplayAnalysis(t *testing.T) {
 			t.Fatalf("a running game's replay at v%d shows %q", at, got)
 		}
 	}
+}
+
+// TestReplayAnalysisAskedOnce: stepping through a finished game's replay
+// asks the server for no analysis and leaves the console clean; an
+// analysis asked for once is shown again, after a reload, without a
+// request.
+func TestReplayAnalysisAskedOnce(t *testing.T) {
+	e := newEnvWorkers(t)
+	ann := e.newPlayer("Ann")
+	done := e.botsGame(ann, "azul-mini")
+	v := e.moveAfter(done.ID, 8)
+	ann.watchConsole()
+	analysisRequests := `performance.getEntriesByType('resource').filter(e => e.name.includes('/analysis?version=')).length`
+
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.querySelector('#analysis #analyse')`, v), "the offer to analyse")
+	if err := chromedp.Do(ann.ctx, chromedp.Focus(chromedp.CSS("#slider"))); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 6; i++ {
+		if err := chromedp.Do(ann.ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			t.Fatal(err)
+		}
+		ann.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.shownVersion == '%d' && document.getElementById('analysis').dataset.state`, v+i), fmt.Sprintf("version %d", v+i))
+	}
+	ann.noConsoleErrors("stepping through the replay")
+	if n := eval[int](ann, analysisRequests); n != 0 {
+		t.Fatalf("stepping through the replay made %d analysis requests, want none", n)
+	}
+
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(`document.querySelector('#analysis #analyse')`, "the offer to analyse")
+	if err := chromedp.Do(ann.ctx, chromedp.Click(chromedp.CSS("#analysis #analyse"))); err != nil {
+		t.Fatal(err)
+	}
+	ann.waitLong(`document.getElementById('analysis').dataset.state == 'done'`, "the analysis", analysisWait)
+	ann.noConsoleErrors("while the analysis was computed")
+
+	// Reloaded, the page shows it from the browser's store, unasked.
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(`document.getElementById('analysis').dataset.state == 'done' && document.querySelector('#analysis tr.best')`, "the analysis the browser holds")
+	if n := eval[int](ann, analysisRequests); n != 0 {
+		t.Fatalf("the analysis the browser holds was asked for again (%d requests)", n)
+	}
+	ann.noConsoleErrors("after the reload")
 }

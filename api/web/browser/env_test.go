@@ -173,6 +173,8 @@ type player struct {
 	id    string
 	token string
 	ctx   context.Context
+	// console has the page's console errors once watchConsole ran.
+	console *console
 }
 
 // newPlayer registers a player through the API and opens a browser

@@ -132,3 +132,33 @@ func (p *player) viewport(w, h int64) {
 
 var _ = context.Background
 var _ = fmt.Sprintf
+
+// click clicks with the mouse at a point of the window.
+func (p *player) click(xy []float64) {
+	p.e.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
+		p.e.t.Fatalf("%s: click at %v: %v", p.name, xy, err)
+	}
+}
+
+// clickJS clicks with the mouse in the middle of the element the
+// expression finds, scrolled into view if need be.
+func (p *player) clickJS(expr string) {
+	p.e.t.Helper()
+	xy := eval[[]float64](p, `(() => { const e = `+expr+`; if (!e) return [];
+		const r0 = e.getBoundingClientRect();
+		if (r0.top < 0 || r0.bottom > innerHeight) e.scrollIntoView({block: 'center'});
+		const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
+	if len(xy) != 2 {
+		p.e.t.Fatalf("%s: nothing to click for %s", p.name, expr)
+	}
+	p.click(xy)
+}
+
+// key presses a key on the page.
+func (p *player) key(k string) {
+	p.e.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.KeyEvent(k)); err != nil {
+		p.e.t.Fatalf("%s: key %q: %v", p.name, k, err)
+	}
+}

@@ -2,8 +2,7 @@
 // move at the position shown, with the move played next and the best one
 // marked. Only finished games are analysed (the API answers 403 while a
 // game runs), and an analysis costs the server a worker's time, so it is
-// asked for by a button; one the browser already holds (the answer is
-// immutable and cached) is shown at once.
+// asked for by a button; one the browser already holds is shown at once.
 import { gamePath, el, seatName, ApiError } from './api.js';
 
 // shortList is how many moves are listed before "all moves".
@@ -11,27 +10,55 @@ const shortList = 8;
 // maxPolls bounds the polling of one analysis (the worker's own limit is
 // five minutes).
 const maxPolls = 150;
+// maxKept bounds the analyses kept in the browser's storage.
+const maxKept = 200;
 
 // fetchAnalysis asks for the analysis at version v: {status: 200, data}
-// or {status: 202, retry} (seconds). With cachedOnly the browser's cache
-// answers or nothing does (null), and the server is not asked.
-async function fetchAnalysis(id, v, cachedOnly) {
-  const init = { headers: { Accept: 'application/json' }, credentials: 'same-origin', mode: 'same-origin' };
-  if (cachedOnly) init.cache = 'only-if-cached';
+// or {status: 202, retry} (seconds).
+async function fetchAnalysis(id, v) {
   let res;
   try {
-    res = await fetch(gamePath(id, `/analysis?version=${v}`), init);
+    res = await fetch(gamePath(id, `/analysis?version=${v}`), { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
   } catch {
-    if (cachedOnly) return null;
     throw new ApiError(0, { detail: 'the server cannot be reached' });
   }
-  if (cachedOnly && res.status !== 200) return null;
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
   if (res.status === 202) return { status: 202, retry: Math.min(30, Math.max(1, Number(res.headers.get('Retry-After')) || 2)) };
   if (!res.ok) throw new ApiError(res.status, data);
   return { status: 200, data };
+}
+
+// An analysis never changes once made, so the page keeps the ones it
+// got in localStorage and shows them again without asking: a peek at the
+// HTTP cache (fetch with only-if-cached) would log a failed request in
+// the console for every position not analysed yet.
+const keyPrefix = 'azuld.analysis.';
+const storeKey = (id, v) => `${keyPrefix}${id}.${v}`;
+
+function stored(id, v) {
+  try {
+    const text = localStorage.getItem(storeKey(id, v));
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null; // storage refused or spoilt: the button asks the server
+  }
+}
+
+function keep(id, v, data) {
+  const ours = () => Object.keys(localStorage).filter((k) => k.startsWith(keyPrefix));
+  try {
+    // A full store (or too many analyses) starts afresh: every analysis
+    // can be asked for again.
+    if (ours().length >= maxKept) ours().forEach((k) => localStorage.removeItem(k));
+    localStorage.setItem(storeKey(id, v), JSON.stringify(data));
+  } catch {
+    try {
+      ours().forEach((k) => localStorage.removeItem(k));
+      localStorage.setItem(storeKey(id, v), JSON.stringify(data));
+    } catch { /* no storage: the analysis is asked for again next time */ }
+  }
 }
 
 const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
@@ -47,9 +74,10 @@ function request(a, v, redraw) {
   (async () => {
     try {
       for (let i = 0; i < maxPolls; i++) {
-        const got = await fetchAnalysis(a.id, v, false);
+        const got = await fetchAnalysis(a.id, v);
         if (got.status === 200) {
           Object.assign(item, { state: 'done', data: got.data });
+          keep(a.id, v, got.data);
           return;
         }
         await sleep(got.retry);
@@ -105,6 +133,10 @@ function draw(section, a, ctx, v, isShown) {
   if (seat === undefined || seat === null) return none('No player moves next: nothing to analyse.');
   const who = seatName(game, seat);
   const redraw = (at) => { if (isShown(at)) analysisPanel(section, a, ctx, at, isShown); };
+  if (!a.items.has(v)) {
+    const data = stored(a.id, v);
+    if (data) a.items.set(v, { state: 'done', data });
+  }
   const item = a.items.get(v);
   if (!item || item.state === 'error') {
     section.dataset.state = item ? 'error' : 'offer';
@@ -112,16 +144,6 @@ function draw(section, a, ctx, v, isShown) {
     if (item) section.append(el('p', { class: 'field-error', role: 'alert' }, `The analysis failed: ${item.error}`));
     section.append(el('button', { type: 'button', id: 'analyse', class: 'secondary', onclick: () => request(a, v, redraw) },
       item ? 'Try again' : 'Analyse this position'));
-    if (!item && !a.peeked?.has(v)) {
-      // An analysis the browser already holds is shown without asking.
-      (a.peeked ||= new Set()).add(v);
-      fetchAnalysis(a.id, v, true).then((got) => {
-        if (got && got.status === 200 && !a.items.has(v)) {
-          a.items.set(v, { state: 'done', data: got.data });
-          redraw(v);
-        }
-      });
-    }
     return;
   }
   if (item.state === 'computing') {

@@ -47,8 +47,8 @@ function svg(w, h, label, x0 = 0, y0 = 0, fixed = false) {
     width: fixed ? w : null, height: fixed ? h : null });
 }
 
-// colourOrder lists a map's colours in the game's order.
-function ordered(map, pav) {
+// ordered lists a map's colours in the game's order.
+export function ordered(map, pav) {
   const order = pav ? PAV_ORDER : AZUL_ORDER;
   return Object.keys(map || {}).filter((c) => map[c] > 0)
     .sort((a, b) => order.indexOf(a) - order.indexOf(b));
@@ -69,10 +69,17 @@ function badge(n, x, y) {
     s('circle', { cx: x, cy: y, r: 9 }), s('text', { x, y: y + 3.5 }, n));
 }
 
-// groupOf draws a source's tiles of one colour as a pick target.
-function group(path, c, n, src, draw) {
+// hitArea is an invisible rectangle that catches the clicks a group's
+// tiles would miss: the gaps between them belong to the group too.
+function hitArea(x, y, w, h) {
+  return s('path', { class: 'hit', d: `M${x},${y}h${w}v${h}h${-w}z` });
+}
+
+// group draws a source's tiles of one colour as a pick target; hits are
+// its hit areas, drawn under the tiles.
+function group(path, c, n, src, draw, hits = []) {
   const g = s('g', { class: 'grp', 'data-path': `${path}.${c}`, 'data-val': n, 'data-src': src, 'data-color': c });
-  g.append(...[draw].flat());
+  g.append(...hits, ...[draw].flat());
   return g;
 }
 
@@ -92,14 +99,18 @@ export function drawOffer(v) {
     const g = s('g', { class: 'factory', 'data-path': `factories[${i}]`, 'aria-label': `Factory ${i + 1}` },
       s('circle', { cx, cy, r: F / 2 - 4, class: 'disc' }),
       s('text', { x: cx, y: cy + F / 2 - 8, class: 'label' }, `F${i + 1}`));
+    // Tile k sits in quarter k of the disc (two rows of two); the
+    // quarters meet, so a click anywhere on the disc takes a colour.
+    const half = F / 2 - 4, midY = cy - 4;
     let k = 0;
     for (const c of ordered(f, pav)) {
-      const tiles = [];
+      const tiles = [], hits = [];
       for (let j = 0; j < f[c]; j++, k++) {
         const tx = cx + (k % 2 ? 16 : -16), ty = cy + (k < 2 ? -16 : 16) - 4;
         tiles.push(tile(c, tx, ty, 28, `${c} tile in factory ${i + 1}`));
+        hits.push(hitArea(k % 2 ? cx : cx - half, k < 2 ? midY - half : midY, half, half));
       }
-      g.append(group(`factories[${i}]`, c, f[c], String(i), tiles));
+      g.append(group(`factories[${i}]`, c, f[c], String(i), tiles, hits));
     }
     fs.append(g);
   });
@@ -130,7 +141,8 @@ function pool(path, map, pav, src, name, marker) {
     x += W;
   }
   for (const c of cols) {
-    p.append(group(path, c, map[c], src, [tile(c, x, 44, 30, `${map[c]} ${c} tile${map[c] > 1 ? 's' : ''} in the ${name.toLowerCase()}`), badge(map[c], x + 15, 30)]));
+    p.append(group(path, c, map[c], src, [tile(c, x, 44, 30, `${map[c]} ${c} tile${map[c] > 1 ? 's' : ''} in the ${name.toLowerCase()}`), badge(map[c], x + 15, 30)],
+      [hitArea(x - W / 2, 20, W, 52)]));
     x += W;
   }
   if (n === 0) p.append(s('text', { x: width / 2, y: 48, class: 'empty' }, 'empty'));

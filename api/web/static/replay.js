@@ -6,7 +6,7 @@
 import { api, gamePath, el, seatName, allEvents } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion } from './draw.js';
 import { markChanges, describeFinal, rulesetName, actorText, markWild, plural } from './common.js';
-import { takebackPanel } from './takeback.js';
+import { takebackPanel, takebackOutcome } from './takeback.js';
 
 export async function startReplay(root) {
   const r = { root, id: root.dataset.game, states: new Map(), branch: null, seq: 0 };
@@ -47,7 +47,9 @@ async function loadMeta(r) {
     // Chapters are a help: a game without rounds yet still replays.
     api('GET', gamePath(r.id, '/rounds')).catch(() => ({ rounds: [] })),
   ]);
+  const drawn = r.game;
   r.game = game;
+  takebackOutcome(drawn, game).then((o) => o && say(r, o.text, o.kind), () => {});
   r.events = new Map(events.map((e) => [e.version, e]));
   r.main = events.filter((e) => !e.undone).map((e) => e.version);
   const branches = new Map();

@@ -2,9 +2,9 @@
 // clicks or keys among the server's legal moves, live updates from the
 // game's server-sent events.
 import { api, gamePath, el, seatName, ApiError } from './api.js';
-import { drawOffer, drawBoard, tileRow, isPavilion, starName } from './draw.js';
-import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
-import { takebackPanel } from './takeback.js';
+import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered } from './draw.js';
+import { markChanges, describeFinal, rulesetName, markWild, plural } from './common.js';
+import { takebackPanel, takebackOutcome } from './takeback.js';
 
 export async function startTable(root) {
   const id = root.dataset.game;
@@ -34,11 +34,15 @@ export async function startTable(root) {
 // reload reads the game again and redraws; the changes since the last
 // version drawn are marked for a moment.
 async function reload(t) {
-  const before = t.game ? t.game.version : 0;
+  const drawn = t.game;
+  const before = drawn ? drawn.version : 0;
   t.game = await api('GET', gamePath(t.id));
   t.sel = null;
   t.chooser = null;
   render(t);
+  // A take-back request that was pending is answered: the notice that
+  // it was asked for gives way to its outcome.
+  takebackOutcome(drawn, t.game).then((o) => o && notice(t, o.text, o.kind), () => {});
   if (before > 0 && t.game.version > before) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
@@ -193,6 +197,7 @@ function setPicks(t) {
   t.handlers = new Map();
   const actions = root.querySelector('#actions');
   actions.replaceChildren();
+  root.querySelectorAll('.chooser').forEach((e) => e.remove());
   if (t.busy) return;
   const moves = myMoves(t);
   if (!moves.length) return;
@@ -206,15 +211,10 @@ function setPicks(t) {
     t.handlers.set(e, fn);
   };
   if (t.chooser) {
-    const c = t.chooser;
-    const box = el('div', { class: 'chooser', role: 'group', 'aria-label': c.title },
-      el('h3', {}, c.title));
-    const list = el('div', { class: 'choices' });
-    for (const m of c.moves) {
-      list.append(el('button', { type: 'button', class: 'pick choice', onclick: () => send(t, m) }, c.label ? c.label(m) : m.notation));
-    }
-    box.append(list, el('button', { type: 'button', class: 'cancel', onclick: () => { t.chooser = null; setPicks(t); } }, 'Cancel'));
-    actions.append(box);
+    t.chooser.at?.classList.add('sel');
+    const box = t.chooser.keep ? keepChooser(t) : listChooser(t);
+    box.append(el('button', { type: 'button', class: 'cancel', onclick: () => { t.chooser = null; setPicks(t); } }, 'Cancel'));
+    placeChooser(t, box, actions);
     focusFirst(t);
     return;
   }
@@ -262,12 +262,13 @@ function setPicks(t) {
     const [seat, sp] = k.split('|');
     const [star, space] = sp.split(',');
     const where = `space ${space} of ${starName(t.game, Number(seat), Number(star))}`;
-    pick(boardOf(seat)?.querySelector(`[data-space="${sp}"]`), `place a tile on ${where}`,
-      () => (list.length === 1 ? send(t, list[0]) : choose(t, `Place on ${where}: which tile, paid how?`, list, placeLabel)));
+    const spot = boardOf(seat)?.querySelector(`[data-space="${sp}"]`);
+    pick(spot, `place a tile on ${where}`,
+      () => (list.length === 1 ? send(t, list[0]) : choose(t, `Place on ${where}: which tile, paid how?`, list, placeLabel, spot)));
   }
   const passes = moves.filter((m) => m.m.type === 'pass');
   if (passes.length) {
-    actions.append(el('button', { type: 'button', class: 'pick action', onclick: () => (passes.length === 1 ? send(t, passes[0]) : choose(t, 'Pass: which tiles do you keep (up to 4)?', passes, passLabel)) }, 'Pass…'));
+    actions.append(el('button', { type: 'button', class: 'pick action', onclick: () => (passes.length === 1 ? send(t, passes[0]) : choosePass(t, passes)) }, 'Pass…'));
   }
   const bonus = moves.filter((m) => m.m.type === 'bonus');
   if (bonus.length) {
@@ -281,11 +282,81 @@ function setPicks(t) {
 }
 
 const placeLabel = (m) => `${m.m.color}${m.m.wilds ? `, paying ${m.m.wilds} wild${m.m.wilds > 1 ? 's' : ''}` : ', no wilds'}`;
-const passLabel = (m) => (m.m.keep.length ? `keep ${m.m.keep.join(', ')}` : 'keep nothing');
 
-function choose(t, title, moves, label) {
-  t.chooser = { title, moves, label };
+// choose opens a list of moves to choose from; at is the piece of the
+// drawing they are about (marked while the list is open).
+function choose(t, title, moves, label, at) {
+  t.chooser = { title, moves, label, at };
   setPicks(t);
+}
+
+// choosePass opens the choice of the tiles kept on passing. Up to four
+// hand tiles may be kept: nothing to decide when the hand holds no more,
+// so all are chosen at first; else none is.
+function choosePass(t, moves) {
+  const hand = t.game.players[moves[0].seat].hand || {};
+  const tiles = ordered(hand, true).flatMap((c) => Array(hand[c]).fill(c));
+  const most = Math.max(...moves.map((m) => m.m.keep.length));
+  const kept = new Set(tiles.length <= most ? tiles.keys() : []);
+  t.chooser = { title: 'Pass: which tiles do you keep?', moves, keep: { tiles, most, kept } };
+  setPicks(t);
+}
+
+// listChooser offers each move of the chooser as a button.
+function listChooser(t) {
+  const c = t.chooser;
+  const list = el('div', { class: 'choices' });
+  for (const m of c.moves) {
+    list.append(el('button', { type: 'button', class: 'pick choice', onclick: () => send(t, m) }, c.label ? c.label(m) : m.notation));
+  }
+  return el('div', { class: 'chooser', role: 'group', 'aria-label': c.title }, el('h3', {}, c.title), list);
+}
+
+// keepChooser lets the hand's tiles be toggled, then passes with the one
+// legal pass that keeps exactly those: the server's moves stay the
+// source of truth (a set no move keeps cannot be sent).
+function keepChooser(t) {
+  const c = t.chooser;
+  const { tiles, most, kept } = c.keep;
+  const toggles = tiles.map((colour, i) => el('button', {
+    type: 'button', class: 'pick keep-tile', 'aria-label': `${colour} tile`,
+    onclick: () => { if (kept.has(i)) kept.delete(i); else if (kept.size < most) kept.add(i); update(); },
+  }, svgEl('svg', { viewBox: '0 0 32 32', width: 32, height: 32, class: 'drawing', 'aria-hidden': 'true' }, tile(colour, 16, 16, 28))));
+  const count = el('p', { class: 'keep-count', 'aria-live': 'polite' });
+  const sameTiles = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+  const chosen = () => tiles.filter((_, i) => kept.has(i));
+  const move = () => c.moves.find((m) => sameTiles(m.m.keep, chosen()));
+  const pass = el('button', { type: 'button', class: 'pick choice pass', onclick: () => { const m = move(); if (m) send(t, m); } });
+  const update = () => {
+    toggles.forEach((b, i) => {
+      b.setAttribute('aria-pressed', kept.has(i) ? 'true' : 'false');
+      b.disabled = !kept.has(i) && kept.size >= most;
+    });
+    const gone = tiles.length - kept.size;
+    count.textContent = `Keeping ${kept.size} of at most ${most}${gone ? `; ${plural(gone, 'tile')} discarded, −1 point each` : ''}.`;
+    pass.disabled = !move();
+    pass.textContent = kept.size ? `Pass, keeping ${chosen().join(', ')}` : 'Pass, keeping nothing';
+  };
+  update();
+  const box = el('div', { class: 'chooser', role: 'group', 'aria-label': c.title }, el('h3', {}, c.title),
+    el('div', { class: 'keep-tiles' }, toggles), count, el('div', { class: 'choices' }, pass));
+  markWild(box, t.game);
+  return box;
+}
+
+// placeChooser puts an open choice right under the hand of the seat it
+// is for (Summer Pavilion: the tiles to pay with or keep are in view) and
+// scrolls both into view; without a hand it goes with the other actions.
+function placeChooser(t, box, actions) {
+  const hand = t.root.querySelector(`.player[data-seat="${t.chooser.moves[0].seat}"] .holdings`);
+  if (!hand) {
+    actions.append(box);
+    return;
+  }
+  hand.after(box);
+  const top = hand.getBoundingClientRect().top, bottom = box.getBoundingClientRect().bottom, margin = 8;
+  if (bottom > window.innerHeight - margin) window.scrollBy(0, Math.min(bottom - window.innerHeight + margin, top - margin));
+  else if (top < margin) window.scrollBy(0, top - margin);
 }
 
 // focusFirst moves the keyboard focus to the first choice, unless the
@@ -294,7 +365,7 @@ function focusFirst(t) {
   const a = document.activeElement;
   if (a && a !== document.body && !t.root.contains(a)) return;
   if (a && a.closest && a.closest('.movelist, .takebacks')) return;
-  const first = t.root.querySelector('.choice.pick') || t.root.querySelector('svg .pick') || t.root.querySelector('.pick');
+  const first = t.root.querySelector('.chooser .pick:not(:disabled)') || t.root.querySelector('svg .pick') || t.root.querySelector('.pick');
   if (first) first.focus({ preventScroll: true });
 }
 
@@ -312,7 +383,7 @@ function onKey(t, e) {
     return;
   }
   if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(e.key) && target) {
-    const all = [...t.root.querySelectorAll('.pick')];
+    const all = [...t.root.querySelectorAll('.pick:not(:disabled)')];
     const i = all.indexOf(target);
     const next = all[(i + (e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : all.length - 1)) % all.length];
     if (next) { e.preventDefault(); next.focus(); }

@@ -32,3 +32,25 @@ export function takebackPanel(g, done, say) {
   }
   return box;
 }
+
+// takebackOutcome says how the take-back request that was pending in
+// before (the game as last drawn) ended, now that after (the game read
+// again) no longer has it pending: {text, kind} for the page's notice,
+// or null when there is nothing new to say.
+export async function takebackOutcome(before, after) {
+  const pend = before?.pending_takeback;
+  if (!pend || after.pending_takeback?.id === pend.id) return null;
+  const tb = await api('GET', gamePath(after.id, `/takebacks/${pend.id}`));
+  const mine = new Set(after.your_seats || []);
+  const whose = mine.has(tb.seat) ? 'your' : `${seatName(after, tb.seat)}'s`;
+  const moves = tb.moves > 1 ? `last ${tb.moves} moves were` : 'last move was';
+  if (tb.status === 'taken_back') return { text: `Take-back accepted: ${whose} ${moves} taken back.`, kind: 'ok' };
+  if (tb.status === 'declined') {
+    const by = tb.declined_by;
+    if (by === tb.seat) return { text: mine.has(by) ? 'You withdrew your take-back request.' : `${seatName(after, by)} withdrew the take-back request.`, kind: '' };
+    const who = mine.has(by) ? 'you' : seatName(after, by);
+    return { text: `Take-back declined by ${who}: ${whose} ${tb.moves > 1 ? 'moves stand' : 'move stands'}.`, kind: 'warn' };
+  }
+  if (tb.status === 'lapsed') return { text: 'The take-back request lapsed: a move was made before every player answered.', kind: 'warn' };
+  return null;
+}
