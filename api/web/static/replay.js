@@ -6,10 +6,10 @@
 import { api, gamePath, el, seatName, allEvents } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion } from './draw.js';
 import { markChanges, describeFinal, rulesetName, actorText, markWild, plural } from './common.js';
-import { takebackPanel, takebackOutcome } from './takeback.js';
+import { takebackPanel, takebackTracker } from './takeback.js';
 
 export async function startReplay(root) {
-  const r = { root, id: root.dataset.game, states: new Map(), branch: null, seq: 0 };
+  const r = { root, id: root.dataset.game, states: new Map(), branch: null, seq: 0, takebacks: takebackTracker() };
   root.classList.add('replay-view');
   root.replaceChildren(
     el('header', { class: 'game-head' }, el('h1', { id: 'title' }, 'Replay'), el('p', { id: 'status' })),
@@ -47,9 +47,8 @@ async function loadMeta(r) {
     // Chapters are a help: a game without rounds yet still replays.
     api('GET', gamePath(r.id, '/rounds')).catch(() => ({ rounds: [] })),
   ]);
-  const drawn = r.game;
   r.game = game;
-  takebackOutcome(drawn, game).then((o) => o && say(r, o.text, o.kind), () => {});
+  r.takebacks.seen(game).then((o) => o && say(r, o.text, o.kind), () => {});
   r.events = new Map(events.map((e) => [e.version, e]));
   r.main = events.filter((e) => !e.undone).map((e) => e.version);
   const branches = new Map();
@@ -68,7 +67,7 @@ async function loadMeta(r) {
   const tb = r.root.querySelector('#tb');
   tb.replaceChildren();
   if (game.status === 'active' && (game.your_seats || []).length) {
-    tb.append(takebackPanel(game, async () => { const end = atEnd(r); await loadMeta(r); if (end) goTo(r, r.main[r.main.length - 1]); }, (m, k) => say(r, m, k)));
+    tb.append(takebackPanel(game, async () => { const end = atEnd(r); await loadMeta(r); if (end) goTo(r, r.main[r.main.length - 1]); }, (m, k) => say(r, m, k), r.takebacks));
   }
 }
 

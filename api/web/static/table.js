@@ -4,12 +4,12 @@
 import { api, gamePath, el, seatName, ApiError } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered } from './draw.js';
 import { markChanges, describeFinal, rulesetName, markWild, plural } from './common.js';
-import { takebackPanel, takebackOutcome } from './takeback.js';
+import { takebackPanel, takebackTracker } from './takeback.js';
 
 export async function startTable(root) {
   const id = root.dataset.game;
   const t = {
-    root, id, game: null, sel: null, chooser: null, busy: false, notice: '',
+    root, id, game: null, sel: null, chooser: null, busy: false, notice: '', takebacks: takebackTracker(),
   };
   root.classList.add('table-view');
   // The server's join form (a free seat) is kept: it works without script.
@@ -34,15 +34,18 @@ export async function startTable(root) {
 // reload reads the game again and redraws; the changes since the last
 // version drawn are marked for a moment.
 async function reload(t) {
-  const drawn = t.game;
-  const before = drawn ? drawn.version : 0;
-  t.game = await api('GET', gamePath(t.id));
+  const before = t.game ? t.game.version : 0;
+  const g = await api('GET', gamePath(t.id));
+  // Reloads overlap when events come fast; one that answers after a
+  // newer one must not draw an older game.
+  if (g.version < before) return;
+  t.game = g;
   t.sel = null;
   t.chooser = null;
   render(t);
   // A take-back request that was pending is answered: the notice that
   // it was asked for gives way to its outcome.
-  takebackOutcome(drawn, t.game).then((o) => o && notice(t, o.text, o.kind), () => {});
+  t.takebacks.seen(g).then((o) => o && notice(t, o.text, o.kind), () => {});
   if (before > 0 && t.game.version > before) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
@@ -161,7 +164,7 @@ function render(t) {
       el('time', { datetime: g.deadline }, when.toLocaleString()), '.'));
   }
   if (g.final) extra.append(describeFinal(g));
-  if (g.status === 'active' && mine.size) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k)));
+  if (g.status === 'active' && mine.size) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
   const resign = moves.find((m) => m.m.type === 'resign');
   const listed = moves.filter((m) => m !== resign);
   if (listed.length) extra.append(moveList(t, listed));

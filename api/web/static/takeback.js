@@ -2,12 +2,13 @@
 // last move back, accept or decline another player's request.
 import { api, gamePath, el, seatName } from './api.js';
 
-export function takebackPanel(g, done, say) {
+export function takebackPanel(g, done, say, track) {
   const mine = new Set(g.your_seats || []);
   const box = el('section', { class: 'takebacks', 'aria-label': 'Take-backs' }, el('h3', {}, 'Take-back'));
   const act = async (method, path, body, ok) => {
     try {
-      await api(method, gamePath(g.id, path), body);
+      const res = await api(method, gamePath(g.id, path), body);
+      if (res?.takeback?.status === 'pending') track?.asked(res.takeback, res.version);
       say(ok, 'ok');
     } catch (err) {
       say(`Take-back: ${err.message}`, 'error');
@@ -33,13 +34,33 @@ export function takebackPanel(g, done, say) {
   return box;
 }
 
-// takebackOutcome says how the take-back request that was pending in
-// before (the game as last drawn) ended, now that after (the game read
-// again) no longer has it pending: {text, kind} for the page's notice,
-// or null when there is nothing new to say.
-export async function takebackOutcome(before, after) {
-  const pend = before?.pending_takeback;
-  if (!pend || after.pending_takeback?.id === pend.id) return null;
+// takebackTracker follows a game's pending take-back request through
+// the games a page reads. Reads can answer out of order (a slow reload
+// after a faster, later one), so it keeps the newest version seen and
+// ignores older games; and the player's own request counts as seen from
+// its answer, however soon it is answered. seen(game) resolves to how a
+// request ended ({text, kind} for the page's notice) when a game newer
+// than the last one with the request pending no longer has it, else null.
+export function takebackTracker() {
+  let pending = null, version = -1;
+  return {
+    asked(tb, atVersion) {
+      if (atVersion >= version) { pending = tb; version = atVersion; }
+    },
+    async seen(game) {
+      if (!game || game.version < version) return null;
+      version = game.version;
+      const was = pending;
+      pending = game.pending_takeback || null;
+      if (!was || pending?.id === was.id) return null;
+      return takebackOutcome(game, was);
+    },
+  };
+}
+
+// takebackOutcome says how the request pend ended, now that game no
+// longer has it pending.
+async function takebackOutcome(after, pend) {
   const tb = await api('GET', gamePath(after.id, `/takebacks/${pend.id}`));
   const mine = new Set(after.your_seats || []);
   const whose = mine.has(tb.seat) ? 'your' : `${seatName(after, tb.seat)}'s`;
