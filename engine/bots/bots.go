@@ -32,6 +32,11 @@ const (
 	// Search is Monte Carlo tree search over determinised draws, within a
 	// budget of playouts or time.
 	Search = "search"
+	// Checklist is the yardstick the Summer Pavilion bots are measured
+	// against (cmd/azul-tournament): a one-move lookahead that judges moves
+	// by a player's checklist, independent of the greedy estimate. It is
+	// not a kind a seat may hold; in Azul Mini it plays as greedy.
+	Checklist = "checklist"
 )
 
 // Search budgets.
@@ -82,7 +87,7 @@ func ParseBudget(text string) (time.Duration, error) {
 
 // Check reports whether the bot is a known kind with a budget in bounds.
 func (b Bot) Check() error {
-	if !Known(b.Kind) {
+	if !Known(b.Kind) && b.Kind != Checklist {
 		return fmt.Errorf("%w: unknown bot %q (bots: random, greedy, search)", ErrBadBot, b.Kind)
 	}
 	if b.Kind != Search && (b.Budget != 0 || b.Playouts != 0) {
@@ -126,6 +131,13 @@ func (b Bot) Choose(s engine.State, seat int, salt uint64) (engine.Move, error) 
 	case *azul.State:
 		return choose(azulFamily{}, st, seat, b, salt)
 	case *pavilion.State:
+		if b.Kind == Checklist && !st.Over() {
+			c, ok := checklist(st, seat)
+			if !ok {
+				return engine.Move{}, fmt.Errorf("%w for seat %d", ErrNoMove, seat)
+			}
+			return engine.NewMove(c), nil
+		}
 		return choose(pavilionFamily{}, st, seat, b, salt)
 	}
 	return engine.Move{}, fmt.Errorf("%w: the %s bot does not know %T", ErrBadBot, b.Kind, s)
@@ -148,7 +160,7 @@ func choose[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int, b B
 	case len(legal) == 1:
 		return engine.NewMove(legal[0]), nil
 	}
-	if b.Kind == Greedy {
+	if b.Kind == Greedy || b.Kind == Checklist {
 		c, _ := greedy(f, s, seat)
 		return engine.NewMove(c), nil
 	}
