@@ -74,18 +74,18 @@ func checklistDenial(s *pavilion.State, seat int, c pavilion.Cmd) int {
 		src = s.Factory(int(c.Source))
 	}
 	p := s.Seat(other)
-	b := newSPBoard(&p)
-	if checklistFree(&b, s.Monochrome(), c.Colour) == 0 {
+	b := newSPBoard(&p, s.Monochrome())
+	if checklistFree(&b, c.Colour) == 0 {
 		return 0
 	}
 	return int(src[c.Colour])
 }
 
 // checklistFree counts the empty spaces colour c may go on.
-func checklistFree(b *spBoard, mono bool, c pavilion.Colour) int {
+func checklistFree(b *spBoard, c pavilion.Colour) int {
 	n := 0
 	for star := range pavilion.NumStars {
-		if b.fits(mono, star, c) {
+		if b.fits(star, c) {
 			n += 6 - bits.OnesCount64(b.covered>>(star*6)&0x3f)
 		}
 	}
@@ -102,7 +102,7 @@ func checklistValue(s *pavilion.State, seat int) float64 {
 	mono := s.Monochrome()
 	round := s.Round()
 	last := round >= pavilion.Rounds
-	b := newSPBoard(&p)
+	b := newSPBoard(&p, mono)
 	wild := s.Wild()
 	// The hand.
 	anyFits := false
@@ -110,14 +110,14 @@ func checklistValue(s *pavilion.State, seat int) float64 {
 		if n == 0 || pavilion.Colour(c) == wild {
 			continue
 		}
-		if checklistFree(&b, mono, pavilion.Colour(c)) > 0 {
+		if checklistFree(&b, pavilion.Colour(c)) > 0 {
 			v += clHandTile * float64(n)
 			anyFits = true
 		} else {
 			v -= clDeadTile * float64(n)
 		}
 	}
-	if w := float64(p.Hand[wild]); anyFits || checklistFree(&b, mono, wild) > 0 {
+	if w := float64(p.Hand[wild]); anyFits || checklistFree(&b, wild) > 0 {
 		v += clWildTile * w
 	} else {
 		v -= clDeadTile * w

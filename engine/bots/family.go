@@ -1,6 +1,7 @@
 package bots
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/azuld/azuld/engine/azul"
@@ -219,31 +220,57 @@ func (pavilionFamily) eval(s *pavilion.State, seat int) float64 {
 	return pavilionEval(s, seat)
 }
 
-// quick keeps the best of three random draws by a cheap score: takes by
-// the tiles they bring (less the start token's cost), placements by the
-// points they score less a little of their cost. A playout then looks like
-// a plausible round, whose estimate says something about the move tried.
+// quick is the playout policy: mostly the move a careful player would
+// make by a cheap score (takes by the tiles they bring that have a space
+// to go to, less the token's cost; placements by the plan's gain less the
+// tiles they cost), now and then the better of two random moves, so that
+// the playouts of one move still differ.
 func (pavilionFamily) quick(s *pavilion.State, seat int, legal []pavilion.Cmd, rng *rand.Rand) pavilion.Cmd {
-	best := legal[rng.IntN(len(legal))]
-	if len(legal) == 1 || (best.Kind != pavilion.CmdTake && best.Kind != pavilion.CmdPlace) {
-		return best
+	if len(legal) == 1 || (legal[0].Kind != pavilion.CmdTake && legal[0].Kind != pavilion.CmdPlace) {
+		return legal[rng.IntN(len(legal))]
 	}
-	var covered uint64
-	if best.Kind == pavilion.CmdPlace {
-		covered = s.Seat(seat).Covered
+	p := s.Seat(seat)
+	b := newSPBoard(&p, s.Monochrome())
+	if rng.IntN(4) == 0 {
+		a, c := legal[rng.IntN(len(legal))], legal[rng.IntN(len(legal))]
+		if quickValue(s, &b, c) > quickValue(s, &b, a) {
+			return c
+		}
+		return a
 	}
-	bestV := quickValue(s, covered, best)
-	for range 2 {
-		c := legal[rng.IntN(len(legal))]
-		if v := quickValue(s, covered, c); v > bestV {
-			best, bestV = c, v
+	// A space's gain is the same whatever the number of wilds paid.
+	var gain [pavilion.NumStars * 6]float64
+	var known uint64
+	best, bestV, ties := legal[0], math.Inf(-1), 0
+	for _, c := range legal {
+		var v float64
+		if c.Kind == pavilion.CmdPlace {
+			i := int(c.Star)*6 + int(c.Space) - 1
+			if known&(1<<i) == 0 {
+				gain[i] = quickValue(s, &b, pavilion.Place(int(c.Star), int(c.Space), c.Colour, 0))
+				known |= 1 << i
+			}
+			v = gain[i] - 0.3*float64(c.Wilds)
+		} else {
+			v = quickValue(s, &b, c)
+		}
+		switch {
+		case v > bestV:
+			best, bestV, ties = c, v, 1
+		case v == bestV:
+			// Among equals each is as likely.
+			ties++
+			if rng.IntN(ties) == 0 {
+				best = c
+			}
 		}
 	}
 	return best
 }
 
 // quickValue is the playout policy's score of a take or a placement.
-func quickValue(s *pavilion.State, covered uint64, c pavilion.Cmd) float64 {
+func quickValue(s *pavilion.State, b *spBoard, c pavilion.Cmd) float64 {
+	mono := s.Monochrome()
 	switch c.Kind {
 	case pavilion.CmdTake:
 		var src pavilion.Tiles
@@ -252,30 +279,25 @@ func quickValue(s *pavilion.State, covered uint64, c pavilion.Cmd) float64 {
 		} else {
 			src = s.Factory(int(c.Source))
 		}
+		wild := s.Wild()
 		n := float64(src[c.Colour])
-		if c.Colour != s.Wild() && src[s.Wild()] > 0 {
-			n++ // one wild comes along
+		if checklistFree(b, c.Colour) == 0 {
+			n = -0.5 * n // nowhere to go: discarded
+		}
+		if c.Colour != wild && src[wild] > 0 {
+			n += 1.2 // one wild comes along
 		}
 		if c.Source == pavilion.Center && s.TokenHolder() < 0 {
-			n -= 0.5 * n // the token costs a point per tile taken
+			n -= float64(src[c.Colour]) // the token costs a point per tile
+			if c.Colour != wild && src[wild] > 0 {
+				n--
+			}
 		}
 		return n
 	case pavilion.CmdPlace:
 		star, space := int(c.Star), int(c.Space)
-		stars := covered >> (star * 6) & 0x3f
-		stars |= 1 << (space - 1)
-		run := 1
-		if stars == 0x3f {
-			run = 6
-		} else {
-			for i := 1; i < 6 && stars&(1<<((space-1+i)%6)) != 0; i++ {
-				run++
-			}
-			for i := 1; i < 6 && stars&(1<<((space-1-i+6)%6)) != 0; i++ {
-				run++
-			}
-		}
-		return float64(run) - 0.3*float64(pavilionCost(s, c)) - 0.1*float64(c.Wilds)
+		cost := pavilionSpaceCost(mono, star, space)
+		return b.planGain(mono, star, space) - spTileCost*float64(cost) - 0.3*float64(c.Wilds)
 	}
 	return 0
 }

@@ -85,12 +85,31 @@ var spCostMasks = func() (m [2][4]uint64) {
 	return m
 }()
 
+// spSpaceFeatures lists, per space bit, the features around it (at most
+// three), -1 past the end.
+var spSpaceFeatures = func() (out [pavilion.NumStars * 6][3]int8) {
+	for i := range out {
+		out[i] = [3]int8{-1, -1, -1}
+		k := 0
+		for f, m := range spFeatureMasks {
+			if m&(1<<i) != 0 {
+				out[i][k] = int8(f)
+				k++
+			}
+		}
+	}
+	return out
+}()
+
 // featureTiles is the number of bonus tiles covering space b earns.
 func featureTiles(covered, b uint64) int {
 	after := covered | b
 	n := 0
-	for f, m := range spFeatureMasks {
-		if m&b != 0 && after&m == m {
+	for _, f := range spSpaceFeatures[bits.TrailingZeros64(b)] {
+		if f < 0 {
+			break
+		}
+		if m := spFeatureMasks[f]; after&m == m {
 			n += spFeatureTiles[f]
 		}
 	}
@@ -102,11 +121,19 @@ func featureTiles(covered, b uint64) int {
 type spBoard struct {
 	covered uint64
 	on      [pavilion.NumStars]pavilion.Tiles
+	mono    bool
+	// fit has bit c set for each colour c that may go on the star, once
+	// the star's bit in known says it was worked out.
+	fit   [pavilion.NumStars]uint8
+	known uint8
 }
 
-func newSPBoard(p *pavilion.Player) spBoard {
-	b := spBoard{covered: p.Covered}
+func newSPBoard(p *pavilion.Player, mono bool) spBoard {
+	b := spBoard{covered: p.Covered, mono: mono}
 	for star := range pavilion.NumStars {
+		if p.Covered>>(star*6)&0x3f == 0 {
+			continue
+		}
 		for _, cell := range p.Board[star] {
 			if !cell.Empty() {
 				b.on[star][cell.Colour()]++
@@ -116,8 +143,22 @@ func newSPBoard(p *pavilion.Player) spBoard {
 	return b
 }
 
-// fits reports whether colour c may go on star (RULES.md §3.5, §3.8).
-func (b *spBoard) fits(mono bool, star int, c pavilion.Colour) bool {
+// fits reports whether colour c may go on star.
+func (b *spBoard) fits(star int, c pavilion.Colour) bool {
+	if b.known&(1<<star) == 0 {
+		b.fit[star] = 0
+		for c := range pavilion.Colour(pavilion.NumColours) {
+			if b.colourFits(b.mono, star, c) {
+				b.fit[star] |= 1 << c
+			}
+		}
+		b.known |= 1 << star
+	}
+	return b.fit[star]&(1<<c) != 0
+}
+
+// colourFits reports whether colour c may go on star (RULES.md §3.5, §3.8).
+func (b *spBoard) colourFits(mono bool, star int, c pavilion.Colour) bool {
 	on := &b.on[star]
 	if !mono {
 		if star == pavilion.CentreStar {
@@ -228,7 +269,7 @@ func spPlan(b *spBoard, hand *pavilion.Tiles, wild pavilion.Colour, mono bool) f
 				continue
 			}
 			for c := range pavilion.Colour(pavilion.NumColours) {
-				if hand[c] == 0 || !b.fits(mono, star, c) {
+				if hand[c] == 0 || !b.fits(star, c) {
 					continue
 				}
 				have := int(hand[c])
@@ -259,6 +300,7 @@ func spPlan(b *spBoard, hand *pavilion.Tiles, wild pavilion.Colour, mono bool) f
 		hand[wild] -= uint8(bestUse - own)
 		b.covered |= bit
 		b.on[bestStar][bestC]++
+		b.known &^= 1 << bestStar
 	}
 }
 
@@ -272,7 +314,7 @@ func pavilionEval(s *pavilion.State, seat int) float64 {
 	mono := s.Monochrome()
 	round := s.Round()
 	last := round >= pavilion.Rounds
-	b := newSPBoard(&p)
+	b := newSPBoard(&p, mono)
 	hand := p.Hand
 	phase := s.Phase()
 	if phase == pavilion.PhaseAcquire || phase == pavilion.PhasePlay || phase == pavilion.PhaseBonus {
