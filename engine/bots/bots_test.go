@@ -67,8 +67,8 @@ func TestRandomBotPlaysLegalMovesToTheEnd(t *testing.T) {
 	}
 }
 
-// TestGreedyAndSearchFinishEveryVariant plays greedy and a small search
-// against random in every rule set and variant with 2 to 4 players: every
+// TestGreedyAndSearchFinishEveryVariant plays greedy, a small search and
+// (with four players) the checklist bot against random in every rule set and variant with 2 to 4 players: every
 // move is accepted by the rules and no game ends by resignation.
 func TestGreedyAndSearchFinishEveryVariant(t *testing.T) {
 	reg := rulesets.All()
@@ -76,7 +76,7 @@ func TestGreedyAndSearchFinishEveryVariant(t *testing.T) {
 		for players := 2; players <= 4; players++ {
 			cfg := base
 			cfg.Players = players
-			seats := []bots.Bot{{Kind: bots.Greedy}, {Kind: bots.Search, Playouts: 40}, {Kind: bots.Random}, {Kind: bots.Greedy}}[:players]
+			seats := []bots.Bot{{Kind: bots.Greedy}, {Kind: bots.Search, Playouts: 40}, {Kind: bots.Random}, {Kind: bots.Checklist}}[:players]
 			s, err := bots.Play(reg[cfg.Ruleset], cfg, engine.Seed{byte(players), 7}, seats, 1)
 			if err != nil {
 				t.Fatalf("%s: %v", name(cfg), err)
@@ -144,7 +144,7 @@ func TestBotsIgnoreTheSeed(t *testing.T) {
 		for step := 0; !diverged && !a.Over(); step++ {
 			seat := a.ToAct()[0]
 			var played engine.Move
-			for _, bot := range []bots.Bot{{Kind: bots.Search, Playouts: 60}, {Kind: bots.Greedy}} {
+			for _, bot := range []bots.Bot{{Kind: bots.Search, Playouts: 60}, {Kind: bots.Greedy}, {Kind: bots.Checklist}} {
 				mA, errA := bot.Choose(a, seat, uint64(step))
 				mB, errB := bot.Choose(b, seat, uint64(step))
 				if errA != nil || errB != nil {
@@ -181,7 +181,10 @@ func TestChooseRefusesUnknownBotsAndUnstartedGames(t *testing.T) {
 	if bots.Known("oracle") || !bots.Known(bots.Random) || !bots.Known(bots.Greedy) || !bots.Known(bots.Search) {
 		t.Fatal("Known is wrong")
 	}
-	for _, b := range []bots.Bot{{Kind: "oracle"}, {Kind: bots.Greedy, Playouts: 3}, {Kind: bots.Search, Budget: 5e9}} {
+	if bots.Known(bots.Checklist) || (bots.Bot{Kind: bots.Checklist}).Check() != nil {
+		t.Fatal("the checklist bot is a yardstick: it plays, but no seat may hold it")
+	}
+	for _, b := range []bots.Bot{{Kind: "oracle"}, {Kind: bots.Greedy, Playouts: 3}, {Kind: bots.Search, Budget: 5e9}, {Kind: bots.Checklist, Playouts: 3}} {
 		if err := b.Check(); !errors.Is(err, bots.ErrBadBot) {
 			t.Fatalf("%+v: %v", b, err)
 		}

@@ -35,6 +35,8 @@ type family[S any, C comparable, E any] interface {
 	// horizon is 1 when a playout stops at the end of its segment, where
 	// the greedy estimates judge the position, 0 when it plays to the end.
 	horizon() int
+	// analysisHorizon is the horizon of the analysis of a finished game.
+	analysisHorizon() int
 	// segment numbers the stretches of play the tree and the playouts
 	// stop at: a move that changes it ends the tree's branch (a move that
 	// draws hidden tiles must).
@@ -85,6 +87,9 @@ func (azulFamily) playoutMoves(dst []azul.Cmd, s *azul.State, seat int) []azul.C
 // points are scored, and the estimate of the walls then judges better than
 // the random rest of a game (measured: search beats greedy far more often).
 func (azulFamily) horizon() int { return 1 }
+
+// An Azul analysis plays whole games: final scores, not estimates.
+func (azulFamily) analysisHorizon() int { return 0 }
 
 // An Azul segment is a round: from one deal to the next.
 func (azulFamily) segment(s *azul.State) int { return s.Reveals() }
@@ -201,6 +206,12 @@ func keepChoice(s *pavilion.State, seat int) pavilion.Tiles {
 // random play say little about a move, the estimates of the round's
 // outcome say more.
 func (pavilionFamily) horizon() int { return 1 }
+
+// A Pavilion analysis is the search the bot plays: playouts to the
+// round's end, judged by the estimate of the final score. Whole-game
+// playouts of the cheap policy judge moves worse than the estimate does
+// (measured against a search ten times as deep, docs/BENCHMARKS.md).
+func (pavilionFamily) analysisHorizon() int { return 1 }
 
 // A Pavilion segment runs from one draw to the next. (Judging takes by
 // the hand they leave at the end of the acquisition was measured: much

@@ -47,3 +47,34 @@ func TestPavilionPlayoutsRunToTheRoundsEnd(t *testing.T) {
 	}
 	t.Logf("%d playouts went on past a refill", throughRefills)
 }
+
+// Summer Pavilion playouts with the heuristic policy allocate nothing:
+// every buffer lives in the searcher, the policy's scores on the stack.
+func TestPavilionPlayoutsAllocateNothing(t *testing.T) {
+	for _, cfg := range []engine.Config{
+		{Ruleset: pavilion.RulesetPavilion, Players: 2},
+		{Ruleset: pavilion.RulesetPavilion, Players: 3, Options: engine.Options{Board: "monochrome"}},
+		{Ruleset: pavilion.RulesetMini, Players: 4},
+	} {
+		evs, err := pavilion.Start(cfg, engine.Seed{9}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var root pavilion.State
+		for i := range evs {
+			if err := root.Apply(&evs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x := newSearcher(pavilionFamily{}, &root, 1)
+		x.work = root
+		x.playout(&x.work) // grow the buffers once
+		allocs := testing.AllocsPerRun(50, func() {
+			x.work = root
+			x.playout(&x.work)
+		})
+		if allocs != 0 {
+			t.Errorf("%s %s %dp: %.1f allocations per playout", cfg.Ruleset, cfg.Options.Board, cfg.Players, allocs)
+		}
+	}
+}
