@@ -25,14 +25,14 @@ import (
 
 // Checklist weights, in points.
 const (
-	clHandTile   = 0.7
-	clWildTile   = 0.8
+	clHandTile   = 1.0
+	clWildTile   = 2.0
 	clDeadTile   = 0.8
 	clStarShare  = 0.45
 	clCostShare  = 0.3
 	clNearFeat   = 0.3
-	clKeep       = 0.6
-	clKeepWild   = 1.0
+	clKeep       = 1.0
+	clKeepWild   = 2.0
 	clBonusTile  = 1.0
 	clDenialTile = 0.2
 )
@@ -81,6 +81,20 @@ func checklistDenial(s *pavilion.State, seat int, c pavilion.Cmd) int {
 	return int(src[c.Colour])
 }
 
+// checklistRoom is what the empty spaces colour c may go on cost in all.
+func checklistRoom(b *spBoard, c pavilion.Colour) int {
+	n := 0
+	for star := range pavilion.NumStars {
+		if !b.fits(star, c) {
+			continue
+		}
+		for sp := ^(b.covered >> (star * 6)) & 0x3f; sp != 0; sp &= sp - 1 {
+			n += pavilionSpaceCost(b.mono, star, bits.TrailingZeros64(sp)+1)
+		}
+	}
+	return n
+}
+
 // checklistFree counts the empty spaces colour c may go on.
 func checklistFree(b *spBoard, c pavilion.Colour) int {
 	n := 0
@@ -104,24 +118,30 @@ func checklistValue(s *pavilion.State, seat int) float64 {
 	last := round >= pavilion.Rounds
 	b := newSPBoard(&p, mono)
 	wild := s.Wild()
-	// The hand.
-	anyFits := false
+	// The hand: a tile counts when a free space of its colour can take
+	// it (up to what those spaces cost), a wild when any tile of the hand
+	// fits; the others will be discarded. While tiles are placed, those
+	// beyond the four a player may keep count less: they are lost unless
+	// placed.
+	usable, dead := 0.0, 0.0
 	for c, n := range p.Hand {
 		if n == 0 || pavilion.Colour(c) == wild {
 			continue
 		}
-		if checklistFree(&b, pavilion.Colour(c)) > 0 {
-			v += clHandTile * float64(n)
-			anyFits = true
-		} else {
-			v -= clDeadTile * float64(n)
-		}
+		room := checklistRoom(&b, pavilion.Colour(c))
+		use := min(int(n), room)
+		usable += clHandTile * float64(use)
+		dead += float64(int(n) - use)
 	}
-	if w := float64(p.Hand[wild]); anyFits || checklistFree(&b, wild) > 0 {
-		v += clWildTile * w
+	if w := float64(p.Hand[wild]); usable > 0 || checklistRoom(&b, wild) > 0 {
+		usable += clWildTile * w
 	} else {
-		v -= clDeadTile * w
+		dead += w
 	}
+	if s.Phase() == pavilion.PhasePlay && p.Hand.Total() > pavilion.KeepLimit {
+		usable *= 0.5 + 0.5*float64(pavilion.KeepLimit)/float64(p.Hand.Total())
+	}
+	v += usable - clDeadTile*dead
 	if bs, due := s.BonusDue(); s.Phase() == pavilion.PhaseBonus && bs == seat {
 		v += clBonusTile * float64(due)
 	}
