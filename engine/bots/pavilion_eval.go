@@ -31,11 +31,17 @@ const (
 	spBonusTile = 0.9
 	// spKeep is a tile kept for the next round; spKeepWild one of the next
 	// round's wild colour.
-	spKeep     = 0.55
-	spKeepWild = 0.9
+	spKeep     = 1.0
+	spKeepWild = 2.0
 	// spLeftAcquire is a tile the plan cannot place yet while tiles are
 	// still being taken: more of its colour may come.
-	spLeftAcquire = 0.25
+	spLeftAcquire = 0.6
+	// spWildAcquire is what a wild tile taken adds beyond its use in the
+	// plan: it turns the tiles still to come into placements.
+	spWildAcquire = 2.0
+	// spDeny weighs the best take left to the next seat to act: taking
+	// what the others need is worth something too.
+	spDeny = 2.5
 	// spTilesPerRound is about how many tiles a player places in a round:
 	// it bounds what partial bonuses can still become.
 	spTilesPerRound = 14.0
@@ -329,7 +335,7 @@ func pavilionEval(s *pavilion.State, seat int) float64 {
 	left := hand.Total()
 	switch {
 	case phase == pavilion.PhaseAcquire:
-		score += spLeftAcquire * float64(left)
+		score += spLeftAcquire*float64(left) + spWildAcquire*float64(p.Hand[s.Wild()])
 	case last:
 		score -= float64(left)
 	default:
@@ -341,7 +347,42 @@ func pavilionEval(s *pavilion.State, seat int) float64 {
 		next := s.WildOrder()[round]
 		score += spKeep*float64(p.Kept.Total()) + (spKeepWild-spKeep)*float64(p.Kept[next])
 	}
+	if phase == pavilion.PhaseAcquire {
+		if next := s.Actor(); next >= 0 && next != seat {
+			score -= spDeny * spBestTake(s, next)
+		}
+	}
 	return score + spBonuses(&b, mono, pavilion.Rounds-round)
+}
+
+// spBestTake is the most tiles seat could take now that its board has
+// room for, a wild counting double.
+func spBestTake(s *pavilion.State, seat int) float64 {
+	p := s.Seat(seat)
+	b := newSPBoard(&p, s.Monochrome())
+	var room [pavilion.NumColours]int
+	for c := range room {
+		room[c] = checklistRoom(&b, pavilion.Colour(c))
+	}
+	wild := s.Wild()
+	best := 0.0
+	for f := -1; f < s.NumFactories(); f++ {
+		src := s.Centre()
+		if f >= 0 {
+			src = s.Factory(f)
+		}
+		w := 0.0
+		if src[wild] > 0 {
+			w = 2
+		}
+		for c, n := range src {
+			if n == 0 || pavilion.Colour(c) == wild {
+				continue
+			}
+			best = max(best, float64(min(int(n), room[c]))+w)
+		}
+	}
+	return best
 }
 
 // spBonuses are the end bonuses of board b: in full when earned, by
