@@ -135,7 +135,7 @@ func (x *searcher[S, C, E, F]) iterate() {
 		if nd.count == 0 {
 			break
 		}
-		child := x.selectChild(nd)
+		child := x.selectChild(nd, idx == 0)
 		c := &x.nodes[child]
 		before := f.segment(st)
 		var err error
@@ -245,15 +245,23 @@ func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
 }
 
 // selectChild is the child with the best UCB1 value; unvisited children
-// first, in order.
-func (x *searcher[S, C, E, F]) selectChild(nd *node[C]) int32 {
+// first, in order. At the root of an analysis, once every move has been
+// tried, the search goes on among the rootWidth best by the greedy
+// estimate, as the bot's does: the others keep their one playout each.
+func (x *searcher[S, C, E, F]) selectChild(nd *node[C], root bool) int32 {
 	logN := math.Log(float64(max(nd.visits, 1)))
 	best, bestV := nd.first, math.Inf(-1)
+	end := nd.first + nd.count
 	for i := nd.first; i < nd.first+nd.count; i++ {
-		c := &x.nodes[i]
-		if c.visits == 0 {
+		if x.nodes[i].visits == 0 {
 			return i
 		}
+	}
+	if root && x.rootAll {
+		end = nd.first + min(nd.count, rootWidth)
+	}
+	for i := nd.first; i < end; i++ {
+		c := &x.nodes[i]
 		v := c.reward/float64(c.visits) + exploration*math.Sqrt(logN/float64(c.visits)) +
 			priorWeight*float64(c.prior)/float64(c.visits+1)
 		if v > bestV {
@@ -325,7 +333,7 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 	}
 	// The root's first child is the greedy estimate's choice: the search
 	// overrules it only when its playouts say clearly better.
-	if g := stats[0]; !x.rootAll && top.move != g.move && top.reward < g.reward+switchMargin {
+	if g := stats[0]; top.move != g.move && top.reward < g.reward+switchMargin {
 		return g.move, true
 	}
 	return top.move, true
