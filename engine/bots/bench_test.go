@@ -52,16 +52,7 @@ func benchPlayouts(b *testing.B, horizon int) {
 				}
 				benchPlayout(b, azulFamily{}, &s, horizon)
 			default:
-				evs, err := pavilion.Start(bc.cfg, engine.Seed{3}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var s pavilion.State
-				for i := range evs {
-					if err := s.Apply(&evs[i]); err != nil {
-						b.Fatal(err)
-					}
-				}
+				s := pavilionStart(b, bc.cfg, engine.Seed{3})
 				benchPlayout(b, pavilionFamily{}, &s, horizon)
 			}
 		})
@@ -175,16 +166,7 @@ func agreementPositions(b *testing.B, n int) []pavilion.State {
 	var evs []pavilion.Event
 	rng := rand.New(rand.NewPCG(11, 12))
 	for game := 0; len(out) < n; game++ {
-		start, err := pavilion.Start(engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{byte(game), 0xa9}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var s pavilion.State
-		for i := range start {
-			if err := s.Apply(&start[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
+		s := pavilionStart(b, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{byte(game), 0xa9})
 		for step := 0; !s.Over() && len(out) < n; step++ {
 			seat := s.Actor()
 			legal := pavilion.AppendLegal(nil, &s, seat)
@@ -197,6 +179,7 @@ func agreementPositions(b *testing.B, n int) []pavilion.State {
 			} else {
 				c, _ = checklist(&s, seat)
 			}
+			var err error
 			if evs, err = (pavilionFamily{}).play(&s, seat, c, rng, evs); err != nil {
 				b.Fatal(err)
 			}

@@ -7,6 +7,28 @@
 // given holds the tiles by place and colour (what every player can count)
 // but neither the game's seed nor the order of the tiles in the bag, and
 // the bots draw whatever they imagine from generators of their own.
+//
+// Both the greedy and the search bot judge positions by an estimate of
+// each seat's final score. In Summer Pavilion (pavilion_eval.go) it weighs
+// what a strong player does: the score (the first-player token's cost in
+// it); what the hand will become this round, by a short plan that places
+// the tiles the way a careful player would (the most points per tile
+// first: the run, the bonus tiles of the windows, statues and pillars it
+// completes, the steps towards the star and numbered-space bonuses), the
+// wild colour standing in; the tiles the plan cannot place, kept (up to
+// four) or lost at a point each; wilds taken; kept tiles, those of the next
+// round's wild colour more; bonus tiles due; completed stars and "all 1s …
+// 4s" bonuses in full, partial ones by progress and by whether the rounds
+// left can still bring the tiles their empty spaces cost; and, while tiles
+// are taken, the best take left to the next seat (denying it what it
+// needs). Greedy plays the move whose result it estimates best. Search
+// steers its playouts with a heuristic policy (the same plan's gains,
+// takes by the tiles that have a space to go to), cuts them at the round's
+// end and takes the estimate as their value.
+//
+// The checklist bot is a yardstick for measuring them (cmd/azul-tournament),
+// not a seat's choice: a one-move lookahead by a player's checklist written
+// apart from that estimate.
 package bots
 
 import (

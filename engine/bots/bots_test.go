@@ -92,31 +92,40 @@ func TestGreedyAndSearchFinishEveryVariant(t *testing.T) {
 // greedy bot outscores the random one (the tournament measures by how
 // much).
 func TestGreedyBeatsRandom(t *testing.T) {
-	reg := rulesets.All()
 	for _, base := range variants {
 		cfg := base
 		cfg.Players = 2
-		wins := 0
 		const games = 6
-		for g := range games {
-			seats := []bots.Bot{{Kind: bots.Greedy}, {Kind: bots.Random}}
-			greedySeat := g % 2
-			if greedySeat == 1 {
-				seats[0], seats[1] = seats[1], seats[0]
-			}
-			s, err := bots.Play(reg[cfg.Ruleset], cfg, engine.Seed{byte(g), 9}, seats, uint64(g))
-			if err != nil {
-				t.Fatalf("%s: %v", name(cfg), err)
-			}
-			sc := s.Scores()
-			if sc[greedySeat] > sc[1-greedySeat] {
-				wins++
-			}
-		}
-		if wins < games-1 {
-			t.Errorf("%s: greedy won %d of %d games against random", name(cfg), wins, games)
+		if wins := duel(t, cfg, bots.Bot{Kind: bots.Greedy}, bots.Bot{Kind: bots.Random}, games, 9); wins < games-1 {
+			t.Errorf("%s: greedy won %.1f of %d games against random", name(cfg), wins, games)
 		}
 	}
+}
+
+// duel plays 2-player games of a against b, seats alternated, and returns
+// a's wins (a tie counts half); tag varies the seeds.
+func duel(t *testing.T, cfg engine.Config, a, b bots.Bot, games int, tag byte) float64 {
+	t.Helper()
+	rules := rulesets.All()[cfg.Ruleset]
+	wins := 0.0
+	for g := range games {
+		seats := []bots.Bot{a, b}
+		aSeat := g % 2
+		if aSeat == 1 {
+			seats[0], seats[1] = seats[1], seats[0]
+		}
+		s, err := bots.Play(rules, cfg, engine.Seed{byte(g), tag}, seats, uint64(g))
+		if err != nil {
+			t.Fatalf("%s: %v", name(cfg), err)
+		}
+		switch sc := s.Scores(); {
+		case sc[aSeat] > sc[1-aSeat]:
+			wins++
+		case sc[aSeat] == sc[1-aSeat]:
+			wins += 0.5
+		}
+	}
+	return wins
 }
 
 // TestBotsIgnoreTheSeed: a bot is never given the game's seed, and the
@@ -249,7 +258,6 @@ func TestAnalyseEvaluatesEveryMove(t *testing.T) {
 // how much: docs/BENCHMARKS.md). A greedy estimate that counted only the
 // tiles in hand, not what they become, won about one game in six.
 func TestGreedyHoldsItsOwnAgainstTheChecklist(t *testing.T) {
-	reg := rulesets.All()
 	wins, games := 0.0, 0
 	for _, base := range variants {
 		if base.Ruleset == "azul-mini" {
@@ -257,25 +265,8 @@ func TestGreedyHoldsItsOwnAgainstTheChecklist(t *testing.T) {
 		}
 		cfg := base
 		cfg.Players = 2
-		for g := range 10 {
-			seats := []bots.Bot{{Kind: bots.Greedy}, {Kind: bots.Checklist}}
-			greedySeat := g % 2
-			if greedySeat == 1 {
-				seats[0], seats[1] = seats[1], seats[0]
-			}
-			s, err := bots.Play(reg[cfg.Ruleset], cfg, engine.Seed{byte(g), 0x51}, seats, uint64(g))
-			if err != nil {
-				t.Fatalf("%s: %v", name(cfg), err)
-			}
-			sc := s.Scores()
-			switch {
-			case sc[greedySeat] > sc[1-greedySeat]:
-				wins++
-			case sc[greedySeat] == sc[1-greedySeat]:
-				wins += 0.5
-			}
-			games++
-		}
+		wins += duel(t, cfg, bots.Bot{Kind: bots.Greedy}, bots.Bot{Kind: bots.Checklist}, 10, 0x51)
+		games += 10
 	}
 	if wins < float64(games)/2 {
 		t.Errorf("greedy won %.1f of %d games against the checklist bot", wins, games)

@@ -149,11 +149,3 @@ func pavilionSpaceCost(mono bool, star, space int) int {
 	}
 	return monoOuterCost[space-1]
 }
-
-// pavilionCost is the printed cost of a placement's space (0 otherwise).
-func pavilionCost(s *pavilion.State, c pavilion.Cmd) int {
-	if c.Kind != pavilion.CmdPlace {
-		return 0
-	}
-	return pavilionSpaceCost(s.Monochrome(), int(c.Star), int(c.Space))
-}

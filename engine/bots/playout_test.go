@@ -11,16 +11,7 @@ import (
 // goes on through the supply's refills after bonus tiles (draws that end
 // the tree's branches) and stops at the next deal.
 func TestPavilionPlayoutsRunToTheRoundsEnd(t *testing.T) {
-	evs, err := pavilion.Start(engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root pavilion.State
-	for i := range evs {
-		if err := root.Apply(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7})
 	f := pavilionFamily{}
 	x := newSearcher(f, &root, 1)
 	throughRefills := 0
@@ -56,16 +47,7 @@ func TestPavilionPlayoutsAllocateNothing(t *testing.T) {
 		{Ruleset: pavilion.RulesetPavilion, Players: 3, Options: engine.Options{Board: "monochrome"}},
 		{Ruleset: pavilion.RulesetMini, Players: 4},
 	} {
-		evs, err := pavilion.Start(cfg, engine.Seed{9}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var root pavilion.State
-		for i := range evs {
-			if err := root.Apply(&evs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
+		root := pavilionStart(t, cfg, engine.Seed{9})
 		x := newSearcher(pavilionFamily{}, &root, 1)
 		x.work = root
 		x.playout(&x.work) // grow the buffers once
@@ -77,4 +59,21 @@ func TestPavilionPlayoutsAllocateNothing(t *testing.T) {
 			t.Errorf("%s %s %dp: %.1f allocations per playout", cfg.Ruleset, cfg.Options.Board, cfg.Players, allocs)
 		}
 	}
+}
+
+// pavilionStart is the state of a new Summer Pavilion game after its first
+// deal.
+func pavilionStart(tb testing.TB, cfg engine.Config, seed engine.Seed) pavilion.State {
+	tb.Helper()
+	evs, err := pavilion.Start(cfg, seed, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var s pavilion.State
+	for i := range evs {
+		if err := s.Apply(&evs[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s
 }
