@@ -29,6 +29,12 @@ type family[S any, C comparable, E any] interface {
 	// eval is the greedy estimate of seat's final score from s: points
 	// now, what the round's end will bring, what is still to lose.
 	eval(s *S, seat int) float64
+	// judge is eval with what matters only when one seat compares its
+	// own moves (what a take leaves to the next seat): the greedy choice
+	// and the ranking of a node's moves. It must not judge the seats of a
+	// playout's end against each other, where the seat to act next would
+	// stand apart.
+	judge(s *S, seat int) float64
 	// playoutMoves appends the moves a playout chooses among: the legal
 	// moves, or a subset of them that leaves out the obviously poor.
 	playoutMoves(dst []C, s *S, seat int) []C
@@ -97,10 +103,11 @@ func (azulFamily) segment(s *azul.State) int { return s.Reveals() }
 // An Azul playout stops at the next deal: a segment.
 func (azulFamily) stretch(s *azul.State) int { return s.Reveals() }
 
-func (azulFamily) over(s *azul.State) bool              { return s.Over() }
-func (azulFamily) players(s *azul.State) int            { return s.Players() }
-func (azulFamily) score(s *azul.State, seat int) int    { return s.Score(seat) }
-func (azulFamily) eval(s *azul.State, seat int) float64 { return azulEval(s, seat) }
+func (azulFamily) over(s *azul.State) bool               { return s.Over() }
+func (azulFamily) players(s *azul.State) int             { return s.Players() }
+func (azulFamily) score(s *azul.State, seat int) int     { return s.Score(seat) }
+func (azulFamily) eval(s *azul.State, seat int) float64  { return azulEval(s, seat) }
+func (azulFamily) judge(s *azul.State, seat int) float64 { return azulEval(s, seat) }
 
 // quick draws three legal moves and keeps the one that wastes the fewest
 // tiles on the floor: random play that still fills its pattern lines.
@@ -227,6 +234,10 @@ func (pavilionFamily) stretch(s *pavilion.State) int { return s.Round() }
 func (pavilionFamily) over(s *pavilion.State) bool           { return s.Over() }
 func (pavilionFamily) players(s *pavilion.State) int         { return s.Players() }
 func (pavilionFamily) score(s *pavilion.State, seat int) int { return s.Score(seat) }
+func (pavilionFamily) judge(s *pavilion.State, seat int) float64 {
+	return pavilionEval(s, seat) - pavilionDenial(s, seat)
+}
+
 func (pavilionFamily) eval(s *pavilion.State, seat int) float64 {
 	return pavilionEval(s, seat)
 }

@@ -20,7 +20,9 @@ import (
 //   - the board the plan leaves: completed stars and "all 1s … 4s" bonuses
 //     count in full, partial ones by their progress and by whether the
 //     rounds left can still bring the tiles their empty spaces cost;
-//   - kept tiles (more for next round's wild colour), bonus tiles due.
+//   - kept tiles (more for next round's wild colour), bonus tiles due;
+//   - when a seat compares its own takes (pavilionDenial): the best take
+//     each leaves to the next seat.
 //
 // In the last round nothing is worth keeping (a point each at the end) and
 // partial bonuses are worth nothing.
@@ -347,12 +349,20 @@ func pavilionEval(s *pavilion.State, seat int) float64 {
 		next := s.WildOrder()[round]
 		score += spKeep*float64(p.Kept.Total()) + (spKeepWild-spKeep)*float64(p.Kept[next])
 	}
-	if phase == pavilion.PhaseAcquire {
-		if next := s.Actor(); next >= 0 && next != seat {
-			score -= spDeny * spBestTake(s, next)
-		}
-	}
 	return score + spBonuses(&b, mono, pavilion.Rounds-round)
+}
+
+// pavilionDenial is what the best take left to the next seat to act
+// costs seat while tiles are taken: a move that takes what the others
+// need is worth that much more than one that leaves it.
+func pavilionDenial(s *pavilion.State, seat int) float64 {
+	if s.Phase() != pavilion.PhaseAcquire {
+		return 0
+	}
+	if next := s.Actor(); next >= 0 && next != seat {
+		return spDeny * spBestTake(s, next)
+	}
+	return 0
 }
 
 // spBestTake is the most tiles seat could take now that its board has
