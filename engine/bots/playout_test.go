@@ -77,3 +77,23 @@ func pavilionStart(tb testing.TB, cfg engine.Config, seed engine.Seed) pavilion.
 	}
 	return s
 }
+
+// The estimate that judges a playout's end treats the seats alike: at a
+// game's first deal every seat has the same board, hand and score, so all
+// are estimated the same, whoever takes first. (What a take leaves to the
+// next seat only orders one seat's own moves: judge, not eval.)
+func TestPavilionEstimateTreatsTheSeatsAlike(t *testing.T) {
+	for players := 2; players <= 4; players++ {
+		s := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: players}, engine.Seed{byte(players)})
+		first := pavilionEval(&s, 0)
+		for seat := 1; seat < players; seat++ {
+			if v := pavilionEval(&s, seat); v != first {
+				t.Errorf("%d players: seat %d is estimated %.2f, seat 0 %.2f", players, seat, v, first)
+			}
+		}
+		// Judging its own takes, the seat to act does weigh what it leaves.
+		if actor := s.Actor(); (pavilionFamily{}).judge(&s, actor) != first {
+			t.Errorf("%d players: the seat to act judges the position %.2f, not %.2f", players, (pavilionFamily{}).judge(&s, actor), first)
+		}
+	}
+}
