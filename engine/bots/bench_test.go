@@ -136,7 +136,7 @@ func cpuTime() time.Duration {
 // to act has a choice; run it once: -benchtime 1x.
 func BenchmarkAnalysisAgreement(b *testing.B) {
 	const playouts = 12000 // notify's analysis budget
-	positions := agreementPositions(b, 24)
+	positions := agreementPositions(b, 32)
 	for b.Loop() {
 		agree := 0
 		for i, s := range positions {

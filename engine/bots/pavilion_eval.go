@@ -27,7 +27,9 @@ import (
 // In the last round nothing is worth keeping (a point each at the end) and
 // partial bonuses are worth nothing.
 
-// Weights of the Summer Pavilion estimate, in points.
+// Weights of the Summer Pavilion estimate, in points. The weights of
+// wilds, keeps, leftovers and denial were set by tournaments against the
+// checklist bot (docs/BENCHMARKS.md): a wild is worth about two tiles.
 const (
 	// spBonusTile is a bonus tile from the supply (chosen freely).
 	spBonusTile = 0.9
@@ -216,9 +218,9 @@ func (b *spBoard) starValue(mono bool, star int) int {
 	return 12
 }
 
-// planGain is what the plan sees in covering space of star with a tile
-// of colour c: the run it scores, the bonus tiles, and the step towards
-// the star and numbered bonuses.
+// planGain is what the plan sees in covering space of star (whatever the
+// colour): the run it scores, the bonus tiles, and the step towards the
+// star and numbered bonuses (a completed one in full).
 func (b *spBoard) planGain(mono bool, star, space int) float64 {
 	bit := spBit(star, space)
 	g := float64(runLengthOf(b.covered, star, space))
