@@ -38,9 +38,6 @@ const (
 	// with its visits n. It steers the first playouts to the moves a good
 	// player would look at and leaves the rest to the playouts.
 	priorWeight = 0.05
-	// switchMargin is how much better (in mean reward) the search's choice
-	// must be than the greedy estimate's to be played instead.
-	switchMargin = 0.03
 )
 
 // node is one move of the tree, stored in an arena.
@@ -333,7 +330,7 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 	}
 	// The root's first child is the greedy estimate's choice: the search
 	// overrules it only when its playouts say clearly better.
-	if g := stats[0]; top.move != g.move && top.reward < g.reward+switchMargin {
+	if g := stats[0]; top.move != g.move && top.reward < g.reward+x.f.switchMargin() {
 		return g.move, true
 	}
 	return top.move, true
