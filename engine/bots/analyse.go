@@ -37,8 +37,10 @@ type Analysis struct {
 // seed. In Azul Mini the playouts go to the game's end, so that the score
 // differences are final ones; in Summer Pavilion they go to the round's
 // end as the bot's do, and the score differences are those of the
-// estimated final scores. The
-// moves are in the engine's order; Best is the one the search bot plays.
+// estimated final scores. Every move is tried; then the search goes on
+// among the best few by the estimate, as the bot's does. The moves are in
+// the engine's order; Best is the one the playouts rate best (the most
+// tried).
 func Analyse(s engine.State, seat int, playouts int, salt uint64) (Analysis, error) {
 	if playouts <= 0 {
 		return Analysis{}, fmt.Errorf("%w: playouts must be positive", ErrBadBot)

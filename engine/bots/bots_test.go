@@ -273,3 +273,47 @@ func TestGreedyHoldsItsOwnAgainstTheChecklist(t *testing.T) {
 	}
 	t.Logf("greedy won %.1f of %d games against the checklist bot", wins, games)
 }
+
+// TestAnalysisNamesTheMoveItRatesBest: the best move of an analysis is
+// the one its playouts tried most, the move its table shows ahead, even
+// where the bot itself would keep to the estimate's choice.
+func TestAnalysisNamesTheMoveItRatesBest(t *testing.T) {
+	rules := rulesets.All()["summer-pavilion"]
+	seed := engine.Seed{5}
+	evs, err := rules.Start(engine.Config{Ruleset: "summer-pavilion", Players: 2}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.Fold(rules, nil, evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step := 0; step <= 40; step++ {
+		seat := s.ToAct()[0]
+		if step == 23 || step == 40 {
+			a, err := bots.Analyse(s, seat, 4000, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			most := a.Moves[0]
+			for _, m := range a.Moves {
+				if m.Visits > most.Visits {
+					most = m
+				}
+			}
+			if a.Best != most.Notation {
+				t.Errorf("move %d: best %q, but %q was tried most (%d times, %.2f won)", step, a.Best, most.Notation, most.Visits, most.WinRate)
+			}
+		}
+		m, err := bots.Choose(bots.Greedy, s, seat, uint64(step))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if evs, err = rules.Decide(s, seat, m.Command, seed); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = engine.Fold(rules, s, evs); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

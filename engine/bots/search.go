@@ -328,9 +328,11 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 			top = s
 		}
 	}
-	// The root's first child is the greedy estimate's choice: the search
-	// overrules it only when its playouts say clearly better.
-	if g := stats[0]; top.move != g.move && top.reward < g.reward+x.f.switchMargin() {
+	// The root's first child is the greedy estimate's choice: the bot's
+	// search overrules it only when its playouts say clearly better. An
+	// analysis names the move its playouts rate best, the one its table
+	// shows ahead.
+	if g := stats[0]; !x.rootAll && top.move != g.move && top.reward < g.reward+x.f.switchMargin() {
 		return g.move, true
 	}
 	return top.move, true
