@@ -261,6 +261,13 @@ func (x *searcher[S, C, E, F]) selectChild(nd *node[C], root bool) int32 {
 		c := &x.nodes[i]
 		v := c.reward/float64(c.visits) + exploration*math.Sqrt(logN/float64(c.visits)) +
 			priorWeight*float64(c.prior)/float64(c.visits+1)
+		if root && x.rootAll && i == nd.first {
+			// The analysis gives the estimate's choice the margin by which
+			// the bot keeps to it, in the playouts it gets rather than in
+			// the verdict: the move it names best is still the one tried
+			// most.
+			v += x.f.switchMargin()
+		}
 		if v > bestV {
 			best, bestV = i, v
 		}
