@@ -229,7 +229,7 @@ func (pavilionFamily) switchMargin() float64 { return 0.1 }
 // A Pavilion analysis is the search the bot plays: playouts to the
 // round's end, judged by the estimate of the final score. (With whole-game
 // playouts the analysis named the move a search ten times as deep named
-// in 62.5 % of positions, with these in 94 %: docs/BENCHMARKS.md.)
+// in 62.5 % of positions, with these far more often: docs/BENCHMARKS.md.)
 func (pavilionFamily) analysisHorizon() int { return 1 }
 
 // A Pavilion segment runs from one draw to the next. (Judging takes by
