@@ -7,9 +7,15 @@
 //	azul-tournament -ruleset summer-pavilion -board monochrome -a search:100ms -b greedy -games 40
 //
 // A bot is random, greedy, search:<duration> (time per move) or
-// search:<n>p (n playouts per move, reproducible). With more than two
-// players the seats alternate between the bots; a game is won by the bot
-// holding the best score (a shared best counts half).
+// search:<n>p (n playouts per move, reproducible), or checklist: the
+// Summer Pavilion yardstick (a one-move lookahead by a player's checklist).
+// With more than two players the seats alternate between the bots, or,
+// with -one, the first bot holds a single seat (the next one each game)
+// against the second in all the others, so that its fair share of wins is
+// one in the number of players; a game is won by the bot holding the best
+// score (a shared best counts half).
+//
+//	azul-tournament -ruleset summer-pavilion -players 4 -one -a search:800p -b greedy
 package main
 
 import (
@@ -79,6 +85,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	bText := fs.String("b", "random", "second bot")
 	jobs := fs.Int("j", 1, "games played at once")
 	first := fs.Int("seed", 0, "number of the first game (seeds and salts derive from it)")
+	one := fs.Bool("one", false, "the first bot holds one seat, the second all the others")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -107,7 +114,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		go func() {
 			defer wg.Done()
 			for g := range next {
-				results[g], errs[g] = playOne(rules, cfg, a, b, *first+g)
+				results[g], errs[g] = playOne(rules, cfg, a, b, *first+g, *one)
 			}
 		}()
 	}
@@ -136,11 +143,15 @@ feed:
 	n := float64(*games)
 	lo, hi := wilson(wins, n)
 	variant := strings.TrimSpace(strings.Join([]string{*wall, *board, wildNote(*wild)}, " "))
+	aName := *aText
+	if *one {
+		aName += " (one seat)"
+	}
 	if variant == "" {
 		variant = "standard"
 	}
 	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
-		*ruleset, variant, *players, *aText, *bText, *games, 100*wins/n, 100*lo, 100*hi, sa/n, sb/n)
+		*ruleset, variant, *players, aName, *bText, *games, 100*wins/n, 100*lo, 100*hi, sa/n, sb/n)
 	return nil
 }
 
@@ -152,12 +163,12 @@ func wildNote(w string) string {
 }
 
 // playOne plays game g: the seats alternate between A and B, starting
-// with A in even games and B in odd ones, so both sit first equally often.
-func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int) (result, error) {
+// with A in even games and B in odd ones, so both sit first equally often;
+// with one, A holds seat g mod players alone.
+func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bool) (result, error) {
 	seats := make([]bots.Bot, cfg.Players)
-	isA := make([]bool, cfg.Players)
+	isA := seatsOfA(cfg.Players, g, one)
 	for i := range seats {
-		isA[i] = (i+g)%2 == 0
 		seats[i] = b
 		if isA[i] {
 			seats[i] = a
@@ -197,6 +208,18 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int) (resul
 		r.win = 1
 	}
 	return r, nil
+}
+
+// seatsOfA marks the seats of bot A in game g.
+func seatsOfA(players, g int, one bool) []bool {
+	isA := make([]bool, players)
+	for i := range isA {
+		isA[i] = (i+g)%2 == 0
+		if one {
+			isA[i] = i == g%players
+		}
+	}
+	return isA
 }
 
 // wilson is the 95 % Wilson score interval of wins out of n.

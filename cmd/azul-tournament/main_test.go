@@ -22,12 +22,12 @@ func TestWilson(t *testing.T) {
 }
 
 func TestParseBot(t *testing.T) {
-	for _, ok := range []string{"random", "greedy", "search", "search:100ms", "search:500p"} {
+	for _, ok := range []string{"random", "greedy", "search", "search:100ms", "search:500p", "checklist"} {
 		if _, err := parseBot(ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"oracle", "greedy:100ms", "search:0p", "search:5s", "search:soon"} {
+	for _, bad := range []string{"oracle", "greedy:100ms", "search:0p", "search:5s", "search:soon", "checklist:100p"} {
 		if _, err := parseBot(bad); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
@@ -47,5 +47,35 @@ func TestRunPrintsARow(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"-ruleset", "chess"}, &out); err == nil {
 		t.Fatal("unknown rule set accepted")
+	}
+}
+
+// TestOneSeat: with -one the first bot holds exactly one seat, the next
+// one each game (without it, every other seat), and the row says so.
+func TestOneSeat(t *testing.T) {
+	for _, c := range []struct {
+		players, g int
+		one        bool
+		want       string
+	}{
+		{3, 0, true, "A--"}, {3, 1, true, "-A-"}, {3, 2, true, "--A"}, {3, 3, true, "A--"},
+		{4, 1, true, "-A--"}, {4, 3, true, "---A"},
+		{3, 0, false, "A-A"}, {4, 1, false, "-A-A"},
+	} {
+		got := ""
+		for _, a := range seatsOfA(c.players, c.g, c.one) {
+			got += map[bool]string{true: "A", false: "-"}[a]
+		}
+		if got != c.want {
+			t.Errorf("%d players, game %d, one %v: %s, want %s", c.players, c.g, c.one, got, c.want)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-ruleset", "summer-pavilion-mini", "-players", "3", "-one", "-games", "3", "-a", "random", "-b", "greedy"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	// Random's one seat never beats two greedy ones.
+	if row := out.String(); !strings.HasPrefix(row, "| summer-pavilion-mini | standard | 3 | random (one seat) | greedy | 3 | 0.0 % | ") {
+		t.Fatalf("row %q", row)
 	}
 }

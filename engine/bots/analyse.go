@@ -33,9 +33,14 @@ type Analysis struct {
 }
 
 // Analyse evaluates every legal move of seat in s with the search bot:
-// playouts (of whole games, so that the score differences are final ones)
-// shared among the moves by the tree search, with the salt as its seed. The
-// moves are in the engine's order; Best is the one the search bot plays.
+// playouts shared among the moves by the tree search, with the salt as its
+// seed. In Azul Mini the playouts go to the game's end, so that the score
+// differences are final ones; in Summer Pavilion they go to the round's
+// end as the bot's do, and the score differences are those of the
+// estimated final scores. Every move is tried; then the search goes on
+// among the best few by the estimate, as the bot's does. The moves are in
+// the engine's order; Best is the one the playouts rate best (the most
+// tried).
 func Analyse(s engine.State, seat int, playouts int, salt uint64) (Analysis, error) {
 	if playouts <= 0 {
 		return Analysis{}, fmt.Errorf("%w: playouts must be positive", ErrBadBot)
@@ -63,7 +68,7 @@ func analyse[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int, pl
 		return a, fmt.Errorf("%w: seat %d chooses at the same time as a lower seat", ErrNoMove, seat)
 	}
 	x := newSearcher(f, s, salt)
-	x.horizon = 0 // final scores, not estimates
+	x.horizon = f.analysisHorizon()
 	// Every legal move is a root child here, not only the best few.
 	x.rootAll = true
 	x.run(playouts, time.Time{})

@@ -52,16 +52,7 @@ func benchPlayouts(b *testing.B, horizon int) {
 				}
 				benchPlayout(b, azulFamily{}, &s, horizon)
 			default:
-				evs, err := pavilion.Start(bc.cfg, engine.Seed{3}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var s pavilion.State
-				for i := range evs {
-					if err := s.Apply(&evs[i]); err != nil {
-						b.Fatal(err)
-					}
-				}
+				s := pavilionStart(b, bc.cfg, engine.Seed{3})
 				benchPlayout(b, pavilionFamily{}, &s, horizon)
 			}
 		})
@@ -121,10 +112,12 @@ func benchSearch[S any, C comparable, E any, F family[S, C, E]](b *testing.B, f 
 	x := newSearcher(f, root, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for b.Loop() {
 		x.iterate()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "iterations/s")
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu).Seconds(), "iterations/cpu-s")
 }
 
 // cpuTime is the user and system CPU time of the process so far.
@@ -134,4 +127,63 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkAnalysisAgreement measures how often the analysis of a Summer
+// Pavilion position names the best move that a search ten times as deep
+// names too. The positions are every ninth decision of games between the
+// greedy and the checklist bots (2 players, coloured board), where the seat
+// to act has a choice; run it once: -benchtime 1x.
+func BenchmarkAnalysisAgreement(b *testing.B) {
+	const playouts = 12000 // notify's analysis budget
+	positions := agreementPositions(b, 32)
+	for b.Loop() {
+		agree := 0
+		for i, s := range positions {
+			seat := s.Actor()
+			a, err := Analyse(&s, seat, playouts, uint64(i))
+			if err != nil {
+				b.Fatal(err)
+			}
+			deep, err := Analyse(&s, seat, 10*playouts, uint64(i)+1000)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if a.Best == deep.Best {
+				agree++
+			}
+			b.Logf("position %d (round %d, %s): %q, deep %q", i, s.Round(), s.Phase(), a.Best, deep.Best)
+		}
+		b.ReportMetric(100*float64(agree)/float64(len(positions)), "%agree")
+		b.ReportMetric(float64(len(positions)), "positions")
+	}
+}
+
+// agreementPositions plays games of greedy against checklist and keeps
+// every ninth position where the seat to act has a choice, up to n.
+func agreementPositions(b *testing.B, n int) []pavilion.State {
+	var out []pavilion.State
+	var evs []pavilion.Event
+	rng := rand.New(rand.NewPCG(11, 12))
+	for game := 0; len(out) < n; game++ {
+		s := pavilionStart(b, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{byte(game), 0xa9})
+		for step := 0; !s.Over() && len(out) < n; step++ {
+			seat := s.Actor()
+			legal := pavilion.AppendLegal(nil, &s, seat)
+			if len(legal) > 1 && step%9 == 4 {
+				out = append(out, s)
+			}
+			var c pavilion.Cmd
+			if seat%2 == game%2 {
+				c, _ = greedy(pavilionFamily{}, &s, seat)
+			} else {
+				c, _ = checklist(&s, seat)
+			}
+			var err error
+			if evs, err = (pavilionFamily{}).play(&s, seat, c, rng, evs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return out
 }

@@ -7,6 +7,28 @@
 // given holds the tiles by place and colour (what every player can count)
 // but neither the game's seed nor the order of the tiles in the bag, and
 // the bots draw whatever they imagine from generators of their own.
+//
+// Both the greedy and the search bot judge positions by an estimate of
+// each seat's final score. In Summer Pavilion (pavilion_eval.go) it weighs
+// what a strong player does: the score (the first-player token's cost in
+// it); what the hand will become this round, by a short plan that places
+// the tiles the way a careful player would (the most points per tile
+// first: the run, the bonus tiles of the windows, statues and pillars it
+// completes, the steps towards the star and numbered-space bonuses), the
+// wild colour standing in; the tiles the plan cannot place, kept (up to
+// four) or lost at a point each; wilds taken; kept tiles, those of the next
+// round's wild colour more; bonus tiles due; completed stars and "all 1s …
+// 4s" bonuses in full, partial ones by progress and by whether the rounds
+// left can still bring the tiles their empty spaces cost; and, while tiles
+// are taken, the best take left to the next seat (denying it what it
+// needs). Greedy plays the move whose result it estimates best. Search
+// steers its playouts with a heuristic policy (the same plan's gains,
+// takes by the tiles that have a space to go to), cuts them at the round's
+// end and takes the estimate as their value.
+//
+// The checklist bot is a yardstick for measuring them (cmd/azul-tournament),
+// not a seat's choice: a one-move lookahead by a player's checklist written
+// apart from that estimate.
 package bots
 
 import (
@@ -32,6 +54,11 @@ const (
 	// Search is Monte Carlo tree search over determinised draws, within a
 	// budget of playouts or time.
 	Search = "search"
+	// Checklist is the yardstick the Summer Pavilion bots are measured
+	// against (cmd/azul-tournament): a one-move lookahead that judges moves
+	// by a player's checklist, independent of the greedy estimate. It is
+	// not a kind a seat may hold; in Azul Mini it plays as greedy.
+	Checklist = "checklist"
 )
 
 // Search budgets.
@@ -82,7 +109,7 @@ func ParseBudget(text string) (time.Duration, error) {
 
 // Check reports whether the bot is a known kind with a budget in bounds.
 func (b Bot) Check() error {
-	if !Known(b.Kind) {
+	if !Known(b.Kind) && b.Kind != Checklist {
 		return fmt.Errorf("%w: unknown bot %q (bots: random, greedy, search)", ErrBadBot, b.Kind)
 	}
 	if b.Kind != Search && (b.Budget != 0 || b.Playouts != 0) {
@@ -126,6 +153,13 @@ func (b Bot) Choose(s engine.State, seat int, salt uint64) (engine.Move, error) 
 	case *azul.State:
 		return choose(azulFamily{}, st, seat, b, salt)
 	case *pavilion.State:
+		if b.Kind == Checklist && !st.Over() {
+			c, ok := checklist(st, seat)
+			if !ok {
+				return engine.Move{}, fmt.Errorf("%w for seat %d", ErrNoMove, seat)
+			}
+			return engine.NewMove(c), nil
+		}
 		return choose(pavilionFamily{}, st, seat, b, salt)
 	}
 	return engine.Move{}, fmt.Errorf("%w: the %s bot does not know %T", ErrBadBot, b.Kind, s)
@@ -148,7 +182,7 @@ func choose[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int, b B
 	case len(legal) == 1:
 		return engine.NewMove(legal[0]), nil
 	}
-	if b.Kind == Greedy {
+	if b.Kind == Greedy || b.Kind == Checklist {
 		c, _ := greedy(f, s, seat)
 		return engine.NewMove(c), nil
 	}

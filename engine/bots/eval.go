@@ -18,8 +18,6 @@ import (
 const (
 	lineProgress  = 0.3  // per pattern line, by how full it is
 	bonusProgress = 0.25 // share of an end bonus, by its square of progress
-	handWorth     = 0.4  // a usable tile in a Pavilion hand
-	keptWorth     = 0.5  // a tile kept for the next Pavilion round
 )
 
 // azulEval is seat's score once the complete pattern lines are tiled and
@@ -150,94 +148,4 @@ func pavilionSpaceCost(mono bool, star, space int) int {
 		return 3
 	}
 	return monoOuterCost[space-1]
-}
-
-// pavilionCost is the printed cost of a placement's space (0 otherwise).
-func pavilionCost(s *pavilion.State, c pavilion.Cmd) int {
-	if c.Kind != pavilion.CmdPlace {
-		return 0
-	}
-	return pavilionSpaceCost(s.Monochrome(), int(c.Star), int(c.Space))
-}
-
-// pavilionEval is seat's score, plus the tiles in hand it can still use
-// this round (the rest is lost when it passes), plus the kept tiles, plus
-// small shares of the star and cost bonuses its board is working towards.
-func pavilionEval(s *pavilion.State, seat int) float64 {
-	p := s.Seat(seat)
-	score := float64(p.Score)
-	if s.Over() {
-		return score
-	}
-	mono := s.Monochrome()
-	wild := s.Wild()
-	// Which colours still have a space on this board.
-	var fits [pavilion.NumColours]bool
-	for star := range pavilion.NumStars {
-		free := 6 - bits.OnesCount64(p.Covered>>(star*6)&0x3f)
-		if free == 0 {
-			continue
-		}
-		if mono {
-			fits = [pavilion.NumColours]bool{true, true, true, true, true, true}
-			break
-		}
-		if star == pavilion.CentreStar {
-			var on [pavilion.NumColours]bool
-			for _, cell := range p.Board[star] {
-				if !cell.Empty() {
-					on[cell.Colour()] = true
-				}
-			}
-			for c := range on {
-				fits[c] = fits[c] || !on[c]
-			}
-			continue
-		}
-		if c, ok := pavilion.StarColour(star); ok {
-			fits[c] = true
-		}
-	}
-	usable, useless := 0, 0
-	for c, n := range p.Hand {
-		if pavilion.Colour(c) == wild || fits[c] {
-			usable += int(n)
-		} else {
-			useless += int(n)
-		}
-	}
-	switch s.Phase() {
-	case pavilion.PhaseAcquire:
-		// Tiles taken now are placed this round: nearly a point each.
-		score += 2*handWorth*float64(usable) - 0.5*float64(useless)
-	default:
-		score += handWorth*float64(usable) - 0.5*float64(useless)
-	}
-	if s.Round() < pavilion.Rounds {
-		score += keptWorth * float64(p.Kept.Total())
-	} else {
-		score -= float64(p.Kept.Total())
-	}
-	// Star bonuses and the "all spaces of cost n" bonuses.
-	var costCovered [5]int
-	for star := range pavilion.NumStars {
-		k := bits.OnesCount64(p.Covered >> (star * 6) & 0x3f)
-		value := outerStarValue[star]
-		if mono {
-			value = 14 // between a multicoloured star (12) and a single-coloured one
-		}
-		score += bonusProgress * float64(value) * float64(k*k) / 36
-		for space := 1; space <= 6; space++ {
-			if p.Covered&(1<<(star*6+space-1)) != 0 {
-				if c := pavilionSpaceCost(mono, star, space); c <= 4 {
-					costCovered[c]++
-				}
-			}
-		}
-	}
-	for n := 1; n <= 4; n++ {
-		k := costCovered[n]
-		score += bonusProgress * float64(4*n) * float64(k*k) / 49
-	}
-	return score
 }

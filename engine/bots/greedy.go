@@ -22,7 +22,7 @@ func rank[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int, le
 		if evs, err = f.play(scratch, seat, c, rng, evs); err != nil {
 			continue // AppendLegal lists only legal moves; skip rather than fail
 		}
-		dst = append(dst, scored[C]{c, f.eval(scratch, seat)})
+		dst = append(dst, scored[C]{c, f.judge(scratch, seat)})
 	}
 	return dst, evs
 }

@@ -11,16 +11,7 @@ import (
 // goes on through the supply's refills after bonus tiles (draws that end
 // the tree's branches) and stops at the next deal.
 func TestPavilionPlayoutsRunToTheRoundsEnd(t *testing.T) {
-	evs, err := pavilion.Start(engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root pavilion.State
-	for i := range evs {
-		if err := root.Apply(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7})
 	f := pavilionFamily{}
 	x := newSearcher(f, &root, 1)
 	throughRefills := 0
@@ -46,4 +37,63 @@ func TestPavilionPlayoutsRunToTheRoundsEnd(t *testing.T) {
 		t.Fatal("no playout went on past a supply refill")
 	}
 	t.Logf("%d playouts went on past a refill", throughRefills)
+}
+
+// Summer Pavilion playouts with the heuristic policy allocate nothing:
+// every buffer lives in the searcher, the policy's scores on the stack.
+func TestPavilionPlayoutsAllocateNothing(t *testing.T) {
+	for _, cfg := range []engine.Config{
+		{Ruleset: pavilion.RulesetPavilion, Players: 2},
+		{Ruleset: pavilion.RulesetPavilion, Players: 3, Options: engine.Options{Board: "monochrome"}},
+		{Ruleset: pavilion.RulesetMini, Players: 4},
+	} {
+		root := pavilionStart(t, cfg, engine.Seed{9})
+		x := newSearcher(pavilionFamily{}, &root, 1)
+		x.work = root
+		x.playout(&x.work) // grow the buffers once
+		allocs := testing.AllocsPerRun(50, func() {
+			x.work = root
+			x.playout(&x.work)
+		})
+		if allocs != 0 {
+			t.Errorf("%s %s %dp: %.1f allocations per playout", cfg.Ruleset, cfg.Options.Board, cfg.Players, allocs)
+		}
+	}
+}
+
+// pavilionStart is the state of a new Summer Pavilion game after its first
+// deal.
+func pavilionStart(tb testing.TB, cfg engine.Config, seed engine.Seed) pavilion.State {
+	tb.Helper()
+	evs, err := pavilion.Start(cfg, seed, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var s pavilion.State
+	for i := range evs {
+		if err := s.Apply(&evs[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s
+}
+
+// The estimate that judges a playout's end treats the seats alike: at a
+// game's first deal every seat has the same board, hand and score, so all
+// are estimated the same, whoever takes first. (What a take leaves to the
+// next seat only orders one seat's own moves: judge, not eval.)
+func TestPavilionEstimateTreatsTheSeatsAlike(t *testing.T) {
+	for players := 2; players <= 4; players++ {
+		s := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: players}, engine.Seed{byte(players)})
+		first := pavilionEval(&s, 0)
+		for seat := 1; seat < players; seat++ {
+			if v := pavilionEval(&s, seat); v != first {
+				t.Errorf("%d players: seat %d is estimated %.2f, seat 0 %.2f", players, seat, v, first)
+			}
+		}
+		// Judging its own takes, the seat to act does weigh what it leaves.
+		if actor := s.Actor(); (pavilionFamily{}).judge(&s, actor) != first {
+			t.Errorf("%d players: the seat to act judges the position %.2f, not %.2f", players, (pavilionFamily{}).judge(&s, actor), first)
+		}
+	}
 }

@@ -38,9 +38,6 @@ const (
 	// with its visits n. It steers the first playouts to the moves a good
 	// player would look at and leaves the rest to the playouts.
 	priorWeight = 0.05
-	// switchMargin is how much better (in mean reward) the search's choice
-	// must be than the greedy estimate's to be played instead.
-	switchMargin = 0.03
 )
 
 // node is one move of the tree, stored in an arena.
@@ -135,7 +132,7 @@ func (x *searcher[S, C, E, F]) iterate() {
 		if nd.count == 0 {
 			break
 		}
-		child := x.selectChild(nd)
+		child := x.selectChild(nd, idx == 0)
 		c := &x.nodes[child]
 		before := f.segment(st)
 		var err error
@@ -245,17 +242,32 @@ func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
 }
 
 // selectChild is the child with the best UCB1 value; unvisited children
-// first, in order.
-func (x *searcher[S, C, E, F]) selectChild(nd *node[C]) int32 {
+// first, in order. At the root of an analysis, once every move has been
+// tried, the search goes on among the rootWidth best by the greedy
+// estimate, as the bot's does: the others keep their one playout each.
+func (x *searcher[S, C, E, F]) selectChild(nd *node[C], root bool) int32 {
 	logN := math.Log(float64(max(nd.visits, 1)))
 	best, bestV := nd.first, math.Inf(-1)
+	end := nd.first + nd.count
 	for i := nd.first; i < nd.first+nd.count; i++ {
-		c := &x.nodes[i]
-		if c.visits == 0 {
+		if x.nodes[i].visits == 0 {
 			return i
 		}
+	}
+	if root && x.rootAll {
+		end = nd.first + min(nd.count, rootWidth)
+	}
+	for i := nd.first; i < end; i++ {
+		c := &x.nodes[i]
 		v := c.reward/float64(c.visits) + exploration*math.Sqrt(logN/float64(c.visits)) +
 			priorWeight*float64(c.prior)/float64(c.visits+1)
+		if root && x.rootAll && i == nd.first {
+			// The analysis gives the estimate's choice the margin by which
+			// the bot keeps to it, in the playouts it gets rather than in
+			// the verdict: the move it names best is still the one tried
+			// most.
+			v += x.f.switchMargin()
+		}
 		if v > bestV {
 			best, bestV = i, v
 		}
@@ -323,9 +335,11 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 			top = s
 		}
 	}
-	// The root's first child is the greedy estimate's choice: the search
-	// overrules it only when its playouts say clearly better.
-	if g := stats[0]; !x.rootAll && top.move != g.move && top.reward < g.reward+switchMargin {
+	// The root's first child is the greedy estimate's choice: the bot's
+	// search overrules it only when its playouts say clearly better. An
+	// analysis names the move its playouts rate best, the one its table
+	// shows ahead.
+	if g := stats[0]; !x.rootAll && top.move != g.move && top.reward < g.reward+x.f.switchMargin() {
 		return g.move, true
 	}
 	return top.move, true
