@@ -152,7 +152,7 @@ func (n *Notifier) analyse(ctx context.Context, gameID string, version int64) (*
 	out := &Analysis{
 		GameID: gameID, Version: version, Seat: seat, Played: recs[0].Meta.Notation,
 		Best: res.Best, Playouts: res.Playouts, Computed: n.now().UTC(),
-		Note: "score_diff: the seat's expected final score minus the best other seat's, over the search's playouts of the rest of the game",
+		Note: "score_diff: the seat's expected final score minus the best other seat's, estimated by the search's playouts (of the rest of the game in Azul Mini; to the round's end, then valued by the bots' evaluation, in Summer Pavilion)",
 	}
 	for _, m := range res.Moves {
 		out.Moves = append(out.Moves, AnalysedMove{Move: m.Move.JSON, Notation: m.Notation, ScoreDiff: m.ScoreDiff, WinRate: m.WinRate, Visits: m.Visits})

@@ -206,5 +206,5 @@ function result(section, a, d, game, v, redraw) {
       section.querySelector('button.more')?.focus();
     } }, all ? 'Show fewer moves' : `Show all ${moves.length} moves`));
   }
-  section.append(el('p', { class: 'hint' }, 'Points: the expected final score minus the best other player\'s, over the search\'s playouts of the rest of the game.'));
+  section.append(el('p', { class: 'hint' }, 'Points: the expected final score minus the best other player\'s, estimated by the search\'s playouts (to the end of the game in Azul Mini; in Summer Pavilion to the end of the round, then judged by the bot).'));
 }
