@@ -22,15 +22,7 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
 }
 
-func newPool(tb testing.TB) *pgxpool.Pool {
-	tb.Helper()
-	pool, err := pgxpool.New(context.Background(), pg.NewDatabase(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(pool.Close)
-	return pool
-}
+func newPool(tb testing.TB) *pgxpool.Pool { return pg.NewPool(tb) }
 
 func allow(t *testing.T, l *limits.Limiter, r limits.Rule, key string) limits.Decision {
 	t.Helper()

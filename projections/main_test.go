@@ -26,15 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
 }
 
-func newPool(tb testing.TB) *pgxpool.Pool {
-	tb.Helper()
-	pool, err := pgxpool.New(context.Background(), pg.NewDatabase(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(pool.Close)
-	return pool
-}
+func newPool(tb testing.TB) *pgxpool.Pool { return pg.NewPool(tb) }
 
 // The synthetic games of these tests: a few server-like events whose fold
 // gives a GameRow, standing in for the rules the play package folds.

@@ -40,7 +40,7 @@
 //
 //	func TestAppend(t *testing.T) {
 //		t.Parallel()
-//		pool, err := pgxpool.New(context.Background(), pg.NewDatabase(t))
+//		pool := pg.NewPool(t) // or pgxpool.New on pg.NewDatabase(t)
 //		...
 //	}
 package pgtest
@@ -61,6 +61,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Environment variables that choose the server.
@@ -279,6 +280,18 @@ func (h *Harness) NewDatabase(t testing.TB) string {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return u
+}
+
+// NewPool is a pool on a new database for t (NewDatabase), closed when t
+// ends. A failure fails t.
+func (h *Harness) NewPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), h.NewDatabase(t))
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // Close drops the template and stops the server when the harness started it.
