@@ -35,7 +35,10 @@ func clusterDir(t *testing.T) string {
 
 func startTest(t *testing.T, opts Options) *Cluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A bound against a hang, not a speed check: a start from fetched
+	// binaries decompresses them in pure Go first, which the race
+	// detector and a busy machine slow to well over a minute.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	c, err := Start(ctx, opts)
 	if err != nil {
