@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -66,6 +67,9 @@ type Config struct {
 	// WebNow is the web client's clock (sessions, sign-in links); nil:
 	// time.Now.
 	WebNow func() time.Time
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client (AZUL_TRUSTED_PROXIES); none: the peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is azuld's HTTP handler.
@@ -138,6 +142,7 @@ func New(cfg Config) (*Server, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(requestID())
 	e.Use(s.observe, s.recoverPanics, s.limitBody)

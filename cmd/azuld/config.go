@@ -36,6 +36,7 @@ type config struct {
 	HTTPAddr          string
 	LogLevel          string
 	BodyLimit         int64
+	TrustedProxies    string
 	DBMaxConns        int
 	ShutdownTimeout   time.Duration
 	Bots              bool
@@ -182,6 +183,8 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 	if what&withHTTP != 0 {
 		fs.Int64Var(&cfg.BodyLimit, "body-limit", 64<<10, "largest accepted request body, in bytes")
 		add("body-limit", "AZUL_BODY_LIMIT", "", false)
+		fs.StringVar(&cfg.TrustedProxies, "trusted-proxies", "", "proxies (CIDRs or addresses, comma-separated) whose X-Forwarded-For names the client; empty: the peer is the client")
+		add("trusted-proxies", "AZUL_TRUSTED_PROXIES", "", false)
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")

@@ -238,3 +238,20 @@ func TestMailSettingsPrintedWithoutSecrets(t *testing.T) {
 		t.Errorf("the relay's host should be shown: %s", printed)
 	}
 }
+
+// A bad list of trusted proxies stops the start, before any database is
+// touched, and says what is wrong.
+func TestBadTrustedProxiesStopTheStart(t *testing.T) {
+	var out, errOut bytes.Buffer
+	env := envOf(map[string]string{"AZUL_TRUSTED_PROXIES": "10.0.0.0/8, proxy.example.org"})
+	a := &app{getenv: env, stdout: &out, stderr: &errOut}
+	if code := a.run(t.Context(), []string{"serve", "--database-url", "postgres://x@127.0.0.1:1/x"}); code != 1 {
+		t.Fatalf("exit code %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), `"proxy.example.org" is neither a CIDR`) {
+		t.Errorf("stderr does not say what is wrong:\n%s", errOut.String())
+	}
+	if strings.Contains(errOut.String(), "127.0.0.1:1") {
+		t.Errorf("the database was tried first:\n%s", errOut.String())
+	}
+}

@@ -82,6 +82,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	proxies, err := api.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	log.Info("azuld starting", "version", version())
 	log.Info("configuration", s.printable()...)
 
@@ -111,7 +115,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	srv, err := api.New(api.Config{
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
-		Notifier: notifier, InboundSecret: cfg.InboundSecret,
+		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err
