@@ -22,7 +22,8 @@
 // left can still bring the tiles their empty spaces cost; and, while tiles
 // are taken, the best take left to the next seat (denying it what it
 // needs). Greedy plays the move whose result it estimates best. Search
-// steers its playouts with a heuristic policy (the same plan's gains,
+// tries its own best moves by the estimate against the other seats' greedy
+// replies, steers its playouts with a heuristic policy (the same plan's gains,
 // takes by the tiles that have a space to go to), cuts them at the round's
 // end and takes the estimate as their value.
 //

@@ -2,6 +2,7 @@ package bots
 
 import (
 	"testing"
+	"time"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/pavilion"
@@ -94,6 +95,45 @@ func TestPavilionEstimateTreatsTheSeatsAlike(t *testing.T) {
 		// Judging its own takes, the seat to act does weigh what it leaves.
 		if actor := s.Actor(); (pavilionFamily{}).judge(&s, actor) != first {
 			t.Errorf("%d players: the seat to act judges the position %.2f, not %.2f", players, (pavilionFamily{}).judge(&s, actor), first)
+		}
+	}
+}
+
+// Where another seat acts, the tree tries only the move the greedy
+// estimate prefers for it: the searching seat's own choices get the
+// budget, against the replies a strong player makes.
+func TestSearchTriesOthersGreedyReplyOnly(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		root := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: players}, engine.Seed{11})
+		f := pavilionFamily{}
+		x := newSearcher(f, &root, 1)
+		x.run(400, time.Time{})
+		rootNode := x.nodes[0]
+		checked := 0
+		for i := rootNode.first; i < rootNode.first+rootNode.count; i++ {
+			c := x.nodes[i]
+			if c.leaf || !c.expanded || c.count == 0 {
+				continue
+			}
+			st := root
+			if _, err := f.play(&st, int(c.mover), c.move, x.rng, nil); err != nil {
+				t.Fatal(err)
+			}
+			other := f.actor(&st)
+			if other == x.seat {
+				continue
+			}
+			if c.count != 1 {
+				t.Fatalf("%dp: seat %d's replies to %v: %d tried, want 1", players, other, c.move, c.count)
+			}
+			reply := x.nodes[c.first]
+			if want, _ := greedy(f, &st, other); reply.move != want || int(reply.mover) != other {
+				t.Fatalf("%dp: seat %d's reply to %v: %v, greedy plays %v", players, other, c.move, reply.move, want)
+			}
+			checked++
+		}
+		if checked == 0 {
+			t.Fatalf("%dp: no reply of another seat in the tree", players)
 		}
 	}
 }

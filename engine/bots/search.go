@@ -15,7 +15,11 @@ import (
 // node is a leaf for good, and every iteration finishes the game from it
 // with draws of its own (a fresh determinisation of the bag per playout).
 // Playouts use a cheap policy (family.quick). Rewards are per seat (each
-// seat maximises its own), so 3 and 4 players need nothing special.
+// seat maximises its own margin against the best other seat). Where
+// another seat acts the tree tries only its greedy reply (otherWidth), so
+// that the budget goes to the searching seat's own choices; that matters
+// most at 3 and 4 players, where the others' alternatives would take most
+// of it.
 
 // Search tuning.
 const (
@@ -26,6 +30,14 @@ const (
 	// of ways, most of them poor.
 	rootWidth = 16
 	nodeWidth = 6
+	// otherWidth is the moves tried at a node where another seat acts:
+	// only the one the greedy estimate prefers. The tree then follows the
+	// searching seat's own choices against the replies a strong player
+	// makes, and the budget goes to them instead of to the other seats'
+	// alternatives (measured at 350 playouts, one search seat among
+	// greedy ones at 3 players: 77.5 % of 60 games won with the others'
+	// best move only, 35 % with their best six).
+	otherWidth = 1
 	// winWeight is the share of winning in a playout's reward; the rest
 	// rewards the margin, so that a lost game is still played well.
 	winWeight = 0.7
@@ -81,6 +93,8 @@ type searcher[S any, C comparable, E any, F family[S, C, E]] struct {
 	horizon int
 	// rootAll makes every legal move a child of the root (analysis).
 	rootAll bool
+	// seat is the root's mover: the seat the search chooses for.
+	seat int
 }
 
 func newSearcher[S any, C comparable, E any, F family[S, C, E]](f F, root *S, salt uint64) *searcher[S, C, E, F] {
@@ -95,6 +109,7 @@ func newSearcher[S any, C comparable, E any, F family[S, C, E]](f F, root *S, sa
 		rng:      rand.New(rand.NewPCG(salt, 0x5ea2c4)),
 		maxNodes: 1 << 20,
 		horizon:  f.horizon(),
+		seat:     f.actor(root),
 	}
 }
 
@@ -200,6 +215,9 @@ func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
 	}
 	x.legal = f.legal(x.legal[:0], st, seat)
 	width := nodeWidth
+	if seat != x.seat {
+		width = otherWidth
+	}
 	if idx == 0 {
 		width = rootWidth
 		if x.rootAll {
