@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -270,11 +271,7 @@ ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + (excluded.tat 
 RETURNING bucket, (extract(epoch FROM tat - now()) * 1e6)::bigint`
 	rows, err := l.pool.Query(ctx, q, keys, uses)
 	if err == nil {
-		err = l.takeShared(rows.Next, func(dst *[]byte, ahead *int64) error { return rows.Scan(dst, ahead) })
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
+		err = l.takeShared(rows)
 	}
 	if err != nil {
 		// Give the counts back: they are sent again next time.
@@ -291,11 +288,12 @@ RETURNING bucket, (extract(epoch FROM tat - now()) * 1e6)::bigint`
 }
 
 // takeShared moves local cells forward to the shared times read.
-func (l *Limiter) takeShared(next func() bool, scan func(*[]byte, *int64) error) error {
-	for next() {
+func (l *Limiter) takeShared(rows pgx.Rows) error {
+	defer rows.Close()
+	for rows.Next() {
 		var key []byte
 		var ahead int64
-		if err := scan(&key, &ahead); err != nil {
+		if err := rows.Scan(&key, &ahead); err != nil {
 			return err
 		}
 		var b bucket
@@ -308,7 +306,7 @@ func (l *Limiter) takeShared(next func() bool, scan func(*[]byte, *int64) error)
 		}
 		l.mu.Unlock()
 	}
-	return nil
+	return rows.Err()
 }
 
 // Cells is the number of keys fast rules hold in memory (for /metrics).
