@@ -255,6 +255,24 @@ func (e Ruleset) Valid() bool {
 	}
 }
 
+// Defines values for SeatLeft.
+const (
+	SeatLeftBot     SeatLeft = "bot"
+	SeatLeftForfeit SeatLeft = "forfeit"
+)
+
+// Valid indicates whether the value is a known member of the SeatLeft enum.
+func (e SeatLeft) Valid() bool {
+	switch e {
+	case SeatLeftBot:
+		return true
+	case SeatLeftForfeit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatSpecBot.
 const (
 	SeatSpecBotGreedy SeatSpecBot = "greedy"
@@ -1053,11 +1071,19 @@ type Seat struct {
 	Bot *string `json:"bot,omitempty"`
 
 	// Budget a search bot's thinking time per move
-	Budget   *string `json:"budget,omitempty"`
+	Budget *string `json:"budget,omitempty"`
+
+	// Left set when the seat's player left the game (deleted their account): "bot", the bot plays the seat from then on; "forfeit", the seat resigned
+	Left *SeatLeft `json:"left,omitempty"`
+
+	// Name the player's name, read from their account ("former player" once it is deleted)
 	Name     *string `json:"name,omitempty"`
 	PlayerId *string `json:"player_id,omitempty"`
 	Seat     int     `json:"seat"`
 }
+
+// SeatLeft set when the seat's player left the game (deleted their account): "bot", the bot plays the seat from then on; "forfeit", the seat resigned
+type SeatLeft string
 
 // SeatSpec A player (`me` or a player id), a bot, or neither (an open seat)
 type SeatSpec struct {
@@ -2950,6 +2976,13 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/mail/stop (the `MailStop` operationId).
 	MailStopWithFormdataBody(ctx context.Context, params *MailStopParams, body MailStopFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteMe Delete my account
+	//
+	// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+	//
+	// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+	DeleteMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Me The authenticated player
 	//
 	// Corresponds with GET /v1/me (the `Me` operationId).
@@ -3871,6 +3904,23 @@ func (c *Client) MailStopWithBody(ctx context.Context, params *MailStopParams, c
 // Corresponds with POST /v1/mail/stop (the `MailStop` operationId).
 func (c *Client) MailStopWithFormdataBody(ctx context.Context, params *MailStopParams, body MailStopFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMailStopRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteMe Delete my account
+//
+// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+//
+// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+func (c *Client) DeleteMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteMeRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -6008,6 +6058,33 @@ func NewMailStopRequestWithBody(server string, params *MailStopParams, contentTy
 	return req, nil
 }
 
+// NewDeleteMeRequest constructs an http.Request for the DeleteMe method
+func NewDeleteMeRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewMeRequest constructs an http.Request for the Me method
 func NewMeRequest(server string) (*http.Request, error) {
 	var err error
@@ -6640,6 +6717,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/mail/stop (the `MailStop` operationId).
 	MailStopWithFormdataBodyWithResponse(ctx context.Context, params *MailStopParams, body MailStopFormdataRequestBody, reqEditors ...RequestEditorFn) (*MailStopResponse, error)
+
+	// DeleteMeWithResponse Delete my account
+	//
+	// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+	DeleteMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteMeResponse, error)
 
 	// MeWithResponse The authenticated player
 	//
@@ -8851,6 +8937,54 @@ func (r MailStopResponse) ContentType() string {
 	return ""
 }
 
+type DeleteMeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteMeResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteMeResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteMeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteMeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteMeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteMeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type MeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9894,6 +10028,21 @@ func (c *ClientWithResponses) MailStopWithFormdataBodyWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseMailStopResponse(rsp)
+}
+
+// DeleteMeWithResponse Delete my account
+//
+// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+func (c *ClientWithResponses) DeleteMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteMeResponse, error) {
+	rsp, err := c.DeleteMe(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteMeResponse(rsp)
 }
 
 // MeWithResponse The authenticated player
@@ -11551,6 +11700,42 @@ func ParseMailStopResponse(rsp *http.Response) (*MailStopResponse, error) {
 
 	case rsp.StatusCode == 200:
 		// Content-type (text/html) unsupported
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteMeResponse parses an HTTP response from a DeleteMeWithResponse call
+func ParseDeleteMeResponse(rsp *http.Response) (*DeleteMeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteMeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
 
 	}
 
