@@ -1243,6 +1243,14 @@ type SeatParameter = int
 // ProblemResponse defines model for Problem.
 type ProblemResponse = Problem
 
+// DeleteAccountFormdataBody defines parameters for DeleteAccount.
+type DeleteAccountFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+
+	// Name the player's name, typed to confirm
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
+}
+
 // CreateGameFormFormdataBody defines parameters for CreateGameForm.
 type CreateGameFormFormdataBody struct {
 	Board        *string `form:"board,omitempty" json:"board,omitempty"`
@@ -1451,6 +1459,9 @@ type CreateWebhookJSONBody struct {
 	// Url An absolute http(s) URL
 	Url string `json:"url"`
 }
+
+// DeleteAccountFormdataRequestBody defines body for DeleteAccount for application/x-www-form-urlencoded ContentType.
+type DeleteAccountFormdataRequestBody DeleteAccountFormdataBody
 
 // CreateGameFormFormdataRequestBody defines body for CreateGameForm for application/x-www-form-urlencoded ContentType.
 type CreateGameFormFormdataRequestBody CreateGameFormFormdataBody
@@ -2643,6 +2654,25 @@ type ClientInterface interface {
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteAccountPage Confirm the deletion of the signed-in player's account (type your name)
+	//
+	// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+	DeleteAccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAccountWithBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAccountWithFormdataBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// NewGamePage The create-game form: every option of POST /v1/games
 	//
 	// Corresponds with GET /games/new (the `NewGamePage` operationId).
@@ -3041,6 +3071,55 @@ type ClientInterface interface {
 // Corresponds with GET / (the `HomePage` operationId).
 func (c *Client) HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHomePageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccountPage Confirm the deletion of the signed-in player's account (type your name)
+//
+// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+func (c *Client) DeleteAccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccountWithBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *Client) DeleteAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccountWithFormdataBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *Client) DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountRequestWithFormdataBody(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4086,6 +4165,73 @@ func NewHomePageRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewDeleteAccountPageRequest constructs an http.Request for the DeleteAccountPage method
+func NewDeleteAccountPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/delete")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteAccountRequestWithFormdataBody calls the generic DeleteAccount builder with application/x-www-form-urlencoded body
+func NewDeleteAccountRequestWithFormdataBody(server string, body DeleteAccountFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewDeleteAccountRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewDeleteAccountRequestWithBody constructs an http.Request for the DeleteAccount method, with any body, and a specified content type
+func NewDeleteAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/delete")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6331,6 +6477,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HomePageResponse, error)
 
+	// DeleteAccountPageWithResponse Confirm the deletion of the signed-in player's account (type your name)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+	DeleteAccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteAccountPageResponse, error)
+
+	// DeleteAccountWithBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error)
+
+	// DeleteAccountWithFormdataBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithFormdataBodyWithResponse(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error)
+
 	// NewGamePageWithResponse The create-game form: every option of POST /v1/games
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -6816,6 +6983,74 @@ func (r HomePageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HomePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAccountPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAccountPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAccountPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAccountPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAccountPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAccountResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9325,6 +9560,45 @@ func (c *ClientWithResponses) HomePageWithResponse(ctx context.Context, reqEdito
 	return ParseHomePageResponse(rsp)
 }
 
+// DeleteAccountPageWithResponse Confirm the deletion of the signed-in player's account (type your name)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+func (c *ClientWithResponses) DeleteAccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteAccountPageResponse, error) {
+	rsp, err := c.DeleteAccountPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountPageResponse(rsp)
+}
+
+// DeleteAccountWithBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *ClientWithResponses) DeleteAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error) {
+	rsp, err := c.DeleteAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountResponse(rsp)
+}
+
+// DeleteAccountWithFormdataBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *ClientWithResponses) DeleteAccountWithFormdataBodyWithResponse(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error) {
+	rsp, err := c.DeleteAccountWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountResponse(rsp)
+}
+
 // NewGamePageWithResponse The create-game form: every option of POST /v1/games
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10162,6 +10436,38 @@ func ParseHomePageResponse(rsp *http.Response) (*HomePageResponse, error) {
 	}
 
 	response := &HomePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAccountPageResponse parses an HTTP response from a DeleteAccountPageWithResponse call
+func ParseDeleteAccountPageResponse(rsp *http.Response) (*DeleteAccountPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAccountPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAccountResponse parses an HTTP response from a DeleteAccountWithResponse call
+func ParseDeleteAccountResponse(rsp *http.Response) (*DeleteAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAccountResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
