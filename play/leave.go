@@ -94,19 +94,29 @@ type LeftSeat struct {
 // every seat the player held in any game (finished ones included), for
 // the erasure of the rows that refer to them.
 func (s *Service) LeaveGames(ctx context.Context, playerID string) ([]LeftSeat, error) {
-	rows, err := s.pool.Query(ctx, `SELECT game_id::text, seat FROM game_seats WHERE player_id = $1 ORDER BY game_id, seat`, playerID)
+	// The games row's status is written with each append (game_seats'
+	// finished mark may lag behind): only the games not over are loaded.
+	rows, err := s.pool.Query(ctx, `SELECT s.game_id::text, s.seat, g.status <> 'finished'
+		FROM game_seats s JOIN games g ON g.id = s.game_id WHERE s.player_id = $1 ORDER BY s.game_id, s.seat`, playerID)
 	if err != nil {
 		return nil, fmt.Errorf("find the games of player %s: %w", playerID, err)
 	}
-	seats, err := pgx.CollectRows(rows, pgx.RowToStructByPos[LeftSeat])
-	if err != nil {
-		return nil, fmt.Errorf("find the games of player %s: %w", playerID, err)
-	}
+	var seats []LeftSeat
 	var games []string
-	for _, seat := range seats {
-		if !slices.Contains(games, seat.GameID) {
+	for rows.Next() {
+		var seat LeftSeat
+		var running bool
+		if err := rows.Scan(&seat.GameID, &seat.Seat, &running); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("find the games of player %s: %w", playerID, err)
+		}
+		seats = append(seats, seat)
+		if running && !slices.Contains(games, seat.GameID) {
 			games = append(games, seat.GameID)
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find the games of player %s: %w", playerID, err)
 	}
 	for _, id := range games {
 		if err := s.leaveGame(ctx, id, playerID); err != nil {
