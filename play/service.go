@@ -145,6 +145,13 @@ func (s *Service) game(ctx context.Context, id string) (*Game, error) {
 	return s.load(ctx, id, 0)
 }
 
+// GameForCommand loads the current state of a game without its players'
+// names (Seat.Name is empty): for the jobs that decide a command (a bot's
+// move, a deadline) and show nothing, so they read no names.
+func (s *Service) GameForCommand(ctx context.Context, id string) (*Game, error) {
+	return s.game(ctx, id)
+}
+
 // GameAt returns a game as it was after its first version events.
 func (s *Service) GameAt(ctx context.Context, id string, version int64) (*Game, error) {
 	if version < 1 {
