@@ -10,11 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
@@ -44,27 +45,69 @@ func (env *testEnv) registerAs(t *testing.T, name, email string) *client {
 	return &client{t: t, env: env, token: reg.Token, Player: reg.Player}
 }
 
-// pgDump dumps a whole database (schema and data) with pg_dump.
+// pgDump dumps a whole database (schema and data) with pg_dump, the
+// newest installed one that can dump the server. Where none can (a
+// container's server newer than the local binaries), every table of every
+// schema is copied out instead, which is the data pg_dump would write.
 func pgDump(t *testing.T, ownerURL string) string {
 	t.Helper()
-	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_dump")
-	if len(found) == 0 {
-		t.Fatal("no pg_dump under /usr/lib/postgresql/*/bin")
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, ownerURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The newest pg_dump dumps every older server.
-	sort.Slice(found, func(i, j int) bool {
-		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(found[i]))))
-		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(found[j]))))
-		return vi < vj
-	})
+	defer conn.Close(ctx)
+	var serverNum int
+	if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&serverNum); err != nil {
+		t.Fatal(err)
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_dump")
+	best, bestMajor := "", 0
+	for _, f := range found {
+		major, err := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(f))))
+		if err == nil && major >= serverNum/10000 && (best == "" || major > bestMajor) {
+			best, bestMajor = f, major
+		}
+	}
+	if best == "" {
+		t.Logf("no pg_dump for server %d among %v: copying every table out", serverNum, found)
+		return copyAllTables(t, conn)
+	}
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), found[len(found)-1], "--dbname="+ownerURL)
+	cmd := exec.CommandContext(ctx, best, "--dbname="+ownerURL)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("pg_dump: %v\n%s", err, errOut.String())
 	}
 	if !strings.Contains(out.String(), "CREATE TABLE public.events") {
 		t.Fatalf("the dump holds no events table:\n%.2000s", out.String())
+	}
+	return out.String()
+}
+
+// copyAllTables is the data of every table of every schema, as COPY
+// writes it.
+func copyAllTables(t *testing.T, conn *pgx.Conn) string {
+	t.Helper()
+	ctx := t.Context()
+	rows, err := conn.Query(ctx, `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
+		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, table := range tables {
+		out.WriteString("-- " + table + "\n")
+		if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY "+table+" TO STDOUT"); err != nil {
+			t.Fatalf("copy %s: %v", table, err)
+		}
+	}
+	if !strings.Contains(out.String(), "-- public.events") {
+		t.Fatal("no events table copied")
 	}
 	return out.String()
 }
