@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/play"
@@ -117,4 +118,75 @@ func TestDeleteAccountUnknownPlayer(t *testing.T) {
 			t.Fatalf("DeleteAccount(%q): %v, want ErrNotFound", id, err)
 		}
 	}
+}
+
+// A player holding several seats leaves them all; a search time-control
+// bot is stood in for by greedy (which moves at once); leaving again
+// changes nothing; the game goes on to its end with the bots.
+func TestLeaveGamesEverySeatOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t, 8)
+	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
+	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("34", 32),
+		Seats:       []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {Player: "me"}},
+		TimeControl: &play.TimeControl{PerMove: play.Duration(time.Hour), Bot: "search"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seats, err := e.svc.LeaveGames(ctx, ana.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seats) != 2 {
+		t.Fatalf("left seats %+v, want Ana's two", seats)
+	}
+	after, err := e.svc.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seat := range []int{0, 2} {
+		if s := after.Seats[seat]; s.PlayerID != "" || s.Bot != "greedy" || s.Left != play.LeftToBot {
+			t.Fatalf("seat %d after leaving: %+v", seat, s)
+		}
+	}
+	if after.Seats[1].Name != "Ben" {
+		t.Fatalf("Ben's seat: %+v", after.Seats[1])
+	}
+	if _, err := e.svc.LeaveGames(ctx, ana.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.svc.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Version != after.Version {
+		t.Fatalf("leaving again appended: version %d → %d", after.Version, again.Version)
+	}
+	// Ben plays on against the two bots to the end.
+	for range 400 {
+		cur, err := e.svc.Game(ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Status == play.StatusFinished {
+			if v, err := e.svc.Verify(ctx, g.ID); err != nil || v.Result != play.VerifyPass {
+				t.Fatalf("the finished game verifies %+v, %v", v, err)
+			}
+			log, err := e.svc.AuditLog(ctx, g.ID, play.LogQuery{Types: []string{play.EvSeatLeft}})
+			if err != nil || len(log) != 2 || !strings.Contains(log[0].Description, "greedy bot plays the seat") {
+				t.Fatalf("the audit log of the leaving: %+v, %v", log, err)
+			}
+			return
+		}
+		moves := cur.LegalMoves(1)
+		if len(moves) == 0 {
+			t.Fatalf("Ben has no move at version %d (to act %v)", cur.Version, cur.ToAct())
+		}
+		if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: ben.ID},
+			Move: moves[0].JSON, Channel: "api"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("the game did not end")
 }
