@@ -71,3 +71,19 @@ func (c *authCache) put(token string, p play.Player) {
 	}
 	c.entries[k] = authEntry{player: p, expires: c.now().Add(c.ttl)}
 }
+
+// forgetPlayer drops every token of a player, whose account was just
+// deleted: this replica stops trusting them at once (others within their
+// TTL, after which the lookup finds no account).
+func (c *authCache) forgetPlayer(id string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if e.player.ID == id {
+			delete(c.entries, k)
+		}
+	}
+}

@@ -163,6 +163,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1 := e.Group("/v1")
 	v1.POST("/players", s.registerPlayer)
 	v1.GET("/me", s.me)
+	v1.DELETE("/me", s.deleteMe)
 	v1.GET("/me/turns", s.myTurns)
 	v1.POST("/games", s.createGame)
 	v1.GET("/games", s.listGames)

@@ -22,6 +22,11 @@
 //   - 000009 the web client: web_sessions, signin_links. See api/web.
 //   - 000010 game_analyses: the search bot's analyses of finished games'
 //     positions (see notify's analysis job).
+//   - 000017 names out of the event log: the names that game.created's
+//     seats and game.joined carried are removed from the stored events
+//     (once, by the owner, each removal recorded in the owner-only
+//     names_removed_audit), from games.seats and game_seats, and the
+//     snapshots that held them are dropped. See docs/erasure.md.
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -57,7 +57,7 @@ func botMoveJob(g *play.Game) (river.InsertManyParams, bool) {
 
 func (w *botMoveWorker) Work(ctx context.Context, job *river.Job[BotMoveArgs]) error {
 	n, a := w.n, job.Args
-	g, err := n.svc.Game(ctx, a.GameID)
+	g, err := n.svc.GameForCommand(ctx, a.GameID)
 	if err != nil {
 		return fmt.Errorf("load game %s: %w", a.GameID, err)
 	}

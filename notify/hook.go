@@ -116,8 +116,12 @@ func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load
 		if !created || after.Seats[seat].PlayerID == after.CreatedBy {
 			return ""
 		}
+		// Names are not in the log: the creator's is read with the seats'
+		// players.
 		if idx := slices.IndexFunc(after.Seats, func(s play.Seat) bool { return s.PlayerID == after.CreatedBy }); idx >= 0 {
-			return after.Seats[idx].Name
+			if r, ok := person(idx); ok {
+				return r.name
+			}
 		}
 		return ""
 	}
@@ -157,7 +161,10 @@ func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load
 	if t := after.PendingTakeback(); t != nil && slices.ContainsFunc(appended, func(r events.Record) bool {
 		return r.Type == play.EvTakebackRequested && r.Version == t.ID
 	}) {
-		requester := after.Seats[t.Seat].Name
+		requester := ""
+		if r, ok := person(t.Seat); ok {
+			requester = r.name
+		}
 		for _, seat := range t.Needs {
 			if slices.Contains(t.Consents, seat) {
 				continue

@@ -308,7 +308,15 @@ func (n *Notifier) logDelivery(ctx context.Context, jobID int64, attempt int, ki
 	if len(detail) > 2000 {
 		detail = detail[:2000]
 	}
-	_, err := n.pool.Exec(context.WithoutCancel(ctx), `INSERT INTO deliveries (job_id, attempt, kind, game_id, seat, target, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+	// The address (or URL) is kept only while it is an account's or a
+	// webhook's: a delivery that ends as its player's account is deleted
+	// must not write the address back after the erasure removed it. The
+	// row locks wait for an erasure under way (play.Service.DeleteAccount).
+	_, err := n.pool.Exec(context.WithoutCancel(ctx), `
+		WITH owner AS (SELECT $6::text = '' OR EXISTS (SELECT FROM players WHERE email = $6 FOR SHARE)
+			OR EXISTS (SELECT FROM webhooks WHERE url = $6 FOR SHARE) AS kept)
+		INSERT INTO deliveries (job_id, attempt, kind, game_id, seat, target, outcome, detail)
+		SELECT $1, $2, $3, $4, $5, CASE WHEN kept THEN $6 ELSE '(erased)' END, $7, CASE WHEN kept THEN $8 ELSE '' END FROM owner`,
 		jobID, attempt, kind, game, seat, target, outcome, detail)
 	if err != nil {
 		n.log.WarnContext(ctx, "delivery log write failed", "err", err)

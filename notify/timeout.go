@@ -48,7 +48,7 @@ const timeoutBot = bots.Greedy
 // Work sends the reminder or applies the game's deadline action.
 func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) error {
 	n, a := w.n, job.Args
-	g, err := n.svc.Game(ctx, a.GameID)
+	g, err := n.svc.GameForCommand(ctx, a.GameID)
 	if err != nil {
 		return fmt.Errorf("load game %s: %w", a.GameID, err)
 	}

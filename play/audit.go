@@ -62,6 +62,10 @@ func (s *Service) AuditLog(ctx context.Context, id string, q LogQuery) ([]LogEve
 	if err != nil {
 		return nil, err
 	}
+	if g.names, err = s.namesForLog(ctx, g, recs); err != nil {
+		return nil, err
+	}
+	g.fillNames()
 	return describePage(s.rules, g, recs, q)
 }
 
@@ -136,7 +140,18 @@ func (g *Game) describe(rec events.Record) string {
 	case EvSeatJoined:
 		var j seatJoined
 		_ = json.Unmarshal(rec.Data, &j)
-		return fmt.Sprintf("%s joined at seat %d", j.Name, j.Seat)
+		name := g.nameOf(j.PlayerID)
+		if name == "" {
+			name = "player " + j.PlayerID
+		}
+		return fmt.Sprintf("%s joined at seat %d", name, j.Seat)
+	case EvSeatLeft:
+		var l seatLeft
+		_ = json.Unmarshal(rec.Data, &l)
+		if l.By == LeftForfeit {
+			return fmt.Sprintf("the player of seat %d left the game, which the seat forfeits", l.Seat)
+		}
+		return fmt.Sprintf("the player of seat %d left the game; the %s bot plays the seat from now on", l.Seat, l.Bot)
 	case EvSeedRevealed:
 		return "the secret seed was revealed: " + g.Seed
 	case EvTakebackRequested:
@@ -225,6 +240,9 @@ func (s *Service) Rounds(ctx context.Context, id string) ([]RoundSummary, error)
 	}
 	undone := UndoneVersions(recs)
 	g := newGame(id)
+	if g.names, err = s.namesForLog(ctx, g, recs); err != nil {
+		return nil, err
+	}
 	out := []RoundSummary{}
 	// prev are the scores when the current round began.
 	var prev []int

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -109,8 +110,15 @@ func (s *Service) ImportGame(ctx context.Context, recs []events.Record) (*Game, 
 	}
 	id := newGameID()
 	g := newGame(id)
+	recs = slices.Clone(recs)
 	for i := range recs {
-		rec := recs[i]
+		// An import stores no names, even from a log exported before
+		// names left the log.
+		rec, err := stripNames(recs[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: version %d: %v", ErrBadLog, recs[i].Version, err)
+		}
+		recs[i] = rec
 		rec.StreamID = id
 		if err := g.apply(s.rules, rec); err != nil {
 			return nil, fmt.Errorf("%w: it does not fold at version %d (%s): %v", ErrBadLog, rec.Version, rec.Type, err)

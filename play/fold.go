@@ -85,7 +85,8 @@ func (g *Game) apply(reg engine.Registry, rec events.Record) error {
 		if j.Seat < 0 || j.Seat >= len(g.Seats) || g.Seats[j.Seat].taken() {
 			return fmt.Errorf("%w: seat %d is not free", engine.ErrInconsistent, j.Seat)
 		}
-		g.Seats[j.Seat].PlayerID, g.Seats[j.Seat].Name = j.PlayerID, j.Name
+		g.Seats[j.Seat].PlayerID = j.PlayerID
+		g.Seats[j.Seat].Name = g.nameOf(j.PlayerID)
 	case EvSeedRevealed:
 		var r seedRevealed
 		if err := json.Unmarshal(rec.Data, &r); err != nil {
@@ -122,6 +123,12 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 	g.Config = c.Config
 	g.Rules = rules
 	g.Seats = slices.Clone(c.Seats)
+	for i := range g.Seats {
+		// The upcaster of DESIGN.md §9: a payload written before names
+		// left the log may carry one; it is never used.
+		g.Seats[i].Name = g.nameOf(g.Seats[i].PlayerID)
+		g.Seats[i].Left = ""
+	}
 	g.TimeControl = c.TimeControl
 	g.SeedCommitment = c.SeedCommitment
 	g.Seed = c.Seed
@@ -207,6 +214,8 @@ func (g *Game) applyServerExtension(rec events.Record) error {
 	switch rec.Type {
 	case EvTakebackRequested, EvTakebackAccepted, EvTakebackDeclined, EvTakenBack:
 		return g.applyTakeback(rec)
+	case EvSeatLeft:
+		return g.applySeatLeft(rec)
 	}
 	return fmt.Errorf("%w: unknown server event %q", engine.ErrInconsistent, rec.Type)
 }

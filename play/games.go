@@ -78,7 +78,10 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 		return s.Game(ctx, res.Records[0].StreamID)
 	}
 	s.seeds.Store(after.ID, seed)
-	return s.botsAfter(ctx, after)
+	if after, err = s.botsAfter(ctx, after); err != nil {
+		return nil, err
+	}
+	return s.named(ctx, after)
 }
 
 // newGameID returns a time-ordered UUID (v7), which keeps the events
@@ -131,7 +134,7 @@ func validTimeControl(tc *TimeControl) error {
 	return nil
 }
 
-// resolveSeats checks the requested seats and looks up player names.
+// resolveSeats checks the requested seats and that their players exist.
 func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []SeatSpec) ([]Seat, error) {
 	seats := make([]Seat, len(specs))
 	for i, spec := range specs {
@@ -154,13 +157,14 @@ func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []Seat
 				seats[i].Budget = d.String()
 			}
 		case spec.Player == "me" || spec.Player == creator.ID:
-			seats[i].PlayerID, seats[i].Name = creator.ID, creator.Name
+			seats[i].PlayerID = creator.ID
 		case spec.Player != "":
 			p, err := s.Player(ctx, spec.Player)
 			if err != nil {
 				return nil, fmt.Errorf("%w: seat %d: no player %q", ErrInvalid, i, spec.Player)
 			}
-			seats[i].PlayerID, seats[i].Name = p.ID, p.Name
+			// The seat names the player by id only (DESIGN.md §9).
+			seats[i].PlayerID = p.ID
 		}
 	}
 	return seats, nil
@@ -178,7 +182,7 @@ func (s *Service) rulesetNames() []string {
 // Join gives a player a free seat (the given one, or the first free).
 func (s *Service) Join(ctx context.Context, gameID string, p Player, seat *int) (*Game, error) {
 	for range 5 {
-		g, err := s.Game(ctx, gameID)
+		g, err := s.game(ctx, gameID)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +190,10 @@ func (s *Service) Join(ctx context.Context, gameID string, p Player, seat *int) 
 		if isConflict(err) {
 			continue
 		}
-		return after, err
+		if err != nil {
+			return nil, err
+		}
+		return s.named(ctx, after)
 	}
 	return nil, fmt.Errorf("join game %s: %w", gameID, events.ErrConflict)
 }
@@ -206,7 +213,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 		}
 		target = *seat
 	}
-	joined, err := serverEvent(EvSeatJoined, seatJoined{Seat: target, PlayerID: p.ID, Name: p.Name})
+	joined, err := serverEvent(EvSeatJoined, seatJoined{Seat: target, PlayerID: p.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +291,7 @@ func (s *Service) gameForMove(ctx context.Context, req MoveRequest) (*Game, bool
 	if g, ok := s.cache.get(req.GameID); ok && (req.ExpectedVersion == nil || *req.ExpectedVersion == g.Version) {
 		return g, true, nil
 	}
-	g, err := s.Game(ctx, req.GameID)
+	g, err := s.game(ctx, req.GameID)
 	if err == nil {
 		s.cache.put(g)
 	}
@@ -487,7 +494,7 @@ func (s *Service) playBots(ctx context.Context, g *Game) (*Game, error) {
 			Move: move.JSON, Channel: "bot",
 		})
 		if isConflict(err) {
-			if g, err = s.Game(ctx, g.ID); err != nil {
+			if g, err = s.game(ctx, g.ID); err != nil {
 				return nil, err
 			}
 			continue
@@ -562,7 +569,7 @@ func (s *Service) catchUpBots(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		g, err := s.Game(ctx, id)
+		g, err := s.game(ctx, id)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,9 @@ const (
 	EvGameCreated  = "game.created"
 	EvSeatJoined   = "game.joined"
 	EvSeedRevealed = "game.seed_revealed"
+	// EvSeatLeft: a player left a running game (their account was
+	// deleted); a bot plays the seat from now on, or it forfeits.
+	EvSeatLeft = "game.seat_left"
 )
 
 // isServerEvent tells server events from engine events by their name.
@@ -32,12 +35,30 @@ type gameCreated struct {
 	CreatedBy string `json:"created_by"`
 }
 
-// seatJoined fills a free seat.
+// seatJoined fills a free seat. Events name players by id only: names
+// live in the players table, which erasure can change (DESIGN.md §9).
+// Payloads written before that rule also carry a "name", which decoding
+// ignores (see upcastNames).
 type seatJoined struct {
 	Seat     int    `json:"seat"`
 	PlayerID string `json:"player_id"`
-	Name     string `json:"name"`
 }
+
+// seatLeft hands a seat whose player left to a bot, or forfeits it.
+type seatLeft struct {
+	Seat int `json:"seat"`
+	// By is "bot" (Bot plays the seat from now on) or "forfeit" (the seat
+	// resigns in the same command; Bot is the stand-in should the rules
+	// not let it resign).
+	By  string `json:"by"`
+	Bot string `json:"bot"`
+}
+
+// Ways a seat is left.
+const (
+	LeftToBot   = "bot"
+	LeftForfeit = "forfeit"
+)
 
 // seedRevealed publishes the secret seed when the game is over.
 type seedRevealed struct {

@@ -81,7 +81,8 @@ type Service struct {
 }
 
 // aggregateFormat is the version of the snapshot envelope written here.
-const aggregateFormat = 1
+// 2: seats carry no names and may have been left (game.seat_left).
+const aggregateFormat = 2
 
 // New returns a Service.
 func New(cfg Config) *Service {
@@ -129,9 +130,26 @@ func validUUID(id string) bool {
 	return err == nil && len(id) == 36
 }
 
-// Game loads the current state of a game.
+// Game loads the current state of a game, with its players' names.
 func (s *Service) Game(ctx context.Context, id string) (*Game, error) {
+	g, err := s.load(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.named(ctx, g)
+}
+
+// game loads the current state of a game for a command: without names,
+// which no command needs.
+func (s *Service) game(ctx context.Context, id string) (*Game, error) {
 	return s.load(ctx, id, 0)
+}
+
+// GameForCommand loads the current state of a game without its players'
+// names (Seat.Name is empty): for the jobs that decide a command (a bot's
+// move, a deadline) and show nothing, so they read no names.
+func (s *Service) GameForCommand(ctx context.Context, id string) (*Game, error) {
+	return s.game(ctx, id)
 }
 
 // GameAt returns a game as it was after its first version events.
@@ -146,7 +164,7 @@ func (s *Service) GameAt(ctx context.Context, id string, version int64) (*Game, 
 	if g.Version < version {
 		return nil, fmt.Errorf("%w: the game is at version %d", ErrInvalid, g.Version)
 	}
-	return g, nil
+	return s.named(ctx, g)
 }
 
 // load folds a game from its latest usable snapshot and the events after

@@ -63,13 +63,17 @@ func (s *Service) NewsSince(ctx context.Context, id string, seat int, upTo int64
 	if err != nil {
 		return News{}, err
 	}
-	return newsOf(s.rules, id, recs, seat)
+	names, err := s.namesForLog(ctx, newGame(id), recs)
+	if err != nil {
+		return News{}, err
+	}
+	return newsOf(s.rules, id, recs, seat, names)
 }
 
 // newsOf folds recs, a game's log from its start, and tells seat's news.
 // The whole log is folded because a round's scoring covers the whole
 // round, moves before the seat's last one included.
-func newsOf(reg engine.Registry, id string, recs []events.Record, seat int) (News, error) {
+func newsOf(reg engine.Registry, id string, recs []events.Record, seat int, names map[string]string) (News, error) {
 	undone := UndoneVersions(recs)
 	var news News
 	// The seat's last move is the batch of its last standing event.
@@ -85,6 +89,7 @@ func newsOf(reg engine.Registry, id string, recs []events.Record, seat int) (New
 		prev = rec.Version
 	}
 	t := teller{g: newGame(id), after: news.After, reader: seat}
+	t.g.names = names
 	for _, rec := range recs {
 		if err := t.g.apply(reg, rec); err != nil {
 			return News{}, fmt.Errorf("fold game %s: %w", id, err)

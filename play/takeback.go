@@ -261,7 +261,8 @@ type TakebackRequest struct {
 // RequestTakeback records a take-back request; when no other human seat
 // must consent, the take-back happens in the same append.
 func (s *Service) RequestTakeback(ctx context.Context, req TakebackRequest) (*TakebackResult, error) {
-	return retryOnConflict(func() (*TakebackResult, error) { return s.requestTakeback(ctx, req) })
+	res, err := retryOnConflict(func() (*TakebackResult, error) { return s.requestTakeback(ctx, req) })
+	return s.namedResult(ctx, res, err)
 }
 
 // retryOnConflict runs a take-back command again when another append won
@@ -275,6 +276,18 @@ func retryOnConflict(f func() (*TakebackResult, error)) (*TakebackResult, error)
 		}
 	}
 	return f()
+}
+
+// namedResult gives a take-back's resulting game its players' names, for
+// display.
+func (s *Service) namedResult(ctx context.Context, res *TakebackResult, err error) (*TakebackResult, error) {
+	if err != nil || res == nil || res.Game == nil {
+		return res, err
+	}
+	if res.Game, err = s.named(ctx, res.Game); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 func (s *Service) requestTakeback(ctx context.Context, req TakebackRequest) (*TakebackResult, error) {
@@ -319,11 +332,12 @@ func (s *Service) requestTakeback(ctx context.Context, req TakebackRequest) (*Ta
 // the caller's seats. Consenting again changes nothing; answering a
 // closed request is ErrTakebackConflict.
 func (s *Service) AnswerTakeback(ctx context.Context, gameID string, id int64, p Player, accept bool, channel string) (*TakebackResult, error) {
-	return retryOnConflict(func() (*TakebackResult, error) { return s.answerTakeback(ctx, gameID, id, p, accept, channel) })
+	res, err := retryOnConflict(func() (*TakebackResult, error) { return s.answerTakeback(ctx, gameID, id, p, accept, channel) })
+	return s.namedResult(ctx, res, err)
 }
 
 func (s *Service) answerTakeback(ctx context.Context, gameID string, id int64, p Player, accept bool, channel string) (*TakebackResult, error) {
-	g, err := s.Game(ctx, gameID)
+	g, err := s.game(ctx, gameID)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +449,7 @@ func (s *Service) isTakebackRequest(ctx context.Context, g *Game, id int64) erro
 
 // runningGame loads a game that is being played.
 func (s *Service) runningGame(ctx context.Context, id string) (*Game, error) {
-	g, err := s.Game(ctx, id)
+	g, err := s.game(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -60,8 +60,14 @@ type CreateGame struct {
 type Seat struct {
 	Seat     int    `json:"seat"`
 	PlayerID string `json:"player_id,omitempty"`
-	Name     string `json:"name,omitempty"`
-	Bot      string `json:"bot,omitempty"`
+	// Name is read from the players table when the game is read for
+	// display (never stored in the log or in snapshots); "former player"
+	// for an erased account.
+	Name string `json:"name,omitempty"`
+	Bot  string `json:"bot,omitempty"`
+	// Left is set when the seat's player left the game ("bot": Bot plays
+	// it; "forfeit": it resigned).
+	Left string `json:"left,omitempty"`
 	// Budget is a search bot's thinking time per move ("" for the default).
 	Budget string `json:"budget,omitempty"`
 }
@@ -100,6 +106,10 @@ type Game struct {
 	Deadline *time.Time `json:"deadline,omitempty"`
 
 	fold foldState
+	// names are the seats' players' names by player id, when the game was
+	// read for display (see Service.named); folding fills Seat.Name from
+	// them. Unset on the command path, which needs no names.
+	names map[string]string
 }
 
 // Game statuses.

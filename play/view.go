@@ -50,14 +50,6 @@ func (g *Game) View() GameView {
 	return v
 }
 
-// displayName is the seat's player name, or the bot's kind.
-func (s Seat) displayName() string {
-	if s.Bot != "" && s.Name == "" {
-		return s.Bot + " bot"
-	}
-	return s.Name
-}
-
 // ToAct are the seats that must act now (none while open or finished).
 func (g *Game) ToAct() []int {
 	if g.State == nil {
@@ -128,7 +120,8 @@ func (g *Game) Row() projections.GameRow {
 		row.ToAct = []int{}
 	}
 	for i, s := range g.Seats {
-		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot, Name: s.displayName()})
+		// No name: the read models resolve names when they are read.
+		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot})
 	}
 	if g.State != nil {
 		row.Final = g.State.Final()

@@ -10,13 +10,18 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// seatJSON is the stored form of a SeatRow in games.seats.
+// seatJSON is the stored form of a SeatRow in games.seats. It holds no
+// name: names live in the players table only, so that erasing an account
+// leaves no copy here; the queries read them from there (DESIGN.md §9).
 type seatJSON struct {
 	Seat     int    `json:"seat"`
 	PlayerID string `json:"player_id,omitempty"`
 	Bot      string `json:"bot,omitempty"`
-	Name     string `json:"name"`
 }
+
+// FormerPlayer is the name shown for a seat whose player's account was
+// deleted.
+const FormerPlayer = "former player"
 
 // Limits that keep a malformed row from reaching the database.
 const (
@@ -91,18 +96,18 @@ func seatsDeleteArgs(enc encodedRow) []any { return []any{enc.id, enc.seatNumber
 // change are not written); where, when set (`WHERE …`), filters the
 // source.
 func seatsUpsertSQL(where string) string {
-	return `INSERT INTO game_seats (game_id, seat, player_id, bot, name, finished)
-		SELECT $1::uuid, s.seat, nullif(s.player_id, '')::uuid, s.bot, s.name, $6::boolean
-		FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS s (seat, player_id, bot, name)
+	return `INSERT INTO game_seats (game_id, seat, player_id, bot, finished)
+		SELECT $1::uuid, s.seat, nullif(s.player_id, '')::uuid, s.bot, $5::boolean
+		FROM unnest($2::int[], $3::text[], $4::text[]) AS s (seat, player_id, bot)
 		` + where + `
 		ON CONFLICT (game_id, seat) DO UPDATE
-		SET player_id = excluded.player_id, bot = excluded.bot, name = excluded.name, finished = excluded.finished
-		WHERE (game_seats.player_id, game_seats.bot, game_seats.name, game_seats.finished)
-			IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.name, excluded.finished)`
+		SET player_id = excluded.player_id, bot = excluded.bot, finished = excluded.finished
+		WHERE (game_seats.player_id, game_seats.bot, game_seats.finished)
+			IS DISTINCT FROM (excluded.player_id, excluded.bot, excluded.finished)`
 }
 
 func seatsUpsertArgs(enc encodedRow) []any {
-	return []any{enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.seatNames, enc.row.Status == "finished"}
+	return []any{enc.id, enc.seatNumbers, enc.seatPlayers, enc.seatBots, enc.row.Status == "finished"}
 }
 
 // queueFinished queues the statement that marks the game's seats as in a
@@ -202,12 +207,12 @@ func seatPlayer(row GameRow, seat int) string {
 // encodedRow is a GameRow checked and in its database form.
 type encodedRow struct {
 	// row is the checked row, its player ids in canonical form.
-	row                              GameRow
-	id                               string
-	options, seats, final            []byte
-	toAct                            []int32
-	seatNumbers                      []int32
-	seatPlayers, seatBots, seatNames []string
+	row                   GameRow
+	id                    string
+	options, seats, final []byte
+	toAct                 []int32
+	seatNumbers           []int32
+	seatPlayers, seatBots []string
 }
 
 // encodeRow checks a row and encodes it. A bad row is a bug of the
@@ -253,8 +258,8 @@ func encodeRow(row GameRow) (encodedRow, error) {
 		switch {
 		case s.Seat < 0 || s.Seat >= maxSeats || seen[s.Seat]:
 			return bad("seat %d is out of range or listed twice", s.Seat)
-		case len(s.Name) > maxText || len(s.Bot) > maxText:
-			return bad("seat %d: name or bot too long", s.Seat)
+		case len(s.Bot) > maxText:
+			return bad("seat %d: bot too long", s.Seat)
 		}
 		seen[s.Seat] = true
 		if s.PlayerID != "" {
@@ -264,11 +269,12 @@ func encodeRow(row GameRow) (encodedRow, error) {
 			}
 			s.PlayerID = p
 		}
-		stored[i] = seatJSON{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Name: s.Name}
+		// A name given is not stored (see seatJSON).
+		s.Name = ""
+		stored[i] = seatJSON{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot}
 		enc.seatNumbers = append(enc.seatNumbers, int32(s.Seat))
 		enc.seatPlayers = append(enc.seatPlayers, s.PlayerID)
 		enc.seatBots = append(enc.seatBots, s.Bot)
-		enc.seatNames = append(enc.seatNames, s.Name)
 	}
 	if enc.seatNumbers == nil {
 		enc.seatNumbers = []int32{}

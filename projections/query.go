@@ -13,8 +13,12 @@ import (
 )
 
 // gameColumns are the columns scanGame reads, in its order.
+// The seats' names are read from players at read time (a deleted
+// account has none: FormerPlayer), through game_seats' primary key.
 const gameColumns = `g.id::text, g.ruleset, g.options, g.status, g.version, g.to_act, g.seats,
-	coalesce(g.created_by::text, ''), g.created_at, g.last_move_at, g.deadline, g.final`
+	coalesce(g.created_by::text, ''), g.created_at, g.last_move_at, g.deadline, g.final,
+	(SELECT coalesce(json_object_agg(p.id::text, p.name), '{}')
+		FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = g.id)`
 
 // ListGames returns a page of the games list, the game with the latest
 // move first, and the cursor of the next page ("" on the last page).
@@ -118,11 +122,15 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanGame(r scanner) (GameRow, error) {
 	var g GameRow
-	var options, seats, final []byte
+	var options, seats, final, namesJSON []byte
 	var toAct []int32
 	if err := r.Scan(&g.ID, &g.Ruleset, &options, &g.Status, &g.Version, &toAct, &seats,
-		&g.CreatedBy, &g.CreatedAt, &g.LastMoveAt, &g.Deadline, &final); err != nil {
+		&g.CreatedBy, &g.CreatedAt, &g.LastMoveAt, &g.Deadline, &final, &namesJSON); err != nil {
 		return GameRow{}, err
+	}
+	var names map[string]string
+	if err := json.Unmarshal(namesJSON, &names); err != nil {
+		return GameRow{}, fmt.Errorf("game %s: names: %w", g.ID, err)
 	}
 	if err := json.Unmarshal(options, &g.Options); err != nil {
 		return GameRow{}, fmt.Errorf("game %s: options: %w", g.ID, err)
@@ -133,7 +141,14 @@ func scanGame(r scanner) (GameRow, error) {
 	}
 	g.Seats = make([]SeatRow, len(stored))
 	for i, s := range stored {
-		g.Seats[i] = SeatRow(s)
+		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot}
+		if s.PlayerID != "" {
+			if n, ok := names[s.PlayerID]; ok {
+				g.Seats[i].Name = n
+			} else {
+				g.Seats[i].Name = FormerPlayer
+			}
+		}
 	}
 	g.ToAct = make([]int, len(toAct))
 	for i, s := range toAct {

@@ -38,7 +38,9 @@ type SeatRow struct {
 	// PlayerID is empty for a bot or a free seat.
 	PlayerID string
 	// Bot is the bot kind for a bot seat ("random", ...).
-	Bot  string
+	Bot string
+	// Name is read from the players table by the queries (FormerPlayer
+	// for a deleted account), and never stored by Apply.
 	Name string
 }
 

@@ -27,7 +27,7 @@ var templateFS embed.FS
 
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
-var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error"}
+var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account-delete"}
 
 func parsePages(sf *staticFiles) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{

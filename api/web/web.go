@@ -118,6 +118,8 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/register", w.registerForm},
 		{http.MethodPost, "/register", w.register},
 		{http.MethodPost, "/signout", w.signout},
+		{http.MethodGet, "/account/delete", w.deleteAccountForm},
+		{http.MethodPost, "/account/delete", w.deleteAccount},
 		{http.MethodGet, "/games/new", w.newGameForm},
 		{http.MethodPost, "/games/new", w.createGame},
 		{http.MethodPost, "/games/:id/join", w.join},

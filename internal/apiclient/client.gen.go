@@ -255,6 +255,24 @@ func (e Ruleset) Valid() bool {
 	}
 }
 
+// Defines values for SeatLeft.
+const (
+	SeatLeftBot     SeatLeft = "bot"
+	SeatLeftForfeit SeatLeft = "forfeit"
+)
+
+// Valid indicates whether the value is a known member of the SeatLeft enum.
+func (e SeatLeft) Valid() bool {
+	switch e {
+	case SeatLeftBot:
+		return true
+	case SeatLeftForfeit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatSpecBot.
 const (
 	SeatSpecBotGreedy SeatSpecBot = "greedy"
@@ -1053,11 +1071,19 @@ type Seat struct {
 	Bot *string `json:"bot,omitempty"`
 
 	// Budget a search bot's thinking time per move
-	Budget   *string `json:"budget,omitempty"`
+	Budget *string `json:"budget,omitempty"`
+
+	// Left set when the seat's player left the game (deleted their account): "bot", the bot plays the seat from then on; "forfeit", the seat resigned
+	Left *SeatLeft `json:"left,omitempty"`
+
+	// Name the player's name, read from their account ("former player" once it is deleted)
 	Name     *string `json:"name,omitempty"`
 	PlayerId *string `json:"player_id,omitempty"`
 	Seat     int     `json:"seat"`
 }
+
+// SeatLeft set when the seat's player left the game (deleted their account): "bot", the bot plays the seat from then on; "forfeit", the seat resigned
+type SeatLeft string
 
 // SeatSpec A player (`me` or a player id), a bot, or neither (an open seat)
 type SeatSpec struct {
@@ -1216,6 +1242,14 @@ type SeatParameter = int
 
 // ProblemResponse defines model for Problem.
 type ProblemResponse = Problem
+
+// DeleteAccountFormdataBody defines parameters for DeleteAccount.
+type DeleteAccountFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+
+	// Name the player's name, typed to confirm
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
+}
 
 // CreateGameFormFormdataBody defines parameters for CreateGameForm.
 type CreateGameFormFormdataBody struct {
@@ -1425,6 +1459,9 @@ type CreateWebhookJSONBody struct {
 	// Url An absolute http(s) URL
 	Url string `json:"url"`
 }
+
+// DeleteAccountFormdataRequestBody defines body for DeleteAccount for application/x-www-form-urlencoded ContentType.
+type DeleteAccountFormdataRequestBody DeleteAccountFormdataBody
 
 // CreateGameFormFormdataRequestBody defines body for CreateGameForm for application/x-www-form-urlencoded ContentType.
 type CreateGameFormFormdataRequestBody CreateGameFormFormdataBody
@@ -2617,6 +2654,25 @@ type ClientInterface interface {
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteAccountPage Confirm the deletion of the signed-in player's account (type your name)
+	//
+	// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+	DeleteAccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAccountWithBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAccountWithFormdataBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// NewGamePage The create-game form: every option of POST /v1/games
 	//
 	// Corresponds with GET /games/new (the `NewGamePage` operationId).
@@ -2950,6 +3006,13 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/mail/stop (the `MailStop` operationId).
 	MailStopWithFormdataBody(ctx context.Context, params *MailStopParams, body MailStopFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteMe Delete my account
+	//
+	// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+	//
+	// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+	DeleteMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Me The authenticated player
 	//
 	// Corresponds with GET /v1/me (the `Me` operationId).
@@ -3008,6 +3071,55 @@ type ClientInterface interface {
 // Corresponds with GET / (the `HomePage` operationId).
 func (c *Client) HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHomePageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccountPage Confirm the deletion of the signed-in player's account (type your name)
+//
+// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+func (c *Client) DeleteAccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccountWithBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *Client) DeleteAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAccountWithFormdataBody Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *Client) DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAccountRequestWithFormdataBody(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3881,6 +3993,23 @@ func (c *Client) MailStopWithFormdataBody(ctx context.Context, params *MailStopP
 	return c.Client.Do(req)
 }
 
+// DeleteMe Delete my account
+//
+// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+//
+// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+func (c *Client) DeleteMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteMeRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Me The authenticated player
 //
 // Corresponds with GET /v1/me (the `Me` operationId).
@@ -4036,6 +4165,73 @@ func NewHomePageRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewDeleteAccountPageRequest constructs an http.Request for the DeleteAccountPage method
+func NewDeleteAccountPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/delete")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteAccountRequestWithFormdataBody calls the generic DeleteAccount builder with application/x-www-form-urlencoded body
+func NewDeleteAccountRequestWithFormdataBody(server string, body DeleteAccountFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewDeleteAccountRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewDeleteAccountRequestWithBody constructs an http.Request for the DeleteAccount method, with any body, and a specified content type
+func NewDeleteAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/delete")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6008,6 +6204,33 @@ func NewMailStopRequestWithBody(server string, params *MailStopParams, contentTy
 	return req, nil
 }
 
+// NewDeleteMeRequest constructs an http.Request for the DeleteMe method
+func NewDeleteMeRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewMeRequest constructs an http.Request for the Me method
 func NewMeRequest(server string) (*http.Request, error) {
 	var err error
@@ -6253,6 +6476,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HomePageResponse, error)
+
+	// DeleteAccountPageWithResponse Confirm the deletion of the signed-in player's account (type your name)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+	DeleteAccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteAccountPageResponse, error)
+
+	// DeleteAccountWithBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error)
+
+	// DeleteAccountWithFormdataBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+	DeleteAccountWithFormdataBodyWithResponse(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error)
 
 	// NewGamePageWithResponse The create-game form: every option of POST /v1/games
 	//
@@ -6641,6 +6885,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/mail/stop (the `MailStop` operationId).
 	MailStopWithFormdataBodyWithResponse(ctx context.Context, params *MailStopParams, body MailStopFormdataRequestBody, reqEditors ...RequestEditorFn) (*MailStopResponse, error)
 
+	// DeleteMeWithResponse Delete my account
+	//
+	// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+	DeleteMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteMeResponse, error)
+
 	// MeWithResponse The authenticated player
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -6730,6 +6983,74 @@ func (r HomePageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HomePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAccountPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAccountPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAccountPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAccountPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAccountPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAccountResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8851,6 +9172,54 @@ func (r MailStopResponse) ContentType() string {
 	return ""
 }
 
+type DeleteMeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteMeResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteMeResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteMeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteMeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteMeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteMeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type MeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9189,6 +9558,45 @@ func (c *ClientWithResponses) HomePageWithResponse(ctx context.Context, reqEdito
 		return nil, err
 	}
 	return ParseHomePageResponse(rsp)
+}
+
+// DeleteAccountPageWithResponse Confirm the deletion of the signed-in player's account (type your name)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
+func (c *ClientWithResponses) DeleteAccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteAccountPageResponse, error) {
+	rsp, err := c.DeleteAccountPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountPageResponse(rsp)
+}
+
+// DeleteAccountWithBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *ClientWithResponses) DeleteAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error) {
+	rsp, err := c.DeleteAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountResponse(rsp)
+}
+
+// DeleteAccountWithFormdataBodyWithResponse Delete the signed-in player's account and sign the browser out (as DELETE /v1/me)
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
+func (c *ClientWithResponses) DeleteAccountWithFormdataBodyWithResponse(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error) {
+	rsp, err := c.DeleteAccountWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAccountResponse(rsp)
 }
 
 // NewGamePageWithResponse The create-game form: every option of POST /v1/games
@@ -9896,6 +10304,21 @@ func (c *ClientWithResponses) MailStopWithFormdataBodyWithResponse(ctx context.C
 	return ParseMailStopResponse(rsp)
 }
 
+// DeleteMeWithResponse Delete my account
+//
+// Deletes the authenticated player's account. Every running game in which the player holds a seat goes on: the seat is played by a bot from then on (the game's time-control bot, else greedy), or it resigns when the game's time control says on_timeout "forfeit"; in a game that has not started the seat becomes free. Each is recorded in the game's log as a game.seat_left event that names the seat only, so every history stays complete and verifiable. Then the account is erased with every row that holds the player's name or address: tokens, browser sessions, sign-in links, webhooks, pending mails and their delivery log. Finished games keep the player's id and show the seat as "former player". Cannot be undone.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
+func (c *ClientWithResponses) DeleteMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteMeResponse, error) {
+	rsp, err := c.DeleteMe(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteMeResponse(rsp)
+}
+
 // MeWithResponse The authenticated player
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10013,6 +10436,38 @@ func ParseHomePageResponse(rsp *http.Response) (*HomePageResponse, error) {
 	}
 
 	response := &HomePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAccountPageResponse parses an HTTP response from a DeleteAccountPageWithResponse call
+func ParseDeleteAccountPageResponse(rsp *http.Response) (*DeleteAccountPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAccountPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAccountResponse parses an HTTP response from a DeleteAccountWithResponse call
+func ParseDeleteAccountResponse(rsp *http.Response) (*DeleteAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAccountResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -11551,6 +12006,42 @@ func ParseMailStopResponse(rsp *http.Response) (*MailStopResponse, error) {
 
 	case rsp.StatusCode == 200:
 		// Content-type (text/html) unsupported
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteMeResponse parses an HTTP response from a DeleteMeWithResponse call
+func ParseDeleteMeResponse(rsp *http.Response) (*DeleteMeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteMeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
 
 	}
 
