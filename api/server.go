@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/notify"
@@ -70,6 +71,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client (AZUL_TRUSTED_PROXIES); none: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Accounts serves /v1/me's profile, tokens and sessions and the
+	// account page; nil: one over Pool whose address changes are
+	// verified by mailing a sign-in link (when Notifier is set).
+	Accounts *account.Service
 }
 
 // Server is azuld's HTTP handler.
@@ -91,6 +96,9 @@ type Server struct {
 	web *web.Web
 	// inboundSecret authenticates mail providers.
 	inboundSecret string
+	// accounts manages profiles, tokens and sessions (nil without a
+	// database: those routes answer 503).
+	accounts *account.Service
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -132,7 +140,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics, s.gatherer = m, reg
-	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow}
+	s.accounts = cfg.Accounts
+	if s.accounts == nil && cfg.Pool != nil {
+		// The web client mails the links; it is built just below.
+		verify := verifierFunc(func(ctx context.Context, playerID string) error { return s.web.SendVerification(ctx, playerID) })
+		if s.accounts, err = account.New(account.Config{Pool: cfg.Pool, Verifier: verify, Now: cfg.WebNow}); err != nil {
+			return nil, err
+		}
+	}
+	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts}
 	if cfg.Notifier != nil {
 		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
 	}
@@ -164,6 +180,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.POST("/players", s.registerPlayer)
 	v1.GET("/me", s.me)
 	v1.GET("/me/turns", s.myTurns)
+	s.accountRoutes(v1)
 	v1.POST("/games", s.createGame)
 	v1.GET("/games", s.listGames)
 	v1.GET("/games/:id", s.getGame)
