@@ -41,6 +41,11 @@ type Config struct {
 	Verifier Verifier
 	// Now is the clock of session listings; nil: time.Now.
 	Now func() time.Time
+	// Changed is called after a change that raised the auth generation
+	// is committed (a token revoked, a profile changed), so the process
+	// can drop its cached authentications at once instead of at its next
+	// poll; nil: nothing.
+	Changed func(ctx context.Context)
 }
 
 // Service manages accounts.
@@ -48,6 +53,7 @@ type Service struct {
 	pool     *pgxpool.Pool
 	verifier Verifier
 	now      func() time.Time
+	changed  func(ctx context.Context)
 }
 
 // New builds the service.
@@ -55,7 +61,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("account: Config.Pool is required")
 	}
-	s := &Service{pool: cfg.Pool, verifier: cfg.Verifier, now: cfg.Now}
+	s := &Service{pool: cfg.Pool, verifier: cfg.Verifier, now: cfg.Now, changed: cfg.Changed}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -86,6 +92,13 @@ func bumpGeneration(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("raise the auth generation: %w", err)
 	}
 	return nil
+}
+
+// notifyChanged tells the process that the auth generation moved.
+func (s *Service) notifyChanged(ctx context.Context) {
+	if s.changed != nil {
+		s.changed(ctx)
+	}
 }
 
 // inTx runs f in a transaction.

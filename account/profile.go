@@ -138,6 +138,7 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 	if err != nil {
 		return Profile{}, err
 	}
+	s.notifyChanged(ctx)
 	if next.Email != "" && !strings.EqualFold(next.Email, prevEmail) && s.verifier != nil {
 		if err := s.verifier.SendVerification(ctx, playerID); err != nil {
 			return Profile{}, fmt.Errorf("the address is changed, but its verification mail could not be sent: %w", err)

@@ -117,7 +117,7 @@ func (s *Service) RevokeToken(ctx context.Context, playerID, tokenID string) err
 	if err := validID("token", tokenID); err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND player_id = $2 AND revoked_at IS NULL`,
 			tokenID, playerID)
 		if err != nil {
@@ -128,4 +128,9 @@ func (s *Service) RevokeToken(ctx context.Context, playerID, tokenID string) err
 		}
 		return bumpGeneration(ctx, tx)
 	})
+	if err != nil {
+		return err
+	}
+	s.notifyChanged(ctx)
+	return nil
 }

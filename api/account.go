@@ -64,9 +64,6 @@ func (s *Server) updateProfile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// This replica reads the generation the update raised before its
-	// next request, so its cache forgets the old name at once.
-	_ = s.auth.sync(c.Request().Context(), s.authGeneration, true) // a failed read has emptied the cache: nothing stale is served
 	return c.JSON(http.StatusOK, prof)
 }
 
@@ -127,8 +124,6 @@ func (s *Server) revokeToken(c echo.Context) error {
 	if err := acc.RevokeToken(c.Request().Context(), p.ID, c.Param("id")); err != nil {
 		return err
 	}
-	// At once on this replica; the others within AuthGenerationEvery.
-	_ = s.auth.sync(c.Request().Context(), s.authGeneration, true) // a failed read has emptied the cache: nothing stale is served
 	return c.NoContent(http.StatusNoContent)
 }
 

@@ -71,10 +71,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client (AZUL_TRUSTED_PROXIES); none: the peer is the client.
 	TrustedProxies []netip.Prefix
-	// Accounts serves /v1/me's profile, tokens and sessions and the
-	// account page; nil: one over Pool whose address changes are
-	// verified by mailing a sign-in link (when Notifier is set).
-	Accounts *account.Service
+	// Verifier is told when a player's address changes (PATCH /v1/me,
+	// the account page); nil: a sign-in link is mailed to the new
+	// address (when Notifier is set).
+	Verifier account.Verifier
 }
 
 // Server is azuld's HTTP handler.
@@ -140,11 +140,19 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics, s.gatherer = m, reg
-	s.accounts = cfg.Accounts
-	if s.accounts == nil && cfg.Pool != nil {
-		// The web client mails the links; it is built just below.
-		verify := verifierFunc(func(ctx context.Context, playerID string) error { return s.web.SendVerification(ctx, playerID) })
-		if s.accounts, err = account.New(account.Config{Pool: cfg.Pool, Verifier: verify, Now: cfg.WebNow}); err != nil {
+	if cfg.Pool != nil {
+		verify := cfg.Verifier
+		if verify == nil {
+			// The web client mails the links; it is built just below.
+			verify = verifierFunc(func(ctx context.Context, playerID string) error { return s.web.SendVerification(ctx, playerID) })
+		}
+		s.accounts, err = account.New(account.Config{
+			Pool: cfg.Pool, Verifier: verify, Now: cfg.WebNow,
+			// A revocation here holds at once on this replica, whichever
+			// page or route made it.
+			Changed: func(ctx context.Context) { _ = s.auth.sync(ctx, s.authGeneration, true) },
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
