@@ -85,20 +85,16 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 	if u.Empty() {
 		return Profile{}, invalidf("nothing to change: send name, email, language or time_zone")
 	}
-	cur, err := s.Profile(ctx, playerID)
-	if err != nil {
-		return Profile{}, err
+	// The checks first, on the fields alone.
+	var name, email string
+	var err error
+	if u.Name != nil {
+		if name, _, err = play.ValidPlayer(*u.Name, ""); err != nil {
+			return Profile{}, err
+		}
 	}
-	next := cur
-	if u.Name != nil || u.Email != nil {
-		name, email := cur.Name, cur.Email
-		if u.Name != nil {
-			name = *u.Name
-		}
-		if u.Email != nil {
-			email = *u.Email
-		}
-		if next.Name, next.Email, err = play.ValidPlayer(name, email); err != nil {
+	if u.Email != nil {
+		if _, email, err = play.ValidPlayer("-", *u.Email); err != nil {
 			return Profile{}, err
 		}
 	}
@@ -106,27 +102,41 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 		if err := ValidLanguage(*u.Language); err != nil {
 			return Profile{}, err
 		}
-		next.Language = *u.Language
 	}
 	if u.TimeZone != nil {
 		if err := ValidTimeZone(*u.TimeZone); err != nil {
 			return Profile{}, err
 		}
-		next.TimeZone = *u.TimeZone
 	}
-	if next == cur {
-		return cur, nil
-	}
-	var prevEmail string
+	var cur, next Profile
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		// The address before, read under the row's lock: whether it
-		// changed is decided against what is committed, not against
-		// the read above.
-		if err := tx.QueryRow(ctx, `SELECT email FROM players WHERE id = $1 FOR UPDATE`, playerID).Scan(&prevEmail); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
-			}
+		// Read under the row's lock: two updates of different fields at
+		// once both land, and whether the address changed is decided
+		// against what is committed.
+		err := tx.QueryRow(ctx, `
+			SELECT id::text, name, email, language, time_zone, created_at FROM players WHERE id = $1 FOR UPDATE`, playerID).
+			Scan(&cur.ID, &cur.Name, &cur.Email, &cur.Language, &cur.TimeZone, &cur.CreatedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
+		}
+		if err != nil {
 			return fmt.Errorf("lock profile: %w", err)
+		}
+		next = cur
+		if u.Name != nil {
+			next.Name = name
+		}
+		if u.Email != nil {
+			next.Email = email
+		}
+		if u.Language != nil {
+			next.Language = *u.Language
+		}
+		if u.TimeZone != nil {
+			next.TimeZone = *u.TimeZone
+		}
+		if next == cur {
+			return nil
 		}
 		if _, err := tx.Exec(ctx, `UPDATE players SET name = $2, email = $3, language = $4, time_zone = $5 WHERE id = $1`,
 			playerID, next.Name, next.Email, next.Language, next.TimeZone); err != nil {
@@ -138,8 +148,11 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 	if err != nil {
 		return Profile{}, err
 	}
+	if next == cur {
+		return cur, nil
+	}
 	s.notifyChanged(ctx)
-	if next.Email != "" && !strings.EqualFold(next.Email, prevEmail) && s.verifier != nil {
+	if next.Email != "" && !strings.EqualFold(next.Email, cur.Email) && s.verifier != nil {
 		if err := s.verifier.SendVerification(ctx, playerID); err != nil {
 			return Profile{}, fmt.Errorf("the address is changed, but its verification mail could not be sent: %w", err)
 		}

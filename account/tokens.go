@@ -81,14 +81,19 @@ func (s *Service) CreateToken(ctx context.Context, playerID, name string) (NewTo
 	t := NewToken{Secret: secret}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// The player's row serialises the creations: two at once cannot
-		// both pass the count.
-		var live int
-		err := tx.QueryRow(ctx, `
-			SELECT (SELECT count(*) FROM api_tokens WHERE player_id = p.id AND revoked_at IS NULL)
-			FROM players p WHERE p.id = $1 FOR UPDATE`, playerID).Scan(&live)
+		// both pass the count. The count is a statement of its own, after
+		// the lock: in one statement it would read the snapshot taken
+		// before the wait and miss the token the lock's holder added.
+		var id string
+		err := tx.QueryRow(ctx, `SELECT id::text FROM players WHERE id = $1 FOR UPDATE`, playerID).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
 		}
+		if err != nil {
+			return fmt.Errorf("lock the player: %w", err)
+		}
+		var live int
+		err = tx.QueryRow(ctx, `SELECT count(*) FROM api_tokens WHERE player_id = $1 AND revoked_at IS NULL`, playerID).Scan(&live)
 		if err != nil {
 			return fmt.Errorf("count tokens: %w", err)
 		}
