@@ -243,3 +243,28 @@ func TestAccountSessions(t *testing.T) {
 		t.Fatal("still signed in after ending the session")
 	}
 }
+
+// A session's last_seen_at follows its use, coarsely: a page view writes
+// it only when it is older than account.SeenEvery.
+func TestSessionLastSeen(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	b := e.browser()
+	b.register("Ana", "ana@example.org")
+	seen := func() int64 {
+		return int64(e.count(`SELECT extract(epoch FROM last_seen_at - created_at)::int FROM web_sessions`))
+	}
+	if s := seen(); s != 0 {
+		t.Fatalf("a new session seen %ds after its start", s)
+	}
+	e.skew.Store(int64(account.SeenEvery / 2))
+	b.get("/").must(t, http.StatusOK)
+	if s := seen(); s != 0 {
+		t.Fatalf("a page view within %v was written (%ds)", account.SeenEvery, s)
+	}
+	e.skew.Store(int64(account.SeenEvery * 2))
+	b.get("/").must(t, http.StatusOK)
+	if s := seen(); s < int64((account.SeenEvery*2).Seconds())-1 {
+		t.Fatalf("a page view after %v was not written (%ds)", account.SeenEvery*2, s)
+	}
+}
