@@ -84,10 +84,12 @@ func (s *Service) Generation(ctx context.Context) (int64, error) {
 	return g, nil
 }
 
-// bumpGeneration raises the generation in tx: the replicas see it move
-// only once what caused it is committed, so none can re-cache the old
-// answer after emptying its cache.
-func bumpGeneration(ctx context.Context, tx pgx.Tx) error {
+// RaiseGeneration raises the auth generation in tx: the replicas see it
+// move only once what caused it is committed, so none can re-cache the
+// old answer after emptying its cache. Whatever else ends a player's
+// authentication (an account's deletion) must call it in its
+// transaction too.
+func RaiseGeneration(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `UPDATE auth_generation SET generation = generation + 1`); err != nil {
 		return fmt.Errorf("raise the auth generation: %w", err)
 	}

@@ -143,7 +143,7 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 			return fmt.Errorf("update profile: %w", err)
 		}
 		// Cached authentications carry the name and address.
-		return bumpGeneration(ctx, tx)
+		return RaiseGeneration(ctx, tx)
 	})
 	if err != nil {
 		return Profile{}, err

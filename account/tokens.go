@@ -131,7 +131,7 @@ func (s *Service) RevokeToken(ctx context.Context, playerID, tokenID string) err
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("%w: you have no live token %s", play.ErrNotFound, tokenID)
 		}
-		return bumpGeneration(ctx, tx)
+		return RaiseGeneration(ctx, tx)
 	})
 	if err != nil {
 		return err
