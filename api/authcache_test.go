@@ -15,7 +15,7 @@ func TestAuthCacheExpiresAndStaysBounded(t *testing.T) {
 	if _, ok := c.get("azt_x"); ok {
 		t.Fatal("an empty cache found a token")
 	}
-	c.put("azt_x", ana)
+	c.put("azt_x", ana, 0)
 	if p, ok := c.get("azt_x"); !ok || p != ana {
 		t.Fatalf("cached token not found: %v %v", p, ok)
 	}
@@ -32,13 +32,13 @@ func TestAuthCacheExpiresAndStaysBounded(t *testing.T) {
 		t.Fatal("an expired entry was used")
 	}
 	for i := range authCacheSize + 10 {
-		c.put(string(rune(i)), ana)
+		c.put(string(rune(i)), ana, 0)
 	}
 	if len(c.entries) > authCacheSize {
 		t.Fatalf("%d entries, bound %d", len(c.entries), authCacheSize)
 	}
 	var none *authCache
-	none.put("azt_x", ana)
+	none.put("azt_x", ana, 0)
 	if _, ok := none.get("azt_x"); ok {
 		t.Fatal("a disabled cache found a token")
 	}

@@ -38,7 +38,7 @@ func TestPlayersAndTokens(t *testing.T) {
 	var stored int
 	sum := sha256.Sum256([]byte(reg.Token))
 	err := env.pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM players WHERE position($1::bytea in token_hash) > 0 OR token_hash = $2`,
+		`SELECT count(*) FROM api_tokens WHERE position($1::bytea in hash) > 0 OR hash = $2`,
 		[]byte(reg.Token), sum[:]).Scan(&stored)
 	if err != nil {
 		t.Fatal(err)

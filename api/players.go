@@ -38,5 +38,13 @@ func (s *Server) me(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, p)
+	if s.accounts == nil {
+		return c.JSON(http.StatusOK, p)
+	}
+	// The whole profile: language and time zone too.
+	prof, err := s.accounts.Profile(c.Request().Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, prof)
 }

@@ -34,14 +34,18 @@ func (s *Server) authenticate(c echo.Context) (play.Player, error) {
 		return play.Player{}, newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
 			"send Authorization: Bearer <token> with the token POST /v1/players returned")
 	}
+	if err := s.auth.sync(c.Request().Context(), s.authGeneration, false); err != nil {
+		return play.Player{}, err
+	}
 	if p, ok := s.auth.get(token); ok {
 		return p, nil
 	}
+	gen := s.auth.generation()
 	p, err := s.svc.Authenticate(c.Request().Context(), token)
 	if err != nil {
 		return play.Player{}, err
 	}
-	s.auth.put(token, p)
+	s.auth.put(token, p, gen)
 	return p, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/notify"
@@ -70,6 +71,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client (AZUL_TRUSTED_PROXIES); none: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Verifier is told when a player's address changes (PATCH /v1/me,
+	// the account page); nil: a sign-in link is mailed to the new
+	// address (when Notifier is set).
+	Verifier account.Verifier
 }
 
 // Server is azuld's HTTP handler.
@@ -91,6 +96,9 @@ type Server struct {
 	web *web.Web
 	// inboundSecret authenticates mail providers.
 	inboundSecret string
+	// accounts manages profiles, tokens and sessions (nil without a
+	// database: those routes answer 503).
+	accounts *account.Service
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -132,7 +140,23 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics, s.gatherer = m, reg
-	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow}
+	if cfg.Pool != nil {
+		verify := cfg.Verifier
+		if verify == nil {
+			// The web client mails the links; it is built just below.
+			verify = verifierFunc(func(ctx context.Context, playerID string) error { return s.web.SendVerification(ctx, playerID) })
+		}
+		s.accounts, err = account.New(account.Config{
+			Pool: cfg.Pool, Verifier: verify, Now: cfg.WebNow,
+			// A revocation here holds at once on this replica, whichever
+			// page or route made it.
+			Changed: func(ctx context.Context) { _ = s.auth.sync(ctx, s.authGeneration, true) },
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts}
 	if cfg.Notifier != nil {
 		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
 	}
@@ -165,6 +189,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/me", s.me)
 	v1.DELETE("/me", s.deleteMe)
 	v1.GET("/me/turns", s.myTurns)
+	s.accountRoutes(v1)
 	v1.POST("/games", s.createGame)
 	v1.GET("/games", s.listGames)
 	v1.GET("/games/:id", s.getGame)

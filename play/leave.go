@@ -257,6 +257,10 @@ func (s *Service) erase(ctx context.Context, p Player, seats []LeftSeat) error {
 	// The account itself; its webhooks, browser sessions and sign-in
 	// links go with it (ON DELETE CASCADE).
 	b.Queue(`DELETE FROM players WHERE id = $1`, p.ID)
+	// Every replica's cache of authenticated tokens is emptied when this
+	// shared generation moves (account.RaiseGeneration), so the deleted
+	// account's tokens stop working everywhere within a second.
+	b.Queue(`UPDATE auth_generation SET generation = generation + 1`)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("erase player %s: %w", p.ID, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -18,27 +19,29 @@ import (
 // secret scanners.
 const tokenPrefix = "azt_"
 
-// newToken returns a random 256-bit bearer token and its SHA-256 hash (the
-// only form stored).
-func newToken() (token string, hash []byte, err error) {
+// NewToken returns a random 256-bit bearer token and its SHA-256 hash (the
+// only form stored, in api_tokens). The account package makes the tokens
+// a player adds later the same way.
+func NewToken() (token string, hash []byte, err error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", nil, fmt.Errorf("read random token: %w", err)
 	}
 	token = tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
-	return token, hashToken(token), nil
+	return token, HashToken(token), nil
 }
 
-// hashToken is how tokens are stored and looked up. A lookup by the hash of
+// HashToken is how tokens are stored and looked up. A lookup by the hash of
 // a high-entropy token leaks nothing through timing: an attacker cannot
 // choose hash prefixes.
-func hashToken(token string) []byte {
+func HashToken(token string) []byte {
 	sum := sha256.Sum256([]byte(token))
 	return sum[:]
 }
 
-// validPlayer checks a registration.
-func validPlayer(name, email string) (string, string, error) {
+// ValidPlayer checks a registration's name and address, and a profile's
+// change of either (the account package): it returns them trimmed.
+func ValidPlayer(name, email string) (string, string, error) {
 	name = strings.TrimSpace(name)
 	email = strings.TrimSpace(email)
 	if name == "" || utf8.RuneCountInString(name) > 64 || !utf8.ValidString(name) || strings.ContainsAny(name, "\r\n\x00") {
@@ -53,35 +56,51 @@ func validPlayer(name, email string) (string, string, error) {
 	return name, email, nil
 }
 
+// RegistrationToken names the token registration returns, in the
+// player's list of tokens.
+const RegistrationToken = "registration"
+
+// UsedEvery is how stale a token's last_used_at may get: a lookup writes
+// it only when it is older, so a busy client costs no write per request.
+const UsedEvery = 5 * time.Minute
+
 // RegisterPlayer creates a player and returns its bearer token, shown once.
 func (s *Service) RegisterPlayer(ctx context.Context, name, email string) (Player, string, error) {
-	name, email, err := validPlayer(name, email)
+	name, email, err := ValidPlayer(name, email)
 	if err != nil {
 		return Player{}, "", err
 	}
-	token, hash, err := newToken()
+	token, hash, err := NewToken()
 	if err != nil {
 		return Player{}, "", err
 	}
 	p := Player{Name: name, Email: email}
-	err = s.pool.QueryRow(ctx,
-		`INSERT INTO players (name, email, token_hash) VALUES ($1, $2, $3) RETURNING id::text, created_at`,
-		name, email, hash).Scan(&p.ID, &p.CreatedAt)
+	// One statement: the player never exists without its first token.
+	err = s.pool.QueryRow(ctx, `
+		WITH p AS (INSERT INTO players (name, email) VALUES ($1, $2) RETURNING id, created_at),
+		     t AS (INSERT INTO api_tokens (player_id, name, hash, created_at) SELECT id, $3, $4, created_at FROM p)
+		SELECT id::text, created_at FROM p`,
+		name, email, RegistrationToken, hash).Scan(&p.ID, &p.CreatedAt)
 	if err != nil {
 		return Player{}, "", fmt.Errorf("insert player: %w", err)
 	}
 	return p, token, nil
 }
 
-// Authenticate finds the player a bearer token belongs to.
+// Authenticate finds the player a live (unrevoked) bearer token belongs
+// to, and notes the token's use when its last_used_at is older than
+// UsedEvery.
 func (s *Service) Authenticate(ctx context.Context, token string) (Player, error) {
 	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 128 {
 		return Player{}, ErrUnauthenticated
 	}
 	var p Player
-	err := s.pool.QueryRow(ctx,
-		`SELECT id::text, name, email, created_at FROM players WHERE token_hash = $1`,
-		hashToken(token)).Scan(&p.ID, &p.Name, &p.Email, &p.CreatedAt)
+	err := s.pool.QueryRow(ctx, `
+		WITH t AS (SELECT id, player_id, last_used_at FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL),
+		     used AS (UPDATE api_tokens a SET last_used_at = now() FROM t
+		              WHERE a.id = t.id AND (t.last_used_at IS NULL OR t.last_used_at < now() - $2::interval))
+		SELECT p.id::text, p.name, p.email, p.created_at FROM t JOIN players p ON p.id = t.player_id`,
+		HashToken(token), UsedEvery).Scan(&p.ID, &p.Name, &p.Email, &p.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Player{}, ErrUnauthenticated
 	}

@@ -27,7 +27,7 @@ var templateFS embed.FS
 
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
-var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account-delete"}
+var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete"}
 
 func parsePages(sf *staticFiles) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -109,6 +109,8 @@ type page struct {
 	Token string
 	// Error is the error page's message.
 	Error string
+	// Account is the account page's data.
+	Account *accountView
 }
 
 // form is a submitted form: its values and the errors by field ("" is the

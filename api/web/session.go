@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/play"
 )
 
@@ -88,16 +89,25 @@ func (w *Web) currentSession(ctx context.Context, r *http.Request) (*session, er
 		return nil, nil
 	}
 	s := &session{idHash: hashSecret(ck.Value)}
+	var seen time.Time
+	now := w.now()
 	err = w.pool.QueryRow(ctx, `
-		SELECT p.id::text, p.name, p.email, p.created_at, s.csrf_token
+		SELECT p.id::text, p.name, p.email, p.created_at, s.csrf_token, s.last_seen_at
 		FROM web_sessions s JOIN players p ON p.id = s.player_id
-		WHERE s.id_hash = $1 AND s.expires_at > $2`, s.idHash, w.now()).
-		Scan(&s.Player.ID, &s.Player.Name, &s.Player.Email, &s.Player.CreatedAt, &s.CSRF)
+		WHERE s.id_hash = $1 AND s.expires_at > $2`, s.idHash, now).
+		Scan(&s.Player.ID, &s.Player.Name, &s.Player.Email, &s.Player.CreatedAt, &s.CSRF, &seen)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up web session: %w", err)
+	}
+	// The account page lists when each session was last seen; coarsely,
+	// so that a page view is not also a write.
+	if now.Sub(seen) > account.SeenEvery {
+		if _, err := w.pool.Exec(ctx, `UPDATE web_sessions SET last_seen_at = $2 WHERE id_hash = $1`, s.idHash, now); err != nil {
+			return nil, fmt.Errorf("note web session seen: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -106,9 +116,11 @@ func (w *Web) currentSession(ctx context.Context, r *http.Request) (*session, er
 func (w *Web) startSession(c echo.Context, p play.Player) (*session, error) {
 	id := randomToken()
 	s := &session{Player: p, CSRF: randomToken(), idHash: hashSecret(id)}
-	_, err := w.pool.Exec(c.Request().Context(),
-		`INSERT INTO web_sessions (id_hash, player_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)`,
-		s.idHash, p.ID, s.CSRF, w.now().Add(w.sessionTTL))
+	now := w.now()
+	_, err := w.pool.Exec(c.Request().Context(), `
+		INSERT INTO web_sessions (id_hash, player_id, csrf_token, created_at, last_seen_at, expires_at, device)
+		VALUES ($1, $2, $3, $4, $4, $5, $6)`,
+		s.idHash, p.ID, s.CSRF, now, now.Add(w.sessionTTL), account.Device(c.Request().UserAgent()))
 	if err != nil {
 		return nil, fmt.Errorf("start web session: %w", err)
 	}
@@ -170,6 +182,16 @@ func (w *Web) Authenticate(r *http.Request) (p play.Player, found bool, err erro
 		return play.Player{}, true, ErrCSRF
 	}
 	return s.Player, true, nil
+}
+
+// SessionHash is the stored form of the request's session cookie (nil
+// without one): the account listing marks the session it came with.
+func SessionHash(r *http.Request) []byte {
+	ck, err := r.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" || len(ck.Value) > 128 {
+		return nil
+	}
+	return hashSecret(ck.Value)
 }
 
 // HasSession reports whether the request carries a session cookie at

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -57,6 +58,8 @@ type Config struct {
 	Now func() time.Time
 	// SessionTTL and LinkTTL default to DefaultSessionTTL, DefaultLinkTTL.
 	SessionTTL, LinkTTL time.Duration
+	// Accounts serves the account page (/account); nil: no account page.
+	Accounts *account.Service
 }
 
 // Web serves the pages.
@@ -71,6 +74,7 @@ type Web struct {
 	linkTTL    time.Duration
 	pages      map[string]*template.Template
 	static     *staticFiles
+	accounts   *account.Service
 }
 
 // New builds the web client.
@@ -80,7 +84,7 @@ func New(cfg Config) (*Web, error) {
 	}
 	w := &Web{
 		svc: cfg.Service, pool: cfg.Pool, mailer: cfg.Mailer, baseURL: cfg.BaseURL, log: cfg.Logger,
-		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL,
+		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL, accounts: cfg.Accounts,
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
@@ -129,6 +133,7 @@ func (w *Web) Register(e *echo.Echo) {
 	} {
 		e.Add(r.method, r.path, r.h, w.headers)
 	}
+	w.registerAccount(e)
 }
 
 // headers sets the security headers of every page and static file.

@@ -136,6 +136,7 @@ refused by the game, 4 network failure, 5 not signed in or not allowed.`,
 		a.watchCommand(), a.replayCommand(),
 		a.takebackCommand(), a.answerCommand("accept"), a.answerCommand("decline"),
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
+		a.accountCommand(),
 	)
 	return root
 }

@@ -234,6 +234,54 @@ func (e ProblemType) Valid() bool {
 	}
 }
 
+// Defines values for ProfileLanguage.
+const (
+	ProfileLanguageDe ProfileLanguage = "de"
+	ProfileLanguageEn ProfileLanguage = "en"
+	ProfileLanguageIt ProfileLanguage = "it"
+	ProfileLanguageNl ProfileLanguage = "nl"
+)
+
+// Valid indicates whether the value is a known member of the ProfileLanguage enum.
+func (e ProfileLanguage) Valid() bool {
+	switch e {
+	case ProfileLanguageDe:
+		return true
+	case ProfileLanguageEn:
+		return true
+	case ProfileLanguageIt:
+		return true
+	case ProfileLanguageNl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProfileUpdateLanguage.
+const (
+	ProfileUpdateLanguageDe ProfileUpdateLanguage = "de"
+	ProfileUpdateLanguageEn ProfileUpdateLanguage = "en"
+	ProfileUpdateLanguageIt ProfileUpdateLanguage = "it"
+	ProfileUpdateLanguageNl ProfileUpdateLanguage = "nl"
+)
+
+// Valid indicates whether the value is a known member of the ProfileUpdateLanguage enum.
+func (e ProfileUpdateLanguage) Valid() bool {
+	switch e {
+	case ProfileUpdateLanguageDe:
+		return true
+	case ProfileUpdateLanguageEn:
+		return true
+	case ProfileUpdateLanguageIt:
+		return true
+	case ProfileUpdateLanguageNl:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Ruleset.
 const (
 	AzulMini           Ruleset = "azul-mini"
@@ -965,6 +1013,16 @@ type MoveResult struct {
 // MoveResultStatus defines model for MoveResult.Status.
 type MoveResultStatus string
 
+// NewToken defines model for NewToken.
+type NewToken struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+
+	// Token The bearer token, shown only this once
+	Token string `json:"token"`
+}
+
 // Options defines model for Options.
 type Options struct {
 	// Board Summer Pavilion only
@@ -1032,6 +1090,35 @@ type Problem struct {
 // ProblemType Stable problem type
 type ProblemType string
 
+// Profile defines model for Profile.
+type Profile struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Email     *string            `json:"email,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+	Language  ProfileLanguage    `json:"language"`
+	Name      string             `json:"name"`
+
+	// TimeZone An IANA time zone name
+	TimeZone string `json:"time_zone"`
+}
+
+// ProfileLanguage defines model for Profile.Language.
+type ProfileLanguage string
+
+// ProfileUpdate defines model for ProfileUpdate.
+type ProfileUpdate struct {
+	// Email A plain address like ana@example.org; empty: no mail
+	Email    *string                `json:"email,omitempty"`
+	Language *ProfileUpdateLanguage `json:"language,omitempty"`
+	Name     *string                `json:"name,omitempty"`
+
+	// TimeZone An IANA time zone name, like Europe/Amsterdam or UTC
+	TimeZone *string `json:"time_zone,omitempty"`
+}
+
+// ProfileUpdateLanguage defines model for ProfileUpdate.Language.
+type ProfileUpdateLanguage string
+
 // RegisteredPlayer defines model for RegisteredPlayer.
 type RegisteredPlayer struct {
 	CreatedAt time.Time          `json:"created_at"`
@@ -1098,6 +1185,27 @@ type SeatSpec struct {
 // SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget
 type SeatSpecBot string
 
+// Session defines model for Session.
+type Session struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Current The session this request came with
+	Current bool `json:"current"`
+
+	// Device A few words about the browser ("Firefox on Linux"); no address is kept
+	Device    string             `json:"device"`
+	ExpiresAt time.Time          `json:"expires_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// LastSeenAt Coarse: updated at most every five minutes
+	LastSeenAt time.Time `json:"last_seen_at"`
+}
+
+// SessionList defines model for SessionList.
+type SessionList struct {
+	Sessions []Session `json:"sessions"`
+}
+
 // StopResult defines model for StopResult.
 type StopResult struct {
 	GameId  openapi_types.UUID `json:"game_id"`
@@ -1152,6 +1260,23 @@ type TimeControlBot string
 
 // TimeControlOnTimeout defines model for TimeControl.OnTimeout.
 type TimeControlOnTimeout string
+
+// Token defines model for Token.
+type Token struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// LastUsedAt Coarse: updated at most every five minutes
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+	Name       string     `json:"name"`
+}
+
+// TokenList defines model for TokenList.
+type TokenList struct {
+	// Limit The most live tokens an account may hold
+	Limit  int     `json:"limit"`
+	Tokens []Token `json:"tokens"`
+}
 
 // Turn defines model for Turn.
 type Turn struct {
@@ -1249,6 +1374,36 @@ type DeleteAccountFormdataBody struct {
 
 	// Name the player's name, typed to confirm
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
+}
+
+// AccountProfileFormFormdataBody defines parameters for AccountProfileForm.
+type AccountProfileFormFormdataBody struct {
+	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Email    *string `form:"email,omitempty" json:"email,omitempty"`
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+	Name     *string `form:"name,omitempty" json:"name,omitempty"`
+	TimeZone *string `form:"time_zone,omitempty" json:"time_zone,omitempty"`
+}
+
+// AccountEndOtherSessionsFormFormdataBody defines parameters for AccountEndOtherSessionsForm.
+type AccountEndOtherSessionsFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
+// AccountEndSessionFormFormdataBody defines parameters for AccountEndSessionForm.
+type AccountEndSessionFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
+// AccountCreateTokenFormFormdataBody defines parameters for AccountCreateTokenForm.
+type AccountCreateTokenFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
+}
+
+// AccountRevokeTokenFormFormdataBody defines parameters for AccountRevokeTokenForm.
+type AccountRevokeTokenFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
 // CreateGameFormFormdataBody defines parameters for CreateGameForm.
@@ -1451,6 +1606,12 @@ type MailStopParams struct {
 	Token string `form:"token" json:"token"`
 }
 
+// CreateTokenJSONBody defines parameters for CreateToken.
+type CreateTokenJSONBody struct {
+	// Name What the token is for ("laptop", "my bot")
+	Name string `json:"name"`
+}
+
 // CreateWebhookJSONBody defines parameters for CreateWebhook.
 type CreateWebhookJSONBody struct {
 	// Secret Signing secret; left out, the server draws one and returns it once
@@ -1462,6 +1623,21 @@ type CreateWebhookJSONBody struct {
 
 // DeleteAccountFormdataRequestBody defines body for DeleteAccount for application/x-www-form-urlencoded ContentType.
 type DeleteAccountFormdataRequestBody DeleteAccountFormdataBody
+
+// AccountProfileFormFormdataRequestBody defines body for AccountProfileForm for application/x-www-form-urlencoded ContentType.
+type AccountProfileFormFormdataRequestBody AccountProfileFormFormdataBody
+
+// AccountEndOtherSessionsFormFormdataRequestBody defines body for AccountEndOtherSessionsForm for application/x-www-form-urlencoded ContentType.
+type AccountEndOtherSessionsFormFormdataRequestBody AccountEndOtherSessionsFormFormdataBody
+
+// AccountEndSessionFormFormdataRequestBody defines body for AccountEndSessionForm for application/x-www-form-urlencoded ContentType.
+type AccountEndSessionFormFormdataRequestBody AccountEndSessionFormFormdataBody
+
+// AccountCreateTokenFormFormdataRequestBody defines body for AccountCreateTokenForm for application/x-www-form-urlencoded ContentType.
+type AccountCreateTokenFormFormdataRequestBody AccountCreateTokenFormFormdataBody
+
+// AccountRevokeTokenFormFormdataRequestBody defines body for AccountRevokeTokenForm for application/x-www-form-urlencoded ContentType.
+type AccountRevokeTokenFormFormdataRequestBody AccountRevokeTokenFormFormdataBody
 
 // CreateGameFormFormdataRequestBody defines body for CreateGameForm for application/x-www-form-urlencoded ContentType.
 type CreateGameFormFormdataRequestBody CreateGameFormFormdataBody
@@ -1501,6 +1677,12 @@ type InboundEmailTextRequestBody = InboundEmailTextBody
 
 // MailStopFormdataRequestBody defines body for MailStop for application/x-www-form-urlencoded ContentType.
 type MailStopFormdataRequestBody MailStopFormdataBody
+
+// UpdateProfileJSONRequestBody defines body for UpdateProfile for application/json ContentType.
+type UpdateProfileJSONRequestBody = ProfileUpdate
+
+// CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
+type CreateTokenJSONRequestBody CreateTokenJSONBody
 
 // RegisterPlayerJSONRequestBody defines body for RegisterPlayer for application/json ContentType.
 type RegisterPlayerJSONRequestBody = Registration
@@ -2654,6 +2836,11 @@ type ClientInterface interface {
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AccountPage The account page: profile, API tokens, signed-in browsers
+	//
+	// Corresponds with GET /account (the `AccountPage` operationId).
+	AccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteAccountPage Confirm the deletion of the signed-in player's account (type your name)
 	//
 	// Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
@@ -2672,6 +2859,76 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
 	DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountProfileFormWithBody Save name, address, language and time zone
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+	AccountProfileFormWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountProfileFormWithFormdataBody Save name, address, language and time zone
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+	AccountProfileFormWithFormdataBody(ctx context.Context, body AccountProfileFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountEndOtherSessionsFormWithBody Sign out every browser but this one
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+	AccountEndOtherSessionsFormWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountEndOtherSessionsFormWithFormdataBody Sign out every browser but this one
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+	AccountEndOtherSessionsFormWithFormdataBody(ctx context.Context, body AccountEndOtherSessionsFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountEndSessionFormWithBody Sign one browser out
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+	AccountEndSessionFormWithBody(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountEndSessionFormWithFormdataBody Sign one browser out
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+	AccountEndSessionFormWithFormdataBody(ctx context.Context, id openapi_types.UUID, body AccountEndSessionFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountCreateTokenFormWithBody Create an API token and show it once
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+	AccountCreateTokenFormWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountCreateTokenFormWithFormdataBody Create an API token and show it once
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+	AccountCreateTokenFormWithFormdataBody(ctx context.Context, body AccountCreateTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountRevokeTokenFormWithBody Revoke an API token
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+	AccountRevokeTokenFormWithBody(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AccountRevokeTokenFormWithFormdataBody Revoke an API token
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+	AccountRevokeTokenFormWithFormdataBody(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// NewGamePage The create-game form: every option of POST /v1/games
 	//
@@ -3013,10 +3270,64 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
 	DeleteMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Me The authenticated player
+	// Me The authenticated player's profile
 	//
 	// Corresponds with GET /v1/me (the `Me` operationId).
 	Me(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateProfileWithBody Change your name, address, language or time zone
+	//
+	// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+	UpdateProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateProfile Change your name, address, language or time zone
+	//
+	// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+	UpdateProfile(ctx context.Context, body UpdateProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSessions Your signed-in browsers
+	//
+	// Corresponds with GET /v1/me/sessions (the `ListSessions` operationId).
+	ListSessions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EndSession Sign one of your browsers out (the calling one too)
+	//
+	// Corresponds with DELETE /v1/me/sessions/{id} (the `EndSession` operationId).
+	EndSession(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTokens Your live API tokens (never their secrets)
+	//
+	// Corresponds with GET /v1/me/tokens (the `ListTokens` operationId).
+	ListTokens(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTokenWithBody Create a named API token; its secret is returned this once
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+	CreateTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateToken Create a named API token; its secret is returned this once
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+	CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeToken Revoke one of your tokens
+	//
+	// The token stops working at once on the server that answers and within a second on every other replica. The token in use may be revoked: the next request with it is answered 401.
+	//
+	// Corresponds with DELETE /v1/me/tokens/{id} (the `RevokeToken` operationId).
+	RevokeToken(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MyTurns Turn inbox: the games waiting for my move
 	//
@@ -3081,6 +3392,21 @@ func (c *Client) HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
+// AccountPage The account page: profile, API tokens, signed-in browsers
+//
+// Corresponds with GET /account (the `AccountPage` operationId).
+func (c *Client) AccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteAccountPage Confirm the deletion of the signed-in player's account (type your name)
 //
 // Corresponds with GET /account/delete (the `DeleteAccountPage` operationId).
@@ -3120,6 +3446,176 @@ func (c *Client) DeleteAccountWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /account/delete (the `DeleteAccount` operationId).
 func (c *Client) DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteAccountRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountProfileFormWithBody Save name, address, language and time zone
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+func (c *Client) AccountProfileFormWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountProfileFormRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountProfileFormWithFormdataBody Save name, address, language and time zone
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+func (c *Client) AccountProfileFormWithFormdataBody(ctx context.Context, body AccountProfileFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountProfileFormRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountEndOtherSessionsFormWithBody Sign out every browser but this one
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+func (c *Client) AccountEndOtherSessionsFormWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountEndOtherSessionsFormRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountEndOtherSessionsFormWithFormdataBody Sign out every browser but this one
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+func (c *Client) AccountEndOtherSessionsFormWithFormdataBody(ctx context.Context, body AccountEndOtherSessionsFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountEndOtherSessionsFormRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountEndSessionFormWithBody Sign one browser out
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+func (c *Client) AccountEndSessionFormWithBody(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountEndSessionFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountEndSessionFormWithFormdataBody Sign one browser out
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+func (c *Client) AccountEndSessionFormWithFormdataBody(ctx context.Context, id openapi_types.UUID, body AccountEndSessionFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountEndSessionFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountCreateTokenFormWithBody Create an API token and show it once
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+func (c *Client) AccountCreateTokenFormWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountCreateTokenFormRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountCreateTokenFormWithFormdataBody Create an API token and show it once
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+func (c *Client) AccountCreateTokenFormWithFormdataBody(ctx context.Context, body AccountCreateTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountCreateTokenFormRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountRevokeTokenFormWithBody Revoke an API token
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+func (c *Client) AccountRevokeTokenFormWithBody(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountRevokeTokenFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AccountRevokeTokenFormWithFormdataBody Revoke an API token
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+func (c *Client) AccountRevokeTokenFormWithFormdataBody(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAccountRevokeTokenFormRequestWithFormdataBody(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4010,11 +4506,145 @@ func (c *Client) DeleteMe(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
-// Me The authenticated player
+// Me The authenticated player's profile
 //
 // Corresponds with GET /v1/me (the `Me` operationId).
 func (c *Client) Me(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMeRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateProfileWithBody Change your name, address, language or time zone
+//
+// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+func (c *Client) UpdateProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateProfileRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateProfile Change your name, address, language or time zone
+//
+// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+func (c *Client) UpdateProfile(ctx context.Context, body UpdateProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateProfileRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSessions Your signed-in browsers
+//
+// Corresponds with GET /v1/me/sessions (the `ListSessions` operationId).
+func (c *Client) ListSessions(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSessionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EndSession Sign one of your browsers out (the calling one too)
+//
+// Corresponds with DELETE /v1/me/sessions/{id} (the `EndSession` operationId).
+func (c *Client) EndSession(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEndSessionRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTokens Your live API tokens (never their secrets)
+//
+// Corresponds with GET /v1/me/tokens (the `ListTokens` operationId).
+func (c *Client) ListTokens(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTokensRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTokenWithBody Create a named API token; its secret is returned this once
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateToken Create a named API token; its secret is returned this once
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeToken Revoke one of your tokens
+//
+// The token stops working at once on the server that answers and within a second on every other replica. The token in use may be revoked: the next request with it is answered 401.
+//
+// Corresponds with DELETE /v1/me/tokens/{id} (the `RevokeToken` operationId).
+func (c *Client) RevokeToken(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4169,6 +4799,33 @@ func NewHomePageRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewAccountPageRequest constructs an http.Request for the AccountPage method
+func NewAccountPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDeleteAccountPageRequest constructs an http.Request for the DeleteAccountPage method
 func NewDeleteAccountPageRequest(server string) (*http.Request, error) {
 	var err error
@@ -4217,6 +4874,220 @@ func NewDeleteAccountRequestWithBody(server string, contentType string, body io.
 	}
 
 	operationPath := fmt.Sprintf("/account/delete")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAccountProfileFormRequestWithFormdataBody calls the generic AccountProfileForm builder with application/x-www-form-urlencoded body
+func NewAccountProfileFormRequestWithFormdataBody(server string, body AccountProfileFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewAccountProfileFormRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewAccountProfileFormRequestWithBody constructs an http.Request for the AccountProfileForm method, with any body, and a specified content type
+func NewAccountProfileFormRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/profile")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAccountEndOtherSessionsFormRequestWithFormdataBody calls the generic AccountEndOtherSessionsForm builder with application/x-www-form-urlencoded body
+func NewAccountEndOtherSessionsFormRequestWithFormdataBody(server string, body AccountEndOtherSessionsFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewAccountEndOtherSessionsFormRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewAccountEndOtherSessionsFormRequestWithBody constructs an http.Request for the AccountEndOtherSessionsForm method, with any body, and a specified content type
+func NewAccountEndOtherSessionsFormRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/sessions/end-others")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAccountEndSessionFormRequestWithFormdataBody calls the generic AccountEndSessionForm builder with application/x-www-form-urlencoded body
+func NewAccountEndSessionFormRequestWithFormdataBody(server string, id openapi_types.UUID, body AccountEndSessionFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewAccountEndSessionFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewAccountEndSessionFormRequestWithBody constructs an http.Request for the AccountEndSessionForm method, with any body, and a specified content type
+func NewAccountEndSessionFormRequestWithBody(server string, id openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/sessions/%s/end", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAccountCreateTokenFormRequestWithFormdataBody calls the generic AccountCreateTokenForm builder with application/x-www-form-urlencoded body
+func NewAccountCreateTokenFormRequestWithFormdataBody(server string, body AccountCreateTokenFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewAccountCreateTokenFormRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewAccountCreateTokenFormRequestWithBody constructs an http.Request for the AccountCreateTokenForm method, with any body, and a specified content type
+func NewAccountCreateTokenFormRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAccountRevokeTokenFormRequestWithFormdataBody calls the generic AccountRevokeTokenForm builder with application/x-www-form-urlencoded body
+func NewAccountRevokeTokenFormRequestWithFormdataBody(server string, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewAccountRevokeTokenFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewAccountRevokeTokenFormRequestWithBody constructs an http.Request for the AccountRevokeTokenForm method, with any body, and a specified content type
+func NewAccountRevokeTokenFormRequestWithBody(server string, id openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/tokens/%s/revoke", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6258,6 +7129,208 @@ func NewMeRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewUpdateProfileRequest calls the generic UpdateProfile builder with application/json body
+func NewUpdateProfileRequest(server string, body UpdateProfileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateProfileRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewUpdateProfileRequestWithBody constructs an http.Request for the UpdateProfile method, with any body, and a specified content type
+func NewUpdateProfileRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListSessionsRequest constructs an http.Request for the ListSessions method
+func NewListSessionsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/sessions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewEndSessionRequest constructs an http.Request for the EndSession method
+func NewEndSessionRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/sessions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListTokensRequest constructs an http.Request for the ListTokens method
+func NewListTokensRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTokenRequest calls the generic CreateToken builder with application/json body
+func NewCreateTokenRequest(server string, body CreateTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTokenRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTokenRequestWithBody constructs an http.Request for the CreateToken method, with any body, and a specified content type
+func NewCreateTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRevokeTokenRequest constructs an http.Request for the RevokeToken method
+func NewRevokeTokenRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/tokens/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewMyTurnsRequest constructs an http.Request for the MyTurns method
 func NewMyTurnsRequest(server string) (*http.Request, error) {
 	var err error
@@ -6477,6 +7550,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HomePageResponse, error)
 
+	// AccountPageWithResponse The account page: profile, API tokens, signed-in browsers
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account (the `AccountPage` operationId).
+	AccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AccountPageResponse, error)
+
 	// DeleteAccountPageWithResponse Confirm the deletion of the signed-in player's account (type your name)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -6497,6 +7577,76 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
 	DeleteAccountWithFormdataBodyWithResponse(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error)
+
+	// AccountProfileFormWithBodyWithResponse Save name, address, language and time zone
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+	AccountProfileFormWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountProfileFormResponse, error)
+
+	// AccountProfileFormWithFormdataBodyWithResponse Save name, address, language and time zone
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+	AccountProfileFormWithFormdataBodyWithResponse(ctx context.Context, body AccountProfileFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountProfileFormResponse, error)
+
+	// AccountEndOtherSessionsFormWithBodyWithResponse Sign out every browser but this one
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+	AccountEndOtherSessionsFormWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountEndOtherSessionsFormResponse, error)
+
+	// AccountEndOtherSessionsFormWithFormdataBodyWithResponse Sign out every browser but this one
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+	AccountEndOtherSessionsFormWithFormdataBodyWithResponse(ctx context.Context, body AccountEndOtherSessionsFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountEndOtherSessionsFormResponse, error)
+
+	// AccountEndSessionFormWithBodyWithResponse Sign one browser out
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+	AccountEndSessionFormWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountEndSessionFormResponse, error)
+
+	// AccountEndSessionFormWithFormdataBodyWithResponse Sign one browser out
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+	AccountEndSessionFormWithFormdataBodyWithResponse(ctx context.Context, id openapi_types.UUID, body AccountEndSessionFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountEndSessionFormResponse, error)
+
+	// AccountCreateTokenFormWithBodyWithResponse Create an API token and show it once
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+	AccountCreateTokenFormWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountCreateTokenFormResponse, error)
+
+	// AccountCreateTokenFormWithFormdataBodyWithResponse Create an API token and show it once
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+	AccountCreateTokenFormWithFormdataBodyWithResponse(ctx context.Context, body AccountCreateTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountCreateTokenFormResponse, error)
+
+	// AccountRevokeTokenFormWithBodyWithResponse Revoke an API token
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+	AccountRevokeTokenFormWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountRevokeTokenFormResponse, error)
+
+	// AccountRevokeTokenFormWithFormdataBodyWithResponse Revoke an API token
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+	AccountRevokeTokenFormWithFormdataBodyWithResponse(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountRevokeTokenFormResponse, error)
 
 	// NewGamePageWithResponse The create-game form: every option of POST /v1/games
 	//
@@ -6894,12 +8044,74 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/me (the `DeleteMe` operationId).
 	DeleteMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*DeleteMeResponse, error)
 
-	// MeWithResponse The authenticated player
+	// MeWithResponse The authenticated player's profile
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/me (the `Me` operationId).
 	MeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MeResponse, error)
+
+	// UpdateProfileWithBodyWithResponse Change your name, address, language or time zone
+	//
+	// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+	UpdateProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProfileResponse, error)
+
+	// UpdateProfileWithResponse Change your name, address, language or time zone
+	//
+	// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+	UpdateProfileWithResponse(ctx context.Context, body UpdateProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProfileResponse, error)
+
+	// ListSessionsWithResponse Your signed-in browsers
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/me/sessions (the `ListSessions` operationId).
+	ListSessionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListSessionsResponse, error)
+
+	// EndSessionWithResponse Sign one of your browsers out (the calling one too)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/sessions/{id} (the `EndSession` operationId).
+	EndSessionWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*EndSessionResponse, error)
+
+	// ListTokensWithResponse Your live API tokens (never their secrets)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/me/tokens (the `ListTokens` operationId).
+	ListTokensWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTokensResponse, error)
+
+	// CreateTokenWithBodyWithResponse Create a named API token; its secret is returned this once
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+	CreateTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// CreateTokenWithResponse Create a named API token; its secret is returned this once
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+	CreateTokenWithResponse(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// RevokeTokenWithResponse Revoke one of your tokens
+	//
+	// The token stops working at once on the server that answers and within a second on every other replica. The token in use may be revoked: the next request with it is answered 401.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/tokens/{id} (the `RevokeToken` operationId).
+	RevokeTokenWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
 
 	// MyTurnsWithResponse Turn inbox: the games waiting for my move
 	//
@@ -6989,6 +8201,40 @@ func (r HomePageResponse) ContentType() string {
 	return ""
 }
 
+type AccountPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AccountPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AccountPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AccountPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AccountPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type DeleteAccountPageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7051,6 +8297,176 @@ func (r DeleteAccountResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AccountProfileFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AccountProfileFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AccountProfileFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AccountProfileFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AccountProfileFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AccountEndOtherSessionsFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AccountEndOtherSessionsFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AccountEndOtherSessionsFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AccountEndOtherSessionsFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AccountEndOtherSessionsFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AccountEndSessionFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AccountEndSessionFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AccountEndSessionFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AccountEndSessionFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AccountEndSessionFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AccountCreateTokenFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AccountCreateTokenFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AccountCreateTokenFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AccountCreateTokenFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AccountCreateTokenFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AccountRevokeTokenFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AccountRevokeTokenFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AccountRevokeTokenFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AccountRevokeTokenFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AccountRevokeTokenFormResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9224,13 +10640,13 @@ type MeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Player
+	JSON200 *Profile
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *ProblemResponse
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r MeResponse) GetJSON200() *Player {
+func (r MeResponse) GetJSON200() *Profile {
 	return r.JSON200
 }
 
@@ -9262,6 +10678,364 @@ func (r MeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r MeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateProfileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Profile
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemResponse
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *ProblemResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateProfileResponse) GetJSON200() *Profile {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateProfileResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateProfileResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateProfileResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateProfileResponse) GetApplicationproblemJSON413() *ProblemResponse {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateProfileResponse) GetApplicationproblemJSON415() *ProblemResponse {
+	return r.ApplicationproblemJSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateProfileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateProfileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateProfileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateProfileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSessionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SessionList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSessionsResponse) GetJSON200() *SessionList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSessionsResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSessionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSessionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSessionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSessionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type EndSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r EndSessionResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r EndSessionResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r EndSessionResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r EndSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EndSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EndSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EndSessionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTokensResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTokensResponse) GetJSON200() *TokenList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTokensResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTokensResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTokensResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTokensResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *NewToken
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *ProblemResponse
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *ProblemResponse
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTokenResponse) GetJSON201() *NewToken {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON413() *ProblemResponse {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationproblemJSON415() *ProblemResponse {
+	return r.ApplicationproblemJSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RevokeTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeTokenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9560,6 +11334,19 @@ func (c *ClientWithResponses) HomePageWithResponse(ctx context.Context, reqEdito
 	return ParseHomePageResponse(rsp)
 }
 
+// AccountPageWithResponse The account page: profile, API tokens, signed-in browsers
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account (the `AccountPage` operationId).
+func (c *ClientWithResponses) AccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AccountPageResponse, error) {
+	rsp, err := c.AccountPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountPageResponse(rsp)
+}
+
 // DeleteAccountPageWithResponse Confirm the deletion of the signed-in player's account (type your name)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9597,6 +11384,136 @@ func (c *ClientWithResponses) DeleteAccountWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseDeleteAccountResponse(rsp)
+}
+
+// AccountProfileFormWithBodyWithResponse Save name, address, language and time zone
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+func (c *ClientWithResponses) AccountProfileFormWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountProfileFormResponse, error) {
+	rsp, err := c.AccountProfileFormWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountProfileFormResponse(rsp)
+}
+
+// AccountProfileFormWithFormdataBodyWithResponse Save name, address, language and time zone
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/profile (the `AccountProfileForm` operationId).
+func (c *ClientWithResponses) AccountProfileFormWithFormdataBodyWithResponse(ctx context.Context, body AccountProfileFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountProfileFormResponse, error) {
+	rsp, err := c.AccountProfileFormWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountProfileFormResponse(rsp)
+}
+
+// AccountEndOtherSessionsFormWithBodyWithResponse Sign out every browser but this one
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+func (c *ClientWithResponses) AccountEndOtherSessionsFormWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountEndOtherSessionsFormResponse, error) {
+	rsp, err := c.AccountEndOtherSessionsFormWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountEndOtherSessionsFormResponse(rsp)
+}
+
+// AccountEndOtherSessionsFormWithFormdataBodyWithResponse Sign out every browser but this one
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/sessions/end-others (the `AccountEndOtherSessionsForm` operationId).
+func (c *ClientWithResponses) AccountEndOtherSessionsFormWithFormdataBodyWithResponse(ctx context.Context, body AccountEndOtherSessionsFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountEndOtherSessionsFormResponse, error) {
+	rsp, err := c.AccountEndOtherSessionsFormWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountEndOtherSessionsFormResponse(rsp)
+}
+
+// AccountEndSessionFormWithBodyWithResponse Sign one browser out
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+func (c *ClientWithResponses) AccountEndSessionFormWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountEndSessionFormResponse, error) {
+	rsp, err := c.AccountEndSessionFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountEndSessionFormResponse(rsp)
+}
+
+// AccountEndSessionFormWithFormdataBodyWithResponse Sign one browser out
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/sessions/{id}/end (the `AccountEndSessionForm` operationId).
+func (c *ClientWithResponses) AccountEndSessionFormWithFormdataBodyWithResponse(ctx context.Context, id openapi_types.UUID, body AccountEndSessionFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountEndSessionFormResponse, error) {
+	rsp, err := c.AccountEndSessionFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountEndSessionFormResponse(rsp)
+}
+
+// AccountCreateTokenFormWithBodyWithResponse Create an API token and show it once
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+func (c *ClientWithResponses) AccountCreateTokenFormWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountCreateTokenFormResponse, error) {
+	rsp, err := c.AccountCreateTokenFormWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountCreateTokenFormResponse(rsp)
+}
+
+// AccountCreateTokenFormWithFormdataBodyWithResponse Create an API token and show it once
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/tokens (the `AccountCreateTokenForm` operationId).
+func (c *ClientWithResponses) AccountCreateTokenFormWithFormdataBodyWithResponse(ctx context.Context, body AccountCreateTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountCreateTokenFormResponse, error) {
+	rsp, err := c.AccountCreateTokenFormWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountCreateTokenFormResponse(rsp)
+}
+
+// AccountRevokeTokenFormWithBodyWithResponse Revoke an API token
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+func (c *ClientWithResponses) AccountRevokeTokenFormWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AccountRevokeTokenFormResponse, error) {
+	rsp, err := c.AccountRevokeTokenFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountRevokeTokenFormResponse(rsp)
+}
+
+// AccountRevokeTokenFormWithFormdataBodyWithResponse Revoke an API token
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
+func (c *ClientWithResponses) AccountRevokeTokenFormWithFormdataBodyWithResponse(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountRevokeTokenFormResponse, error) {
+	rsp, err := c.AccountRevokeTokenFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAccountRevokeTokenFormResponse(rsp)
 }
 
 // NewGamePageWithResponse The create-game form: every option of POST /v1/games
@@ -10319,7 +12236,7 @@ func (c *ClientWithResponses) DeleteMeWithResponse(ctx context.Context, reqEdito
 	return ParseDeleteMeResponse(rsp)
 }
 
-// MeWithResponse The authenticated player
+// MeWithResponse The authenticated player's profile
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10330,6 +12247,116 @@ func (c *ClientWithResponses) MeWithResponse(ctx context.Context, reqEditors ...
 		return nil, err
 	}
 	return ParseMeResponse(rsp)
+}
+
+// UpdateProfileWithBodyWithResponse Change your name, address, language or time zone
+//
+// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+func (c *ClientWithResponses) UpdateProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProfileResponse, error) {
+	rsp, err := c.UpdateProfileWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateProfileResponse(rsp)
+}
+
+// UpdateProfileWithResponse Change your name, address, language or time zone
+//
+// Send only the fields to change. A new email address is stored and a link to confirm it is mailed to it. Every field is checked before anything is written: a bad field (or an unknown one, or an empty object) is answered 400 and changes nothing. With the session cookie, the X-CSRF-Token header is required.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/me (the `UpdateProfile` operationId).
+func (c *ClientWithResponses) UpdateProfileWithResponse(ctx context.Context, body UpdateProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProfileResponse, error) {
+	rsp, err := c.UpdateProfile(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateProfileResponse(rsp)
+}
+
+// ListSessionsWithResponse Your signed-in browsers
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/me/sessions (the `ListSessions` operationId).
+func (c *ClientWithResponses) ListSessionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListSessionsResponse, error) {
+	rsp, err := c.ListSessions(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSessionsResponse(rsp)
+}
+
+// EndSessionWithResponse Sign one of your browsers out (the calling one too)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/sessions/{id} (the `EndSession` operationId).
+func (c *ClientWithResponses) EndSessionWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*EndSessionResponse, error) {
+	rsp, err := c.EndSession(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEndSessionResponse(rsp)
+}
+
+// ListTokensWithResponse Your live API tokens (never their secrets)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/me/tokens (the `ListTokens` operationId).
+func (c *ClientWithResponses) ListTokensWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTokensResponse, error) {
+	rsp, err := c.ListTokens(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTokensResponse(rsp)
+}
+
+// CreateTokenWithBodyWithResponse Create a named API token; its secret is returned this once
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// CreateTokenWithResponse Create a named API token; its secret is returned this once
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateToken(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// RevokeTokenWithResponse Revoke one of your tokens
+//
+// The token stops working at once on the server that answers and within a second on every other replica. The token in use may be revoked: the next request with it is answered 401.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/tokens/{id} (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeToken(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
 }
 
 // MyTurnsWithResponse Turn inbox: the games waiting for my move
@@ -10443,6 +12470,22 @@ func ParseHomePageResponse(rsp *http.Response) (*HomePageResponse, error) {
 	return response, nil
 }
 
+// ParseAccountPageResponse parses an HTTP response from a AccountPageWithResponse call
+func ParseAccountPageResponse(rsp *http.Response) (*AccountPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AccountPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseDeleteAccountPageResponse parses an HTTP response from a DeleteAccountPageWithResponse call
 func ParseDeleteAccountPageResponse(rsp *http.Response) (*DeleteAccountPageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10468,6 +12511,86 @@ func ParseDeleteAccountResponse(rsp *http.Response) (*DeleteAccountResponse, err
 	}
 
 	response := &DeleteAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseAccountProfileFormResponse parses an HTTP response from a AccountProfileFormWithResponse call
+func ParseAccountProfileFormResponse(rsp *http.Response) (*AccountProfileFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AccountProfileFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseAccountEndOtherSessionsFormResponse parses an HTTP response from a AccountEndOtherSessionsFormWithResponse call
+func ParseAccountEndOtherSessionsFormResponse(rsp *http.Response) (*AccountEndOtherSessionsFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AccountEndOtherSessionsFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseAccountEndSessionFormResponse parses an HTTP response from a AccountEndSessionFormWithResponse call
+func ParseAccountEndSessionFormResponse(rsp *http.Response) (*AccountEndSessionFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AccountEndSessionFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseAccountCreateTokenFormResponse parses an HTTP response from a AccountCreateTokenFormWithResponse call
+func ParseAccountCreateTokenFormResponse(rsp *http.Response) (*AccountCreateTokenFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AccountCreateTokenFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseAccountRevokeTokenFormResponse parses an HTTP response from a AccountRevokeTokenFormWithResponse call
+func ParseAccountRevokeTokenFormResponse(rsp *http.Response) (*AccountRevokeTokenFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AccountRevokeTokenFormResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -12063,7 +14186,7 @@ func ParseMeResponse(rsp *http.Response) (*MeResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Player
+		var dest Profile
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12075,6 +14198,280 @@ func ParseMeResponse(rsp *http.Response) (*MeResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateProfileResponse parses an HTTP response from a UpdateProfileWithResponse call
+func ParseUpdateProfileResponse(rsp *http.Response) (*UpdateProfileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateProfileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Profile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSessionsResponse parses an HTTP response from a ListSessionsWithResponse call
+func ParseListSessionsResponse(rsp *http.Response) (*ListSessionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSessionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SessionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseEndSessionResponse parses an HTTP response from a EndSessionWithResponse call
+func ParseEndSessionResponse(rsp *http.Response) (*EndSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EndSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTokensResponse parses an HTTP response from a ListTokensWithResponse call
+func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTokensResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateTokenResponse parses an HTTP response from a CreateTokenWithResponse call
+func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest NewToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRevokeTokenResponse parses an HTTP response from a RevokeTokenWithResponse call
+func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	}
 

@@ -1,0 +1,161 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/play"
+)
+
+// Languages are the languages a player may choose (one message catalogue
+// each); the first is the default.
+var Languages = []string{"en", "nl", "de", "it"}
+
+// DefaultTimeZone is a new player's zone.
+const DefaultTimeZone = "UTC"
+
+// Profile is what GET and PATCH /v1/me answer.
+type Profile struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email,omitempty"`
+	Language  string    `json:"language"`
+	TimeZone  string    `json:"time_zone"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Update is a change of profile: nil fields stay as they are.
+type Update struct {
+	Name     *string `json:"name,omitempty"`
+	Email    *string `json:"email,omitempty"`
+	Language *string `json:"language,omitempty"`
+	TimeZone *string `json:"time_zone,omitempty"`
+}
+
+// Empty reports whether the update changes nothing.
+func (u Update) Empty() bool {
+	return u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil
+}
+
+// ValidTimeZone checks an IANA zone name. "Local" (the server's own zone)
+// and "" (which LoadLocation reads as UTC) are not names a player means.
+func ValidTimeZone(zone string) error {
+	if zone == "" || zone == "Local" || len(zone) > 64 || strings.ContainsAny(zone, " \r\n\x00") {
+		return invalidf("time_zone must be an IANA time zone name like Europe/Amsterdam or UTC")
+	}
+	if _, err := time.LoadLocation(zone); err != nil {
+		return invalidf("time_zone %q is not a known IANA time zone (like Europe/Amsterdam or UTC)", zone)
+	}
+	return nil
+}
+
+// ValidLanguage checks a language code.
+func ValidLanguage(lang string) error {
+	if !slices.Contains(Languages, lang) {
+		return invalidf("language must be one of %s", strings.Join(Languages, ", "))
+	}
+	return nil
+}
+
+// Profile reads a player's profile.
+func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error) {
+	var p Profile
+	err := s.pool.QueryRow(ctx,
+		`SELECT id::text, name, email, language, time_zone, created_at FROM players WHERE id = $1`, playerID).
+		Scan(&p.ID, &p.Name, &p.Email, &p.Language, &p.TimeZone, &p.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Profile{}, fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
+	}
+	if err != nil {
+		return Profile{}, fmt.Errorf("read profile: %w", err)
+	}
+	return p, nil
+}
+
+// Update changes a profile. Every field is checked before anything is
+// written, so a bad field changes nothing. A new address is stored and
+// then handed to the Verifier; an empty update is refused.
+func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profile, error) {
+	if u.Empty() {
+		return Profile{}, invalidf("nothing to change: send name, email, language or time_zone")
+	}
+	// The checks first, on the fields alone.
+	var name, email string
+	var err error
+	if u.Name != nil {
+		if name, _, err = play.ValidPlayer(*u.Name, ""); err != nil {
+			return Profile{}, err
+		}
+	}
+	if u.Email != nil {
+		if _, email, err = play.ValidPlayer("-", *u.Email); err != nil {
+			return Profile{}, err
+		}
+	}
+	if u.Language != nil {
+		if err := ValidLanguage(*u.Language); err != nil {
+			return Profile{}, err
+		}
+	}
+	if u.TimeZone != nil {
+		if err := ValidTimeZone(*u.TimeZone); err != nil {
+			return Profile{}, err
+		}
+	}
+	var cur, next Profile
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		// Read under the row's lock: two updates of different fields at
+		// once both land, and whether the address changed is decided
+		// against what is committed.
+		err := tx.QueryRow(ctx, `
+			SELECT id::text, name, email, language, time_zone, created_at FROM players WHERE id = $1 FOR UPDATE`, playerID).
+			Scan(&cur.ID, &cur.Name, &cur.Email, &cur.Language, &cur.TimeZone, &cur.CreatedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
+		}
+		if err != nil {
+			return fmt.Errorf("lock profile: %w", err)
+		}
+		next = cur
+		if u.Name != nil {
+			next.Name = name
+		}
+		if u.Email != nil {
+			next.Email = email
+		}
+		if u.Language != nil {
+			next.Language = *u.Language
+		}
+		if u.TimeZone != nil {
+			next.TimeZone = *u.TimeZone
+		}
+		if next == cur {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE players SET name = $2, email = $3, language = $4, time_zone = $5 WHERE id = $1`,
+			playerID, next.Name, next.Email, next.Language, next.TimeZone); err != nil {
+			return fmt.Errorf("update profile: %w", err)
+		}
+		// Cached authentications carry the name and address.
+		return RaiseGeneration(ctx, tx)
+	})
+	if err != nil {
+		return Profile{}, err
+	}
+	if next == cur {
+		return cur, nil
+	}
+	s.notifyChanged(ctx)
+	if next.Email != "" && !strings.EqualFold(next.Email, cur.Email) && s.verifier != nil {
+		if err := s.verifier.SendVerification(ctx, playerID); err != nil {
+			return Profile{}, fmt.Errorf("the address is changed, but its verification mail could not be sent: %w", err)
+		}
+	}
+	return next, nil
+}

@@ -1,0 +1,252 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/account"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// accountView is the account page: the profile form, the tokens and the
+// sessions.
+type accountView struct {
+	Profile   account.Profile
+	Languages []string
+	Tokens    []account.Token
+	MaxTokens int
+	Sessions  []account.Session
+	// NewToken is a token just created, shown this once.
+	NewToken *account.NewToken
+	// TokenForm and ProfileForm carry what was sent and its errors.
+	TokenForm *form
+}
+
+// languageNames label the language choice.
+var languageNames = map[string]string{"en": "English", "nl": "Nederlands", "de": "Deutsch", "it": "Italiano"}
+
+// LanguageName is for the template.
+func (v *accountView) LanguageName(code string) string { return languageNames[code] }
+
+// registerAccount adds the account page and its forms. Every form posts
+// the session's CSRF token (formSession checks it).
+func (w *Web) registerAccount(e *echo.Echo) {
+	for _, r := range []struct {
+		method, path string
+		h            echo.HandlerFunc
+	}{
+		{http.MethodGet, "/account", w.accountPage},
+		{http.MethodPost, "/account/profile", w.accountProfile},
+		{http.MethodPost, "/account/tokens", w.accountCreateToken},
+		{http.MethodPost, "/account/tokens/:id/revoke", w.accountRevokeToken},
+		{http.MethodPost, "/account/sessions/:id/end", w.accountEndSession},
+		{http.MethodPost, "/account/sessions/end-others", w.accountEndOthers},
+	} {
+		e.Add(r.method, r.path, r.h, w.headers)
+	}
+}
+
+// errNoAccounts: the server runs without the account service.
+var errNoAccounts = errors.New("accounts are not enabled on this server")
+
+// signedIn is the session of an account request; ok is false when the
+// answer (a redirect to sign in, or an error page) has been given.
+func (w *Web) signedIn(c echo.Context, post bool) (s *session, ok bool, err error) {
+	if post {
+		s, ok, err = w.formSession(c)
+		if !ok {
+			return nil, false, err
+		}
+	} else if s, err = w.session(c); err != nil {
+		return nil, false, w.fail(c, nil, err)
+	}
+	if s == nil {
+		return nil, false, c.Redirect(http.StatusSeeOther, "/signin")
+	}
+	if w.accounts == nil {
+		return nil, false, w.fail(c, s, fmt.Errorf("%w: %w", play.ErrNotFound, errNoAccounts))
+	}
+	return s, true, nil
+}
+
+// renderAccount draws the account page with the player's current state.
+func (w *Web) renderAccount(c echo.Context, s *session, status int, f *form, tf *form, created *account.NewToken, notice string) error {
+	ctx := c.Request().Context()
+	prof, err := w.accounts.Profile(ctx, s.Player.ID)
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	tokens, err := w.accounts.Tokens(ctx, s.Player.ID)
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	sessions, err := w.accounts.Sessions(ctx, s.Player.ID, s.idHash)
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	if f == nil {
+		f = newForm()
+		f.Values["name"], f.Values["email"] = prof.Name, prof.Email
+		f.Values["language"], f.Values["time_zone"] = prof.Language, prof.TimeZone
+	}
+	if tf == nil {
+		tf = newForm()
+	}
+	// The header shows the name as it is now.
+	s.Player.Name = prof.Name
+	p := w.newPage(c, s, "account", "Your account")
+	p.Form, p.Notice = f, notice
+	p.Account = &accountView{
+		Profile: prof, Languages: account.Languages, Tokens: tokens, MaxTokens: account.MaxTokens,
+		Sessions: sessions, NewToken: created, TokenForm: tf,
+	}
+	return w.render(c, status, "account", p)
+}
+
+func (w *Web) accountPage(c echo.Context) error {
+	s, ok, err := w.signedIn(c, false)
+	if !ok {
+		return err
+	}
+	return w.renderAccount(c, s, http.StatusOK, nil, nil, nil, "")
+}
+
+// userMessage is an account error as the page shows it, without the
+// sentinel's prefix.
+func userMessage(err error) string {
+	msg := err.Error()
+	for _, prefix := range []string{play.ErrInvalid.Error() + ": ", play.ErrNotFound.Error() + ": "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	return msg
+}
+
+// accountProfile saves the profile form; a bad field re-shows the form
+// with what was sent, and nothing is saved.
+func (w *Web) accountProfile(c echo.Context) error {
+	s, ok, err := w.signedIn(c, true)
+	if !ok {
+		return err
+	}
+	f := newForm()
+	u := account.Update{}
+	for _, k := range []string{"name", "email", "language", "time_zone"} {
+		v := c.FormValue(k)
+		f.Values[k] = v
+		switch k {
+		case "name":
+			u.Name = &v
+		case "email":
+			u.Email = &v
+		case "language":
+			u.Language = &v
+		case "time_zone":
+			u.TimeZone = &v
+		}
+	}
+	before, err := w.accounts.Profile(c.Request().Context(), s.Player.ID)
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	after, err := w.accounts.Update(c.Request().Context(), s.Player.ID, u)
+	if status, show := statusOf(err); err != nil && show && status < 500 {
+		f.Errors[""] = userMessage(err)
+		return w.renderAccount(c, s, status, f, nil, nil, "")
+	}
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	notice := "Saved."
+	if after.Email != "" && !strings.EqualFold(after.Email, before.Email) {
+		notice = "Saved. A link to confirm " + after.Email + " is on its way to that address."
+	}
+	return w.renderAccount(c, s, http.StatusOK, nil, nil, nil, notice)
+}
+
+// accountCreateToken makes a token and shows it once.
+func (w *Web) accountCreateToken(c echo.Context) error {
+	s, ok, err := w.signedIn(c, true)
+	if !ok {
+		return err
+	}
+	name := c.FormValue("name")
+	t, err := w.accounts.CreateToken(c.Request().Context(), s.Player.ID, name)
+	if status, show := statusOf(err); err != nil && show && status < 500 {
+		tf := newForm()
+		tf.Values["name"] = name
+		tf.Errors["name"] = userMessage(err)
+		return w.renderAccount(c, s, status, nil, tf, nil, "")
+	}
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	return w.renderAccount(c, s, http.StatusCreated, nil, nil, &t, "")
+}
+
+func (w *Web) accountRevokeToken(c echo.Context) error {
+	s, ok, err := w.signedIn(c, true)
+	if !ok {
+		return err
+	}
+	if err := w.accounts.RevokeToken(c.Request().Context(), s.Player.ID, c.Param("id")); err != nil {
+		return w.fail(c, s, err)
+	}
+	return c.Redirect(http.StatusSeeOther, "/account#tokens")
+}
+
+func (w *Web) accountEndSession(c echo.Context) error {
+	s, ok, err := w.signedIn(c, true)
+	if !ok {
+		return err
+	}
+	if err := w.accounts.EndSession(c.Request().Context(), s.Player.ID, c.Param("id")); err != nil {
+		return w.fail(c, s, err)
+	}
+	return c.Redirect(http.StatusSeeOther, "/account#sessions")
+}
+
+func (w *Web) accountEndOthers(c echo.Context) error {
+	s, ok, err := w.signedIn(c, true)
+	if !ok {
+		return err
+	}
+	if _, err := w.accounts.EndOtherSessions(c.Request().Context(), s.Player.ID, s.idHash); err != nil {
+		return w.fail(c, s, err)
+	}
+	return c.Redirect(http.StatusSeeOther, "/account#sessions")
+}
+
+// SendVerification mails a sign-in link to the player's (new) address:
+// following it proves the address is theirs. It is the account service's
+// Verifier until the server wires a dedicated verification mail. Without
+// a mailer there is nothing to send.
+func (w *Web) SendVerification(ctx context.Context, playerID string) error {
+	if w.mailer == nil || w.pool == nil {
+		return nil
+	}
+	if w.baseURL == "" {
+		return errors.New("web: no public base URL to put in a verification link")
+	}
+	p, err := w.svc.Player(ctx, playerID)
+	if err != nil {
+		return fmt.Errorf("verification mail: %w", err)
+	}
+	if p.Email == "" {
+		return nil
+	}
+	token, err := w.newSigninLink(ctx, p.ID)
+	if errors.Is(err, errTooManyLinks) {
+		return fmt.Errorf("%w: %d sign-in links to this account are still unused; wait a few minutes and change the address again", play.ErrInvalid, maxOpenLinks)
+	}
+	if err != nil {
+		return err
+	}
+	a := notify.SigninArgs{To: p.Email, Name: p.Name, Link: w.baseURL + "/signin/link/" + token, Valid: w.linkTTL, At: w.now().UTC()}
+	return w.mailer.QueueSignin(ctx, a)
+}
