@@ -114,4 +114,3 @@ func TestAccountDeleteAsksForTheName(t *testing.T) {
 	// The token went with the account.
 	ana.wantCode(exitNotAllow, "account", "show")
 }
-
