@@ -175,3 +175,71 @@ func AddressKey(ip string) string {
 	p, _ := a.WithZone("").Prefix(64)
 	return p.String()
 }
+
+// Refusal is the error of a request a limit refused. Its message says
+// what was limited, the limit and when to try again, for people; the
+// HTTP layer answers 429 with Retry-After, the SMTP listener 450.
+type Refusal struct {
+	// Limit is the limit's name.
+	Limit string
+	// RetryAfter is in whole seconds, at least 1.
+	RetryAfter int
+	Message    string
+}
+
+func (r *Refusal) Error() string { return r.Message }
+
+// Refuse builds the refusal of a decision that did not allow.
+func Refuse(rule Rule, d Decision) *Refusal {
+	what := rule.Name
+	if s, ok := SpecOf(rule.Name); ok {
+		what = s.Refused
+	}
+	secs := d.RetryAfterSeconds()
+	return &Refusal{
+		Limit:      rule.Name,
+		RetryAfter: secs,
+		Message: fmt.Sprintf("Too many %s: the limit is %s. Nothing was done; try again in %s.",
+			what, RatePhrase(rule), waitPhrase(secs)),
+	}
+}
+
+// RatePhrase says a rule's rate for people ("5 per hour", "30 per 10m0s").
+func RatePhrase(r Rule) string {
+	switch r.Period {
+	case time.Second:
+		return fmt.Sprintf("%d per second", r.Limit)
+	case time.Minute:
+		return fmt.Sprintf("%d per minute", r.Limit)
+	case time.Hour:
+		return fmt.Sprintf("%d per hour", r.Limit)
+	case 24 * time.Hour:
+		return fmt.Sprintf("%d per day", r.Limit)
+	}
+	return fmt.Sprintf("%d per %s", r.Limit, r.Period)
+}
+
+// waitPhrase says a wait in seconds roughly ("45 seconds", "12 minutes",
+// "3 hours 5 minutes").
+func waitPhrase(secs int) string {
+	plural := func(n int, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.Itoa(n) + " " + unit + "s"
+	}
+	switch {
+	case secs < 90:
+		return plural(secs, "second")
+	case secs < 90*60:
+		return plural((secs+59)/60, "minute")
+	}
+	h, m := secs/3600, (secs%3600+59)/60
+	if m == 60 {
+		h, m = h+1, 0
+	}
+	if m == 0 {
+		return plural(h, "hour")
+	}
+	return plural(h, "hour") + " " + plural(m, "minute")
+}

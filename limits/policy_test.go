@@ -78,3 +78,17 @@ func TestAddressKey(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusalSaysWhatAndWhen(t *testing.T) {
+	r := limits.Refuse(limits.Rule{Name: limits.Registrations, Limit: 5, Period: time.Hour}, limits.Decision{RetryAfter: 11*time.Minute + 30*time.Second})
+	want := "Too many registrations from your address: the limit is 5 per hour. Nothing was done; try again in 12 minutes."
+	if r.Error() != want || r.RetryAfter != 690 || r.Limit != limits.Registrations {
+		t.Errorf("refusal %+v, want %q after 690 s", r, want)
+	}
+	for secs, want := range map[int]string{1: "1 second", 89: "89 seconds", 90: "2 minutes", 3600: "60 minutes", 5400: "1 hour 30 minutes", 5401: "1 hour 31 minutes", 7199: "2 hours", 86400: "24 hours"} {
+		r := limits.Refuse(limits.Rule{Name: "x", Limit: 1, Period: time.Second}, limits.Decision{RetryAfter: time.Duration(secs) * time.Second})
+		if !strings.HasSuffix(r.Message, "try again in "+want+".") {
+			t.Errorf("%d s: %q, want it to end in %q", secs, r.Message, want)
+		}
+	}
+}
