@@ -21,6 +21,7 @@ import (
 
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -70,6 +71,11 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client (AZUL_TRUSTED_PROXIES); none: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Limiter keeps the rate limits across replicas; nil or off: no
+	// limits. Its Run is the caller's to start.
+	Limiter *limits.Limiter
+	// Limits are the rules (AZUL_LIMIT_*); nil: limits.DefaultPolicy.
+	Limits limits.Policy
 }
 
 // Server is azuld's HTTP handler.
@@ -91,6 +97,8 @@ type Server struct {
 	web *web.Web
 	// inboundSecret authenticates mail providers.
 	inboundSecret string
+	// limits are the rate limits (nil: none).
+	limits *RateLimits
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -132,7 +140,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics, s.gatherer = m, reg
-	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow}
+	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log)
+	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, TrustedProxies: cfg.TrustedProxies}
+	if s.limits != nil {
+		wcfg.Limits = s.limits
+	}
 	if cfg.Notifier != nil {
 		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
 	}
@@ -145,7 +157,7 @@ func New(cfg Config) (*Server, error) {
 	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(requestID())
-	e.Use(s.observe, s.recoverPanics, s.limitBody)
+	e.Use(s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody)
 	s.routes(e)
 	s.echo = e
 	return s, nil
