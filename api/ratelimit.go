@@ -144,7 +144,15 @@ func (s *Server) verifyToken(c echo.Context, token string) (play.Player, error) 
 	}
 	p, err := s.svc.Authenticate(ctx, token)
 	if errors.Is(err, play.ErrUnauthenticated) {
-		if lerr := s.limits.Allow(ctx, limits.FailedTokens, addr); lerr != nil {
+		lerr := s.limits.Allow(ctx, limits.FailedTokens, addr)
+		if lerr == nil {
+			// The address may have used its last attempt: then tokens in
+			// this replica's cache must be refused to it from now on too.
+			// Failures are rare, so the second look costs honest clients
+			// nothing.
+			lerr = s.limits.Peek(ctx, limits.FailedTokens, addr)
+		}
+		if lerr != nil {
 			s.rememberBlock(addr, lerr)
 		}
 		return play.Player{}, err
@@ -179,9 +187,12 @@ func invitations(me play.Player, seats []play.SeatSpec) int {
 	return n
 }
 
-// limitNewGame counts a game created and its invitations.
+// limitNewGame counts a game created and its invitations. The games
+// limit is looked at first (in memory), so a game refused for its
+// invitations does not use up a game, nor the reverse.
 func (s *Server) limitNewGame(c echo.Context, p play.Player, seats []play.SeatSpec) error {
-	if err := s.limitAccount(c, limits.Games, p); err != nil {
+	ctx := c.Request().Context()
+	if err := s.limits.Peek(ctx, limits.Games, p.ID); err != nil {
 		return err
 	}
 	for range invitations(p, seats) {
@@ -189,7 +200,7 @@ func (s *Server) limitNewGame(c echo.Context, p play.Player, seats []play.SeatSp
 			return err
 		}
 	}
-	return nil
+	return s.limitAccount(c, limits.Games, p)
 }
 
 // HSTS is the Strict-Transport-Security header of responses that came

@@ -600,8 +600,10 @@ func (w *Web) findPlayer(ctx context.Context, me play.Player, who string) (strin
 
 // limitNewGame counts a game created and the seats it gives to other
 // players (invitations) under the rate limits.
+// The games limit is looked at first, so a game refused for its
+// invitations does not use up a game.
 func (w *Web) limitNewGame(ctx context.Context, me play.Player, seats []play.SeatSpec) error {
-	if err := w.limits.Allow(ctx, limits.Games, me.ID); err != nil {
+	if err := w.limits.Peek(ctx, limits.Games, me.ID); err != nil {
 		return err
 	}
 	for _, seat := range seats {
@@ -611,7 +613,7 @@ func (w *Web) limitNewGame(ctx context.Context, me play.Player, seats []play.Sea
 			}
 		}
 	}
-	return nil
+	return w.limits.Allow(ctx, limits.Games, me.ID)
 }
 
 // fieldOf is the form field an error message of the command path is
