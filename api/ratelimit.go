@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/play"
 )
 
@@ -221,4 +224,30 @@ func hsts(trusted []netip.Prefix) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// AdmitMail is the SMTP listener's admission check (smtpin.Config.Admit):
+// mails per sender address (at MAIL FROM; bounces, which have no sender,
+// per sending server's address) and per seat address (at RCPT TO). A
+// refusal is a temporary 450 4.7.1 saying when to try again, so an honest
+// sending server keeps the mail and delivers it later.
+func (r *RateLimits) AdmitMail(ctx context.Context, remote net.Addr, from, rcpt string) error {
+	var err error
+	switch {
+	case rcpt != "":
+		err = r.Allow(ctx, limits.MailTo, strings.ToLower(rcpt))
+	case from == "" || from == "<>":
+		host := ""
+		if remote != nil {
+			host, _, _ = net.SplitHostPort(remote.String())
+		}
+		err = r.Allow(ctx, limits.MailFrom, "<>@"+limits.AddressKey(host))
+	default:
+		err = r.Allow(ctx, limits.MailFrom, strings.ToLower(from))
+	}
+	var ref *limits.Refusal
+	if errors.As(err, &ref) {
+		return &smtpin.Reject{Code: 450, Message: "4.7.1 " + ref.Message}
+	}
+	return err
 }
