@@ -17,9 +17,9 @@ import (
 
 // withLimits turns the rate limits on, with the limiter's background
 // sync running as in azuld. The benchmark's clients play hundreds of
-// moves a second on one account each, far past any honest player, so the
-// per-account limits are raised out of their way: the checks cost the
-// same whatever the numbers.
+// moves a second on one account each, far past any honest player, and
+// all register from one address, so those limits are raised out of their
+// way: the checks cost the same whatever the numbers.
 func withLimits(b *testing.B) func(*Config) {
 	return func(c *Config) {
 		l := limits.New(c.Pool, limits.Options{})
@@ -31,7 +31,7 @@ func withLimits(b *testing.B) func(*Config) {
 		}()
 		b.Cleanup(func() { cancel(); <-done })
 		p, err := limits.ParsePolicy(func(name string) string {
-			return map[string]string{limits.APICalls: "1000000/min", limits.Moves: "1000000/min", limits.Games: "1000000/h"}[name]
+			return map[string]string{limits.APICalls: "1000000/min", limits.Moves: "1000000/min", limits.Games: "1000000/h", limits.Registrations: "1000/h"}[name]
 		})
 		if err != nil {
 			b.Fatal(err)
