@@ -133,31 +133,18 @@ func clientKey(c echo.Context) string { return limits.AddressKey(c.RealIP()) }
 // token is looked at (so guessing on teaches nothing, and even a right
 // token is refused), and only a wrong token is counted.
 func (s *Server) verifyToken(c echo.Context, token string) (play.Player, error) {
-	addr := clientKey(c)
-	if err := s.limits.isBlocked(addr); err != nil {
+	if err := s.limits.isBlocked(clientKey(c)); err != nil {
 		return play.Player{}, err
 	}
 	if p, ok := s.auth.get(token); ok {
 		return p, nil
 	}
-	ctx := c.Request().Context()
-	if err := s.limits.Peek(ctx, limits.FailedTokens, addr); err != nil {
-		s.rememberBlock(addr, err)
+	if err := s.checkTokenAttempt(c); err != nil {
 		return play.Player{}, err
 	}
-	p, err := s.svc.Authenticate(ctx, token)
+	p, err := s.svc.Authenticate(c.Request().Context(), token)
 	if errors.Is(err, play.ErrUnauthenticated) {
-		lerr := s.limits.Allow(ctx, limits.FailedTokens, addr)
-		if lerr == nil {
-			// The address may have used its last attempt: then tokens in
-			// this replica's cache must be refused to it from now on too.
-			// Failures are rare, so the second look costs honest clients
-			// nothing.
-			lerr = s.limits.Peek(ctx, limits.FailedTokens, addr)
-		}
-		if lerr != nil {
-			s.rememberBlock(addr, lerr)
-		}
+		s.countFailedToken(c)
 		return play.Player{}, err
 	}
 	if err != nil {
@@ -165,6 +152,33 @@ func (s *Server) verifyToken(c echo.Context, token string) (play.Player, error) 
 	}
 	s.auth.put(token, p)
 	return p, nil
+}
+
+// checkTokenAttempt refuses a secret's check (a bearer token, a stop
+// link's token, the inbound mail secret) to an address past the failed
+// token limit, before the secret is looked at.
+func (s *Server) checkTokenAttempt(c echo.Context) error {
+	addr := clientKey(c)
+	if err := s.limits.isBlocked(addr); err != nil {
+		return err
+	}
+	err := s.limits.Peek(c.Request().Context(), limits.FailedTokens, addr)
+	s.rememberBlock(addr, err)
+	return err
+}
+
+// countFailedToken counts a wrong secret against the client's address.
+func (s *Server) countFailedToken(c echo.Context) {
+	ctx, addr := c.Request().Context(), clientKey(c)
+	err := s.limits.Allow(ctx, limits.FailedTokens, addr)
+	if err == nil {
+		// The address may have used its last attempt: then tokens in
+		// this replica's cache must be refused to it from now on too.
+		// Failures are rare, so the second look costs honest clients
+		// nothing.
+		err = s.limits.Peek(ctx, limits.FailedTokens, addr)
+	}
+	s.rememberBlock(addr, err)
 }
 
 func (s *Server) rememberBlock(addr string, err error) {

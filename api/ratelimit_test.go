@@ -252,3 +252,17 @@ func TestAdmitMail(t *testing.T) {
 		}
 	}
 }
+
+// Wrong stop-link tokens and wrong inbound mail secrets count as failed
+// tokens too: past the limit the address is refused before they are
+// looked at.
+func TestOtherSecretsLimited(t *testing.T) {
+	t.Parallel()
+	env := newLimitedEnv(t, map[string]string{limits.FailedTokens: "3/h"})
+	anon := env.anonymous(t)
+	anon.call(http.MethodGet, "/v1/mail/stop?token=guess1", nil).mustStatus(t, http.StatusNotFound)
+	anon.call(http.MethodPost, "/v1/mail/stop?token=guess2", nil).mustStatus(t, http.StatusNotFound)
+	anon.call(http.MethodPost, "/v1/inbound/email", "From: a@b\r\n\r\n1\r\n", header{"Authorization", "Bearer wrong"}).mustStatus(t, http.StatusUnauthorized)
+	mustBeLimited(t, anon.call(http.MethodGet, "/v1/mail/stop?token=guess3", nil), limits.FailedTokens)
+	mustBeLimited(t, anon.call(http.MethodPost, "/v1/inbound/email", "From: a@b\r\n\r\n1\r\n", header{"Authorization", "Bearer " + testInboundSecret}), limits.FailedTokens)
+}
