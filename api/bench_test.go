@@ -169,8 +169,8 @@ func BenchmarkMovesEndToEnd(b *testing.B) {
 // default (--db-max-conns).
 const benchPoolSize = 16
 
-func benchMoves(b *testing.B, clients int) {
-	env := newBenchEnv(b)
+func benchMoves(b *testing.B, clients int, opts ...func(*Config)) {
+	env := newBenchEnv(b, opts...)
 	transport := &http.Transport{MaxIdleConnsPerHost: clients + 1, MaxConnsPerHost: clients + 1}
 	b.Cleanup(transport.CloseIdleConnections)
 	hc := &http.Client{Transport: transport}
@@ -263,9 +263,9 @@ func benchMoves(b *testing.B, clients int) {
 
 // newBenchEnv is a test server whose pool has azuld's default size
 // rather than pgxpool's (the CPU count).
-func newBenchEnv(b *testing.B) *testEnv {
+func newBenchEnv(b *testing.B, opts ...func(*Config)) *testEnv {
 	b.Helper()
-	return newTestEnvAt(b, pg.NewDatabase(b), benchPoolSize)
+	return newTestEnvAt(b, pg.NewDatabase(b), benchPoolSize, opts...)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -106,8 +106,9 @@ func newTestEnv(t testing.TB) *testEnv {
 	return newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0)
 }
 
-// newTestEnvAt starts a server on a database; maxConns > 0 sizes its pool.
-func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
+// newTestEnvAt starts a server on a database; maxConns > 0 sizes its pool;
+// each option may change the server's configuration.
+func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*Config)) *testEnv {
 	t.Helper()
 	env := &testEnv{url: url, metrics: prometheus.NewRegistry(), rules: rulesets.All()}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -145,11 +146,15 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32) *testEnv {
 		_ = env.notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Observe: env.lags.observe})
 		done <- struct{}{}
 	}()
-	env.srv, err = New(Config{
+	cfg := Config{
 		Service: env.svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: env.metrics, Heartbeat: 200 * time.Millisecond,
 		Notifier: env.notifier, InboundSecret: testInboundSecret,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	env.srv, err = New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,13 @@ import (
 // everything that holds the player's name or address is erased. The
 // games' histories stay complete: they name the player by id only.
 func (s *Server) deleteMe(c echo.Context) error {
-	if c.Request().ContentLength > 0 {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "DELETE /v1/me takes no body")
-	}
+	// Who asks (and, for a browser, its CSRF token) is checked first.
 	p, err := s.authenticate(c)
 	if err != nil {
 		return err
+	}
+	if c.Request().ContentLength > 0 {
+		return problemf(http.StatusBadRequest, ProblemBadRequest, "DELETE /v1/me takes no body")
 	}
 	if err := s.svc.DeleteAccount(c.Request().Context(), p.ID); err != nil {
 		return err

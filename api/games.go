@@ -84,6 +84,9 @@ func (s *Server) createGame(c echo.Context) error {
 	if len(req.Seats) > maxSeats {
 		return problemf(http.StatusBadRequest, ProblemInvalidRequest, "a game has at most %d seats", maxSeats)
 	}
+	if err := s.limitNewGame(c, p, req.Seats); err != nil {
+		return err
+	}
 	g, err := s.svc.CreateGame(c.Request().Context(), p, req, key)
 	if err != nil {
 		return err

@@ -109,7 +109,11 @@ func (s *Server) inboundEmail(c echo.Context) error {
 	if s.notifier == nil || s.inboundSecret == "" {
 		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "inbound mail is not enabled on this server (AZUL_INBOUND_SECRET)")
 	}
+	if err := s.checkTokenAttempt(c); err != nil {
+		return err
+	}
 	if !s.inboundSecretOK(c.Request()) {
+		s.countFailedToken(c)
 		c.Response().Header().Set("WWW-Authenticate", `Basic realm="azuld inbound mail"`)
 		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "send the inbound secret as a bearer token or as the basic-auth password")
 	}
@@ -174,6 +178,9 @@ func (s *Server) mailStop(c echo.Context) error {
 	if len(token) > 128 {
 		return newProblem(http.StatusNotFound, ProblemNotFound, "unknown or expired stop link")
 	}
+	if err := s.checkTokenAttempt(c); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	var (
 		gameID string
@@ -191,6 +198,7 @@ func (s *Server) mailStop(c echo.Context) error {
 		return err
 	}
 	if !ok {
+		s.countFailedToken(c)
 		return newProblem(http.StatusNotFound, ProblemNotFound, "unknown or expired stop link")
 	}
 	res := stopResponse{GameID: gameID, Seat: seat, Stopped: stop}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
 
@@ -170,6 +171,9 @@ func (s *Server) postMove(c echo.Context) error {
 			return newProblem(http.StatusBadRequest, ProblemBadRequest, "?seat= and the body's seat differ")
 		}
 		seat = mb.Seat
+	}
+	if err := s.limitAccount(c, limits.Moves, p); err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	res, err := s.svc.Move(ctx, play.MoveRequest{

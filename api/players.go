@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
 
@@ -23,6 +24,9 @@ type registerResponse struct {
 func (s *Server) registerPlayer(c echo.Context) error {
 	var req registerRequest
 	if err := decodeJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := s.limits.Allow(c.Request().Context(), limits.Registrations, clientKey(c)); err != nil {
 		return err
 	}
 	p, token, err := s.svc.RegisterPlayer(c.Request().Context(), req.Name, req.Email)

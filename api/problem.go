@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
@@ -42,6 +44,7 @@ const (
 	ProblemTakebackConflict     = ProblemBase + "takeback-conflict"
 	ProblemNothingToTakeBack    = ProblemBase + "nothing-to-take-back"
 	ProblemBadLog               = ProblemBase + "bad-game-log"
+	ProblemRateLimited          = ProblemBase + "rate-limited"
 )
 
 // problemTitles are the fixed, human titles of each type.
@@ -65,6 +68,7 @@ var problemTitles = map[string]string{
 	ProblemTakebackConflict:     "The take-back cannot be answered now",
 	ProblemNothingToTakeBack:    "There is no such move to take back",
 	ProblemBadLog:               "The game log is refused",
+	ProblemRateLimited:          "Too many requests",
 }
 
 // Problem is an RFC 9457 problem details object. The extension members
@@ -85,6 +89,10 @@ type Problem struct {
 	LegalMoves []LegalMove `json:"legal_moves,omitempty"`
 	// CurrentVersion is the game's version, after a version conflict.
 	CurrentVersion *int64 `json:"current_version,omitempty"`
+	// RetryAfter repeats the Retry-After header's seconds, after a rate
+	// limit; Limit names the limit (limits.Specs).
+	RetryAfter int    `json:"retry_after,omitempty"`
+	Limit      string `json:"limit,omitempty"`
 }
 
 // Error makes a *Problem an error handlers can return.
@@ -111,6 +119,12 @@ func toProblem(err error) *Problem {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		return fromHTTPError(he)
+	}
+	var refusal *limits.Refusal
+	if errors.As(err, &refusal) {
+		pr := newProblem(http.StatusTooManyRequests, ProblemRateLimited, refusal.Message)
+		pr.RetryAfter, pr.Limit = refusal.RetryAfter, refusal.Limit
+		return pr
 	}
 	var rule *engine.RuleError
 	if errors.As(err, &rule) {
@@ -212,6 +226,9 @@ func writeProblem(c echo.Context, p *Problem) error {
 	}
 	if p.Status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="azuld"`)
+	}
+	if p.RetryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 	}
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(p.Status)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
 
@@ -128,7 +129,8 @@ func (s *Server) exportGame(c echo.Context) error {
 
 // importGame stores an exported log as a new game.
 func (s *Server) importGame(c echo.Context) error {
-	if _, err := s.authenticate(c); err != nil {
+	p, err := s.authenticate(c)
+	if err != nil {
 		return err
 	}
 	body, err := readBody(c)
@@ -137,6 +139,10 @@ func (s *Server) importGame(c echo.Context) error {
 	}
 	recs, err := play.ReadRecords(bytes.NewReader(body))
 	if err != nil {
+		return err
+	}
+	// An imported game is a game created.
+	if err := s.limitAccount(c, limits.Games, p); err != nil {
 		return err
 	}
 	g, err := s.svc.ImportGame(c.Request().Context(), recs)

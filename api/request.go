@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/api/web"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
 
@@ -26,27 +27,22 @@ func (s *Server) authenticate(c echo.Context) (play.Player, error) {
 	token, ok := bearerToken(c.Request())
 	if !ok && c.Request().Header.Get(echo.HeaderAuthorization) == "" && web.HasSession(c.Request()) {
 		p, found, err := s.web.Authenticate(c.Request())
-		if err != nil || found {
+		if err != nil {
 			return p, err
+		}
+		if found {
+			return p, s.limitAccount(c, limits.APICalls, p)
 		}
 	}
 	if !ok {
 		return play.Player{}, newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
 			"send Authorization: Bearer <token> with the token POST /v1/players returned")
 	}
-	if err := s.auth.sync(c.Request().Context(), s.authGeneration, false); err != nil {
-		return play.Player{}, err
-	}
-	if p, ok := s.auth.get(token); ok {
-		return p, nil
-	}
-	gen := s.auth.generation()
-	p, err := s.svc.Authenticate(c.Request().Context(), token)
+	p, err := s.verifyToken(c, token)
 	if err != nil {
 		return play.Player{}, err
 	}
-	s.auth.put(token, p, gen)
-	return p, nil
+	return p, s.limitAccount(c, limits.APICalls, p)
 }
 
 // optionalPlayer authenticates the request when it carries a token. A

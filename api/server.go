@@ -22,6 +22,7 @@ import (
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -75,6 +76,11 @@ type Config struct {
 	// the account page); nil: a sign-in link is mailed to the new
 	// address (when Notifier is set).
 	Verifier account.Verifier
+	// Limiter keeps the rate limits across replicas; nil or off: no
+	// limits. Its Run is the caller's to start.
+	Limiter *limits.Limiter
+	// Limits are the rules (AZUL_LIMIT_*); nil: limits.DefaultPolicy.
+	Limits limits.Policy
 }
 
 // Server is azuld's HTTP handler.
@@ -99,6 +105,8 @@ type Server struct {
 	// accounts manages profiles, tokens and sessions (nil without a
 	// database: those routes answer 503).
 	accounts *account.Service
+	// limits are the rate limits (nil: none).
+	limits *RateLimits
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -156,7 +164,11 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts}
+	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log)
+	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies}
+	if s.limits != nil {
+		wcfg.Limits = s.limits
+	}
 	if cfg.Notifier != nil {
 		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
 	}
@@ -169,7 +181,7 @@ func New(cfg Config) (*Server, error) {
 	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(requestID())
-	e.Use(s.observe, s.recoverPanics, s.limitBody)
+	e.Use(s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody)
 	s.routes(e)
 	s.echo = e
 	return s, nil

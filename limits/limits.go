@@ -315,3 +315,45 @@ func (l *Limiter) Cells() int {
 	defer l.mu.Unlock()
 	return len(l.local)
 }
+
+// Peek tells whether one more event of key under rule would be allowed,
+// without counting one. It is for limits counted on failure only (failed
+// token attempts): the check comes before the attempt, so a client past
+// its limit learns nothing from trying, and only a failure is then
+// counted with Allow.
+func (l *Limiter) Peek(ctx context.Context, rule Rule, key string) (Decision, error) {
+	if l.off {
+		return Decision{Allowed: true}, nil
+	}
+	if err := rule.valid(); err != nil {
+		return Decision{}, err
+	}
+	b := bucketOf(rule.Name, key)
+	if rule.Fast {
+		now := l.now()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if c := l.local[b]; c != nil {
+			if wait := later(c.tat, now).Add(c.interval).Sub(now) - rule.Period; wait > 0 {
+				return Decision{RetryAfter: wait}, nil
+			}
+		}
+		return Decision{Allowed: true}, nil
+	}
+	const q = `
+SELECT (extract(epoch FROM greatest(tat, now()) - now()) * 1e6)::bigint
+       + $2::bigint - $3::bigint
+FROM rate_limits WHERE bucket = $1`
+	var waitMicros int64
+	err := l.pool.QueryRow(ctx, q, b[:], rule.interval().Microseconds(), rule.Period.Microseconds()).Scan(&waitMicros)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Decision{Allowed: true}, nil
+	}
+	if err != nil {
+		return Decision{}, fmt.Errorf("limits: peek %s: %w", rule.Name, err)
+	}
+	if waitMicros <= 0 {
+		return Decision{Allowed: true}, nil
+	}
+	return Decision{RetryAfter: max(time.Duration(waitMicros)*time.Microsecond, time.Second)}, nil
+}

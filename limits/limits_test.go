@@ -222,3 +222,34 @@ func BenchmarkAllow(b *testing.B) {
 		})
 	}
 }
+
+func TestPeekCountsNothing(t *testing.T) {
+	l := limits.New(newPool(t), limits.Options{})
+	for _, fast := range []bool{false, true} {
+		rule := limits.Rule{Name: fmt.Sprintf("token.failed.%v", fast), Limit: 2, Period: time.Hour, Fast: fast}
+		peek := func() limits.Decision {
+			d, err := l.Peek(context.Background(), rule, "203.0.113.9")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		for range 5 {
+			if !peek().Allowed {
+				t.Fatalf("fast=%v: a peek at an unused key refused", fast)
+			}
+		}
+		allow(t, l, rule, "203.0.113.9")
+		if !peek().Allowed {
+			t.Fatalf("fast=%v: one event of two refused the next", fast)
+		}
+		allow(t, l, rule, "203.0.113.9")
+		d := peek()
+		if d.Allowed || d.RetryAfter < 29*time.Minute || d.RetryAfter > 30*time.Minute {
+			t.Fatalf("fast=%v: after two events of two, peek says %+v, want refused for about 30 min", fast, d)
+		}
+		if allow(t, l, rule, "203.0.113.9").Allowed {
+			t.Fatalf("fast=%v: the peeks counted nothing, yet a third event was allowed", fast)
+		}
+	}
+}

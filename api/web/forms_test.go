@@ -49,10 +49,18 @@ func TestCreateGameForm(t *testing.T) {
 	bea.register("Bea", "bea@example.org")
 	ana := e.browser()
 	ana.register("Ana", "ana@example.org")
+	// Ana has not played with Bea yet: she seats her by id (names and
+	// addresses find only players one shares a game with).
+	var beaMe struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(bea.get("/v1/me").must(t, http.StatusOK).Body), &beaMe); err != nil {
+		t.Fatal(err)
+	}
 
 	res := ana.post("/games/new", newGameForm(t, ana, map[string]string{
 		"ruleset": "summer-pavilion-mini", "board": "monochrome", "wild_order": "red, blue yellow orange green purple",
-		"seats": "3", "seat0": "player", "seat0_player": "Bea", "seat1": "me", "seat2": "open",
+		"seats": "3", "seat0": "player", "seat0_player": beaMe.ID, "seat1": "me", "seat2": "open",
 		"per_move": "3d", "on_timeout": "forfeit", "remind_before": "12h",
 	})).must(t, http.StatusSeeOther)
 	id := strings.TrimPrefix(res.Header.Get("Location"), "/games/")
@@ -90,7 +98,7 @@ func TestCreateGameForm(t *testing.T) {
 		want   string
 	}{
 		{map[string]string{"wild_order": "red red red red red red", "ruleset": "summer-pavilion-mini"}, "wild_order", "wild"},
-		{map[string]string{"seat1": "player", "seat1_player": "nobody@example.org"}, "seat1", "no player"},
+		{map[string]string{"seat1": "player", "seat1_player": "nobody@example.org"}, "seat1", "no one you have played with"},
 		{map[string]string{"seat1": "player", "seat1_player": ""}, "seat1", "name the player"},
 		{map[string]string{"per_move": "5s"}, "per_move", "at least 1m"},
 		{map[string]string{"per_move": "soon"}, "per_move", "not a duration"},

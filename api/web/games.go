@@ -16,6 +16,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/bots"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
@@ -430,6 +431,9 @@ func (w *Web) createGame(c echo.Context) error {
 	ctx := c.Request().Context()
 	req := w.readCreateForm(ctx, s.Player, f)
 	if len(f.Errors) == 0 {
+		if err := w.limitNewGame(ctx, s.Player, req.Seats); err != nil {
+			return w.fail(c, s, err)
+		}
 		g, err := w.svc.CreateGame(ctx, s.Player, req, f.Values["key"])
 		if err == nil {
 			return c.Redirect(http.StatusSeeOther, "/games/"+g.ID)
@@ -503,7 +507,7 @@ func (w *Web) readCreateForm(ctx context.Context, me play.Player, f *form) play.
 		case seatOpen, "":
 			req.Seats = append(req.Seats, play.SeatSpec{})
 		case seatPlayer:
-			id, err := w.findPlayer(ctx, v[k+"_player"])
+			id, err := w.findPlayer(ctx, me, v[k+"_player"])
 			if err != nil {
 				f.Errors[k] = err.Error()
 			}
@@ -549,10 +553,15 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// findPlayer resolves a seat's player by id, email or name.
-func (w *Web) findPlayer(ctx context.Context, who string) (string, error) {
+// findPlayer resolves a seat's player by id, or by name or email among
+// the players who already share a game with me. Searching every player
+// would tell anyone who is registered with an address; one answer for "no
+// such player" and "no one you have played with" tells nothing. Someone
+// new is seated by their player id (which they see on their pages and in
+// GET /v1/me), or invited by an open seat and the game's link.
+func (w *Web) findPlayer(ctx context.Context, me play.Player, who string) (string, error) {
 	if who == "" {
-		return "", errors.New("name the player: a name, an email address or a player id")
+		return "", errors.New("name the player: a player id, or the name or email address of someone you have played with")
 	}
 	if u, err := uuid.Parse(who); err == nil && len(who) == 36 {
 		return u.String(), nil
@@ -560,21 +569,51 @@ func (w *Web) findPlayer(ctx context.Context, who string) (string, error) {
 	if w.pool == nil {
 		return "", errors.New("players can be named by id only on this server")
 	}
-	rows, err := w.pool.Query(ctx, `SELECT id::text FROM players WHERE lower(email) = lower($1) OR lower(name) = lower($1) ORDER BY created_at LIMIT 2`, who)
+	rows, err := w.pool.Query(ctx, `
+		SELECT DISTINCT p.id::text, p.created_at
+		FROM game_seats mine
+		JOIN game_seats theirs ON theirs.game_id = mine.game_id
+		JOIN players p ON p.id = theirs.player_id
+		WHERE mine.player_id = $2 AND p.id <> $2
+		  AND (lower(p.email) = lower($1) OR lower(p.name) = lower($1))
+		ORDER BY p.created_at LIMIT 2`, who, me.ID)
 	if err != nil {
 		return "", fmt.Errorf("look up player %q: %w", who, err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	ids, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var id string
+		var created time.Time
+		err := r.Scan(&id, &created)
+		return id, err
+	})
 	if err != nil {
 		return "", fmt.Errorf("look up player %q: %w", who, err)
 	}
 	switch len(ids) {
 	case 0:
-		return "", fmt.Errorf("no player is named %q or registered with that address", truncate(who, 64))
+		return "", fmt.Errorf("no one you have played with is named %q or has that address: to seat someone new, give their player id (shown on their pages), or leave the seat open and send them the game's link", truncate(who, 64))
 	case 1:
 		return ids[0], nil
 	}
-	return "", fmt.Errorf("several players answer to %q: give the email address or the player id", truncate(who, 64))
+	return "", fmt.Errorf("several players you have played with answer to %q: give the email address or the player id", truncate(who, 64))
+}
+
+// limitNewGame counts a game created and the seats it gives to other
+// players (invitations) under the rate limits.
+// The games limit is looked at first, so a game refused for its
+// invitations does not use up a game.
+func (w *Web) limitNewGame(ctx context.Context, me play.Player, seats []play.SeatSpec) error {
+	if err := w.limits.Peek(ctx, limits.Games, me.ID); err != nil {
+		return err
+	}
+	for _, seat := range seats {
+		if seat.Player != "" && seat.Player != "me" && seat.Player != me.ID {
+			if err := w.limits.Allow(ctx, limits.Invitations, me.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return w.limits.Allow(ctx, limits.Games, me.ID)
 }
 
 // fieldOf is the form field an error message of the command path is

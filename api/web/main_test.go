@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/migrations"
 	"github.com/azuld/azuld/notify"
@@ -80,6 +82,25 @@ func newEnv(t testing.TB, deliver bool) *env {
 // newEnvWith is newEnv with a mailer for the notifier (nil: the log).
 func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 	t.Helper()
+	return newEnvOpts(t, envOptions{deliver: deliver, mailer: mailer})
+}
+
+// envOptions are the settings of a test server.
+type envOptions struct {
+	deliver bool
+	mailer  notify.Mailer
+	// proxies are the trusted proxies (the tests' client is 127.0.0.1).
+	proxies []netip.Prefix
+	// limits, when set, turns the rate limits on with these rules.
+	limits limits.Policy
+	// tls serves over TLS.
+	tls bool
+}
+
+// newEnvOpts starts a server with options.
+func newEnvOpts(t testing.TB, o envOptions) *env {
+	t.Helper()
+	deliver, mailer := o.deliver, o.mailer
 	e := &env{t: t, url: pg.NewDatabase(t), logs: &syncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := pgxpool.New(ctx, e.url)
@@ -107,14 +128,23 @@ func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 		defer close(followed)
 		_ = notifier.Follow(ctx, notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 	}()
-	e.srv, err = api.New(api.Config{
+	acfg := api.Config{
 		Service: e.svc, Pool: pool, Logger: log, Notifier: notifier,
-		WebNow: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) },
-	})
+		WebNow:         func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) },
+		TrustedProxies: o.proxies,
+	}
+	if o.limits != nil {
+		acfg.Limiter, acfg.Limits = limits.New(pool, limits.Options{}), o.limits
+	}
+	e.srv, err = api.New(acfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.http = httptest.NewServer(e.srv.Handler())
+	if o.tls {
+		e.http = httptest.NewTLSServer(e.srv.Handler())
+	} else {
+		e.http = httptest.NewServer(e.srv.Handler())
+	}
 	t.Cleanup(func() {
 		e.srv.Close()
 		e.http.Close()
@@ -143,6 +173,7 @@ func (e *env) browser() *browser {
 	}
 	return &browser{t: e.t, e: e, client: &http.Client{
 		Jar:           jar,
+		Transport:     e.http.Client().Transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }

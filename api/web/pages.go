@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -140,7 +142,7 @@ func (w *Web) newPage(c echo.Context, s *session, name, title string) *page {
 	if s != nil {
 		p.CSRF = s.CSRF
 	} else {
-		p.CSRF = anonCSRF(c)
+		p.CSRF = w.anonCSRF(c)
 	}
 	return p
 }
@@ -156,7 +158,10 @@ func (w *Web) session(c echo.Context) (*session, error) {
 func statusOf(err error) (int, bool) {
 	var rule *engine.RuleError
 	var conflict *events.ConflictError
+	var refusal *limits.Refusal
 	switch {
+	case errors.As(err, &refusal):
+		return http.StatusTooManyRequests, true
 	case errors.Is(err, ErrCSRF), errors.Is(err, play.ErrForbidden), errors.Is(err, engine.ErrNotYourTurn):
 		return http.StatusForbidden, true
 	case errors.Is(err, play.ErrUnauthenticated):
@@ -179,6 +184,10 @@ func statusOf(err error) (int, bool) {
 func (w *Web) fail(c echo.Context, s *session, err error) error {
 	status, show := statusOf(err)
 	msg := err.Error()
+	var refusal *limits.Refusal
+	if errors.As(err, &refusal) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(refusal.RetryAfter))
+	}
 	if !show {
 		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", c.Request().URL.Path, "err", msg)
 		msg = "Something went wrong on the server. Please try again in a moment."
@@ -231,8 +240,15 @@ func (w *Web) signin(c echo.Context) error {
 	ctx := c.Request().Context()
 	switch {
 	case token != "":
+		// Past the failed token limit, a token is not even looked at.
+		if err := w.limits.Peek(ctx, limits.FailedTokens, clientKey(c)); err != nil {
+			return w.fail(c, nil, err)
+		}
 		p, err := w.svc.Authenticate(ctx, token)
 		if errors.Is(err, play.ErrUnauthenticated) {
+			if err := w.limits.Allow(ctx, limits.FailedTokens, clientKey(c)); err != nil {
+				return w.fail(c, nil, err)
+			}
 			f.Errors["token"] = "This is not a token of this server: it is the azt_… token POST /v1/players or the registration page showed."
 			return w.render(c, http.StatusUnauthorized, "signin", w.signinPage(c, f))
 		}
@@ -255,6 +271,14 @@ func (w *Web) signin(c echo.Context) error {
 			f.Errors["email"] = "email must be a plain address like ana@example.org"
 			return w.render(c, http.StatusBadRequest, "signin", w.signinPage(c, f))
 		}
+		// Counted whether or not the address is registered, so a refusal
+		// tells nothing either.
+		if err := w.limits.Allow(ctx, limits.SigninLinks, clientKey(c)); err != nil {
+			return w.fail(c, nil, err)
+		}
+		if err := w.limits.Allow(ctx, limits.SigninLinksTo, strings.ToLower(email)); err != nil {
+			return w.fail(c, nil, err)
+		}
 		if err := w.mailLinks(c, email); err != nil {
 			return w.fail(c, nil, err)
 		}
@@ -268,6 +292,9 @@ func (w *Web) signin(c echo.Context) error {
 	f.Errors[""] = "Give your email address, or paste your API token."
 	return w.render(c, http.StatusBadRequest, "signin", w.signinPage(c, f))
 }
+
+// clientKey is the request's client address as limits key it.
+func clientKey(c echo.Context) string { return limits.AddressKey(c.RealIP()) }
 
 // plausibleEmail is a cheap check before a lookup.
 func plausibleEmail(s string) bool {
@@ -322,7 +349,7 @@ func (w *Web) base(c echo.Context) string {
 		return w.baseURL
 	}
 	scheme := "http"
-	if secure(c.Request()) {
+	if w.secure(c.Request()) {
 		scheme = "https"
 	}
 	return scheme + "://" + c.Request().Host
@@ -347,8 +374,15 @@ func (w *Web) useLink(c echo.Context) error {
 	if !ok {
 		return err
 	}
-	p, err := w.useSigninLink(c.Request().Context(), c.Param("token"))
+	ctx := c.Request().Context()
+	if err := w.limits.Peek(ctx, limits.FailedTokens, clientKey(c)); err != nil {
+		return w.fail(c, s, err)
+	}
+	p, err := w.useSigninLink(ctx, c.Param("token"))
 	if errors.Is(err, errLinkUsed) {
+		if err := w.limits.Allow(ctx, limits.FailedTokens, clientKey(c)); err != nil {
+			return w.fail(c, s, err)
+		}
 		pg := w.newPage(c, s, "link", "Sign in")
 		pg.Form = newForm()
 		pg.Form.Errors[""] = err.Error()
@@ -395,6 +429,9 @@ func (w *Web) register(c echo.Context) error {
 	var p play.Player
 	var token string
 	if len(f.Errors) == 0 {
+		if err := w.limits.Allow(c.Request().Context(), limits.Registrations, clientKey(c)); err != nil {
+			return w.fail(c, s, err)
+		}
 		p, token, err = w.svc.RegisterPlayer(c.Request().Context(), name, email)
 		if err != nil {
 			status, show := statusOf(err)

@@ -8,7 +8,9 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -66,18 +68,45 @@ func sameSecret(a, b string) bool {
 	return a != "" && b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// secure reports whether the request came over TLS, directly or through a
-// proxy that says so: only then are cookies marked Secure (a local
-// http://localhost server must still work).
-func secure(r *http.Request) bool {
-	return r.TLS != nil || strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
+// OverTLS reports whether the request came over TLS: directly, or through
+// a trusted proxy (AZUL_TRUSTED_PROXIES) whose X-Forwarded-Proto says
+// https. Anyone can send that header, so from any other peer it is
+// ignored. Only then are cookies marked Secure (a local http://localhost
+// server must still work) and HSTS sent.
+func OverTLS(r *http.Request, trusted []netip.Prefix) bool {
+	if r.TLS != nil {
+		return true
+	}
+	if len(trusted) == 0 {
+		return false
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	peer = peer.Unmap()
+	for _, p := range trusted {
+		if p.Contains(peer) {
+			// The proxy next to us has the last word.
+			protos := strings.Split(r.Header.Get("X-Forwarded-Proto"), ",")
+			return strings.EqualFold(strings.TrimSpace(protos[len(protos)-1]), "https")
+		}
+	}
+	return false
 }
 
+// secure is OverTLS with the configured proxies.
+func (w *Web) secure(r *http.Request) bool { return OverTLS(r, w.trusted) }
+
 // setCookie writes one of the web client's cookies.
-func setCookie(c echo.Context, name, value string, maxAge int) {
+func (w *Web) setCookie(c echo.Context, name, value string, maxAge int) {
 	c.SetCookie(&http.Cookie{
 		Name: name, Value: value, Path: "/", MaxAge: maxAge,
-		HttpOnly: true, Secure: secure(c.Request()), SameSite: http.SameSiteLaxMode,
+		HttpOnly: true, Secure: w.secure(c.Request()), SameSite: http.SameSiteLaxMode,
 	})
 }
 
@@ -124,7 +153,7 @@ func (w *Web) startSession(c echo.Context, p play.Player) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start web session: %w", err)
 	}
-	setCookie(c, sessionCookie, id, int(w.sessionTTL.Seconds()))
+	w.setCookie(c, sessionCookie, id, int(w.sessionTTL.Seconds()))
 	return s, nil
 }
 
@@ -145,7 +174,7 @@ func (w *Web) endSession(c echo.Context, s *session) error {
 	if err := w.dropSession(c.Request().Context(), s); err != nil {
 		return err
 	}
-	setCookie(c, sessionCookie, "", -1)
+	w.setCookie(c, sessionCookie, "", -1)
 	return nil
 }
 
@@ -203,12 +232,12 @@ func HasSession(r *http.Request) bool {
 
 // anonCSRF is the visitor's pre-sign-in form token, set as a cookie when
 // missing.
-func anonCSRF(c echo.Context) string {
+func (w *Web) anonCSRF(c echo.Context) string {
 	if ck, err := c.Request().Cookie(anonCSRFCookie); err == nil && len(ck.Value) >= 32 && len(ck.Value) <= 128 {
 		return ck.Value
 	}
 	t := randomToken()
-	setCookie(c, anonCSRFCookie, t, 0)
+	w.setCookie(c, anonCSRFCookie, t, 0)
 	return t
 }
 

@@ -13,6 +13,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,6 +28,12 @@ import (
 // connections come from this server only, and nothing inline runs.
 const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// noLimits limits nothing.
+type noLimits struct{}
+
+func (noLimits) Allow(context.Context, string, string) error { return nil }
+func (noLimits) Peek(context.Context, string, string) error  { return nil }
 
 // Default lifetimes.
 const (
@@ -60,6 +67,19 @@ type Config struct {
 	SessionTTL, LinkTTL time.Duration
 	// Accounts serves the account page (/account); nil: no account page.
 	Accounts *account.Service
+	// TrustedProxies are the proxies whose X-Forwarded-Proto is believed
+	// (see OverTLS).
+	TrustedProxies []netip.Prefix
+	// Limits checks the forms' rate limits; nil: none.
+	Limits Limits
+}
+
+// Limits are the rate limits of the forms (the API's, see
+// limits.Specs): Allow counts one event of a key under a named limit,
+// Peek only looks. Both answer nil or a *limits.Refusal.
+type Limits interface {
+	Allow(ctx context.Context, name, key string) error
+	Peek(ctx context.Context, name, key string) error
 }
 
 // Web serves the pages.
@@ -75,6 +95,8 @@ type Web struct {
 	pages      map[string]*template.Template
 	static     *staticFiles
 	accounts   *account.Service
+	trusted    []netip.Prefix
+	limits     Limits
 }
 
 // New builds the web client.
@@ -85,6 +107,10 @@ func New(cfg Config) (*Web, error) {
 	w := &Web{
 		svc: cfg.Service, pool: cfg.Pool, mailer: cfg.Mailer, baseURL: cfg.BaseURL, log: cfg.Logger,
 		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL, accounts: cfg.Accounts,
+		trusted: cfg.TrustedProxies, limits: cfg.Limits,
+	}
+	if w.limits == nil {
+		w.limits = noLimits{}
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)

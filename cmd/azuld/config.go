@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/azuld/azuld/internal/pgfetch"
+	"github.com/azuld/azuld/limits"
 )
 
 // config is azuld's configuration. Every field has a flag and an AZUL_*
@@ -52,6 +53,59 @@ type config struct {
 	NotifyWorkers int
 	// WebhookAllowPrivate lets webhooks reach internal addresses.
 	WebhookAllowPrivate bool
+
+	// RateLimits is "on" or "off" (AZUL_RATE_LIMITS); Limits holds each
+	// limit's value by name (AZUL_LIMIT_*, see limits.Specs).
+	RateLimits onOff
+	Limits     map[string]string
+}
+
+// onOff is a switch written on or off (true and false also do).
+type onOff struct{ on bool }
+
+func (o *onOff) String() string {
+	if o == nil || o.on {
+		return "on"
+	}
+	return "off"
+}
+
+func (o *onOff) Set(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "1", "yes":
+		o.on = true
+	case "off", "false", "0", "no":
+		o.on = false
+	default:
+		return fmt.Errorf("%q is neither on nor off", v)
+	}
+	return nil
+}
+
+// limitValue is one limit's setting, checked when set.
+type limitValue struct {
+	name string
+	into map[string]string
+}
+
+func (l limitValue) String() string {
+	if l.into == nil {
+		return ""
+	}
+	return l.into[l.name]
+}
+
+func (l limitValue) Set(v string) error {
+	if _, _, err := limits.ParseRule(l.name, v); err != nil {
+		return err
+	}
+	l.into[l.name] = strings.TrimSpace(v)
+	return nil
+}
+
+// limitPolicy is the configured rule of every limit.
+func (c *config) limitPolicy() (limits.Policy, error) {
+	return limits.ParsePolicy(func(name string) string { return c.Limits[name] })
 }
 
 // option describes one configuration setting for flags, environment and
@@ -207,6 +261,16 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("notify-workers", "AZUL_NOTIFY_WORKERS", "", false)
 		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
 		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
+		cfg.RateLimits = onOff{on: true}
+		fs.Var(&cfg.RateLimits, "rate-limits", "rate limits (docs/limits.md): on, or off for a closed server, load tests and benchmarks")
+		add("rate-limits", "AZUL_RATE_LIMITS", "", false)
+		cfg.Limits = map[string]string{}
+		for _, spec := range limits.Specs {
+			cfg.Limits[spec.Name] = spec.Default
+			flagName := "limit-" + strings.ReplaceAll(spec.Name, "_", "-")
+			fs.Var(limitValue{name: spec.Name, into: cfg.Limits}, flagName, "limit of "+spec.Counts+": a count per period (5/h, 120/min, 50/d, 30/10m) or off")
+			add(flagName, limits.EnvName(spec.Name), "", false)
+		}
 	}
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	add("log-level", "AZUL_LOG_LEVEL", "", false)

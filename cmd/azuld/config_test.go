@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/azuld/azuld/limits"
 )
 
 // envOf returns a getenv over a fixed map.
@@ -253,5 +255,62 @@ func TestBadTrustedProxiesStopTheStart(t *testing.T) {
 	}
 	if strings.Contains(errOut.String(), "127.0.0.1:1") {
 		t.Errorf("the database was tried first:\n%s", errOut.String())
+	}
+}
+
+// Every limit has its own setting, read strictly; AZUL_RATE_LIMITS turns
+// them all off.
+func TestRateLimitSettings(t *testing.T) {
+	var cfg config
+	s := newSettings("serve", withDatabase|withHTTP, &cfg, envOf(nil), &bytes.Buffer{})
+	if err := s.parse(nil, envOf(nil)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := cfg.limitPolicy()
+	if err != nil || !cfg.RateLimits.on || len(p) != len(limits.Specs) {
+		t.Fatalf("defaults: on=%v, %d rules, %v", cfg.RateLimits.on, len(p), err)
+	}
+
+	env := envOf(map[string]string{"AZUL_RATE_LIMITS": "off", "AZUL_LIMIT_REGISTRATIONS": "10/h", "AZUL_LIMIT_MOVES": "off"})
+	cfg = config{}
+	s = newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
+	if err := s.parse([]string{"--limit-signin-links-to", "2/d"}, env); err != nil {
+		t.Fatal(err)
+	}
+	p, err = cfg.limitPolicy()
+	if err != nil || cfg.RateLimits.on {
+		t.Fatalf("on=%v err=%v", cfg.RateLimits.on, err)
+	}
+	if r, _ := p.Rule(limits.Registrations); r.Limit != 10 || r.Period != time.Hour {
+		t.Errorf("registrations %+v", r)
+	}
+	if r, _ := p.Rule(limits.SigninLinksTo); r.Limit != 2 || r.Period != 24*time.Hour {
+		t.Errorf("the flag's sign-in links per address %+v", r)
+	}
+	if _, on := p.Rule(limits.Moves); on {
+		t.Error("AZUL_LIMIT_MOVES=off still limits moves")
+	}
+	if r, _ := p.Rule(limits.Games); r.Limit != 60 || !r.Fast {
+		t.Errorf("games kept its default? %+v", r)
+	}
+	printed := fmt.Sprint(s.printable()...)
+	for _, want := range []string{"AZUL_RATE_LIMITS", "off (env)", "AZUL_LIMIT_REGISTRATIONS", "10/h (env)", "AZUL_LIMIT_INVITATIONS", "50/d (default)"} {
+		if !strings.Contains(printed, want) {
+			t.Errorf("the start-up printout lacks %q: %s", want, printed)
+		}
+	}
+
+	for env, want := range map[string]string{
+		"AZUL_RATE_LIMITS":         "neither on nor off",
+		"AZUL_LIMIT_REGISTRATIONS": "not a rate",
+		"AZUL_LIMIT_FAILED_TOKENS": "at least 1",
+	} {
+		bad := map[string]string{"AZUL_RATE_LIMITS": "maybe", "AZUL_LIMIT_REGISTRATIONS": "lots", "AZUL_LIMIT_FAILED_TOKENS": "0/h"}
+		getenv := envOf(map[string]string{env: bad[env]})
+		var cfg config
+		err := newSettings("serve", withDatabase|withHTTP, &cfg, getenv, &bytes.Buffer{}).parse(nil, getenv)
+		if err == nil || !strings.Contains(err.Error(), env) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=%s: %v, want an error naming the variable and saying %q", env, bad[env], err, want)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/notify"
@@ -86,6 +87,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	policy, err := cfg.limitPolicy()
+	if err != nil {
+		return err
+	}
 	log.Info("azuld starting", "version", version())
 	log.Info("configuration", s.printable()...)
 
@@ -111,11 +116,21 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	svc := newService(pool, log, true, cfg.Notify)
 	notifier.Attach(svc)
 	listener := events.NewListener(db.url, log)
+	// The replicas share their limits through the database (limits).
+	limiter := limits.New(pool, limits.Options{Off: !cfg.RateLimits.on})
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "azuld_rate_limit_cells",
+		Help: "Keys the fast rate limits hold in this replica's memory.",
+	}, func() float64 { return float64(limiter.Cells()) }))
+	if limiter.Off() {
+		log.Warn("rate limits are off (AZUL_RATE_LIMITS=off): nothing stops a stranger from registering, guessing tokens or flooding mail")
+	}
 
 	srv, err := api.New(api.Config{
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
 		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
+		Limiter: limiter, Limits: policy,
 	})
 	if err != nil {
 		return err
@@ -129,7 +144,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	var smtpListener *smtpin.Server
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
-		smtpListener, err = smtpin.New(smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler()})
+		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler()}
+		if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
+			smtpCfg.Admit = rl.AdmitMail
+		}
+		smtpListener, err = smtpin.New(smtpCfg)
 		if err == nil {
 			smtpLn, err = net.Listen("tcp", cfg.SMTPListen)
 		}
@@ -157,6 +176,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 			log.Error("following the log stopped", "err", err.Error())
 		}
 	})
+	wg.Go(func() { runLimiter(bg, limiter, log) })
 	if cfg.Bots {
 		wg.Go(func() {
 			if err := svc.RunBots(bg); err != nil && bg.Err() == nil {
@@ -213,6 +233,24 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		log.Info("azuld stopped")
 	}
 	return runErr
+}
+
+// runLimiter synchronises the fast limits with the other replicas until
+// ctx ends. A failed round is logged and tried again a second later: the
+// limits then hold per replica meanwhile, and play goes on.
+func runLimiter(ctx context.Context, l *limits.Limiter, log *slog.Logger) {
+	for {
+		err := l.Run(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("rate limits not synchronised with the other replicas; trying again", "err", fmt.Sprint(err))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // newHTTPServer sets the timeouts that protect the server from slow or

@@ -81,6 +81,13 @@ type Config struct {
 	// Postmaster receives the messages addressed to postmaster@ alone;
 	// an error defers them (451). Default: one log line, then dropped.
 	Postmaster Handler
+	// Admit, when set, is asked before a sender is taken (at MAIL FROM,
+	// with rcpt "") and before each play+ recipient (at RCPT TO): azuld's
+	// rate limits per sender and per seat address. An error refuses that
+	// command: a *Reject answers its code, which here may also be a
+	// temporary 421, 450 or 451 (the sending MTA then tries again later);
+	// any other error answers 451.
+	Admit func(ctx context.Context, remote net.Addr, from, rcpt string) error
 }
 
 // Server is one SMTP listener.
@@ -267,6 +274,9 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 	if from == "" {
 		from = "<>"
 	}
+	if err := ss.admit(from, ""); err != nil {
+		return err
+	}
 	ss.from = from
 	ss.rcpts = nil
 	ss.postmaster = nil
@@ -284,6 +294,9 @@ func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	case l == "postmaster":
 		ss.postmaster = append(ss.postmaster, to)
 	case strings.HasPrefix(l, "play+") && len(l) > len("play+"):
+		if err := ss.admit(ss.from, to); err != nil {
+			return err
+		}
 		ss.rcpts = append(ss.rcpts, to)
 	default:
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such mailbox"}
@@ -317,7 +330,7 @@ func (ss *session) Data(r io.Reader) error {
 		if code < 500 || code > 599 {
 			code = 550
 		}
-		enhanced, msg := enhancedCode(strings.Join(strings.Fields(rej.Message), " "))
+		enhanced, msg := enhancedCode(strings.Join(strings.Fields(rej.Message), " "), 5)
 		if msg == "" {
 			msg = "Message refused"
 		}
@@ -328,24 +341,54 @@ func (ss *session) Data(r io.Reader) error {
 	return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, try again later"}
 }
 
-// enhancedCode splits a permanent enhanced status code ("5.1.1") off the
-// start of a reply text, so the reply carries it once; a text without one
-// gets 5.0.0 (other or undefined status).
-func enhancedCode(text string) (smtp.EnhancedCode, string) {
-	code := smtp.EnhancedCode{5, 0, 0}
+// enhancedCode splits an enhanced status code of the class (5: "5.1.1",
+// 4: "4.7.1") off the start of a reply text, so the reply carries it once;
+// a text without one gets <class>.0.0 (other or undefined status).
+func enhancedCode(text string, class int) (smtp.EnhancedCode, string) {
+	code := smtp.EnhancedCode{class, 0, 0}
 	head, rest, _ := strings.Cut(text, " ")
 	parts := strings.Split(head, ".")
-	if len(parts) != 3 || parts[0] != "5" {
+	if len(parts) != 3 || parts[0] != strconv.Itoa(class) {
 		return code, text
 	}
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 0 || n > 999 || len(p) > 3 {
-			return smtp.EnhancedCode{5, 0, 0}, text
+			return smtp.EnhancedCode{class, 0, 0}, text
 		}
 		code[i] = n
 	}
 	return code, rest
+}
+
+// admit asks Config.Admit about a sender or a recipient; its refusal is
+// the SMTP reply.
+func (ss *session) admit(from, rcpt string) error {
+	if ss.s.cfg.Admit == nil {
+		return nil
+	}
+	err := ss.s.cfg.Admit(ss.s.handlerContext(), ss.remote, from, rcpt)
+	if err == nil {
+		return nil
+	}
+	var rej *Reject
+	if !errors.As(err, &rej) {
+		ss.s.log.Warn("admission check failed", "from", from, "rcpt", rcpt, "err", err)
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, try again later"}
+	}
+	code := rej.Code
+	switch {
+	case code == 421 || code == 450 || code == 451:
+	case code >= 500 && code <= 599:
+	default:
+		code = 451
+	}
+	enhanced, msg := enhancedCode(strings.Join(strings.Fields(rej.Message), " "), code/100)
+	if msg == "" {
+		msg = "Not now, try again later"
+	}
+	ss.s.log.Info("sender or recipient refused", "from", from, "rcpt", rcpt, "code", code, "reason", msg)
+	return &smtp.SMTPError{Code: code, EnhancedCode: enhanced, Message: msg}
 }
 
 func cutLast(s, sep string) (before, after string, found bool) {

@@ -400,3 +400,77 @@ func TestListenAndServe(t *testing.T) {
 		t.Error("ListenAndServe on a taken address returned nil")
 	}
 }
+
+// Config.Admit is asked about the sender at MAIL and each play+ recipient
+// at RCPT; a temporary refusal answers its 4xx code and enhanced code, and
+// the message is never handed on.
+func TestAdmit(t *testing.T) {
+	type ask struct{ from, rcpt string }
+	var mu sync.Mutex
+	var asked []ask
+	cfg := Config{Admit: func(ctx context.Context, remote net.Addr, from, rcpt string) error {
+		mu.Lock()
+		asked = append(asked, ask{from, rcpt})
+		mu.Unlock()
+		if ctx == nil || remote == nil {
+			return errors.New("no context or remote address")
+		}
+		switch {
+		case from == "flood@example.net" && rcpt == "":
+			return &Reject{Code: 450, Message: "4.7.1 Too many mails from this sender: try again in 12 minutes."}
+		case strings.HasPrefix(rcpt, "play+busy"):
+			return &Reject{Code: 451, Message: "Too many mails to this seat address"}
+		case strings.HasPrefix(rcpt, "play+broken"):
+			return errors.New("limiter down")
+		case strings.HasPrefix(rcpt, "play+odd"):
+			return &Reject{Code: 299, Message: "nonsense code"}
+		}
+		return nil
+	}}
+	addr, _, got, _ := start(t, cfg, nil)
+	c := dial(t, addr)
+
+	err := c.Mail("flood@example.net")
+	var te *textproto.Error
+	if !errors.As(err, &te) || te.Code != 450 || !strings.HasPrefix(te.Msg, "4.7.1 Too many mails from this sender") || strings.Count(te.Msg, "4.7.1") != 1 {
+		t.Fatalf("MAIL from a limited sender: %v", err)
+	}
+	if err := c.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Mail("ann@example.net"); err != nil {
+		t.Fatal(err)
+	}
+	for rcpt, want := range map[string]string{
+		"play+busy@" + domain:   "451 4.0.0 Too many mails to this seat address",
+		"play+broken@" + domain: "451 4.3.0",
+		"play+odd@" + domain:    "451 4.0.0 nonsense code",
+	} {
+		err := c.Rcpt(rcpt)
+		if !errors.As(err, &te) || !strings.HasPrefix(fmt.Sprintf("%d %s", te.Code, te.Msg), want) {
+			t.Errorf("RCPT %s: %v, want %q", rcpt, err, want)
+		}
+	}
+	if _, err := c.Data(); err == nil {
+		t.Fatal("DATA with every recipient refused was accepted")
+	}
+	select {
+	case d := <-got:
+		t.Fatalf("a refused message reached the handler: %+v", d.env)
+	default:
+	}
+	// An admitted one goes through, asked about once per step.
+	mu.Lock()
+	asked = nil
+	mu.Unlock()
+	c2 := dial(t, addr)
+	if n, err := send(c2, "ann@example.net", []string{"play+abc@" + domain}, message); n != 0 || err != nil {
+		t.Fatalf("admitted message: %d %v", n, err)
+	}
+	<-got
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 || asked[0] != (ask{"ann@example.net", ""}) || asked[1] != (ask{"ann@example.net", "play+abc@" + domain}) {
+		t.Errorf("Admit asked %v", asked)
+	}
+}
