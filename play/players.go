@@ -65,11 +65,12 @@ func (s *Service) RegisterPlayer(ctx context.Context, name, email string) (Playe
 	}
 	p := Player{Name: name, Email: email}
 	err = s.pool.QueryRow(ctx,
-		`INSERT INTO players (name, email, token_hash) VALUES ($1, $2, $3) RETURNING id::text, created_at`,
-		name, email, hash).Scan(&p.ID, &p.CreatedAt)
+		`INSERT INTO players AS p (name, email, token_hash) VALUES ($1, $2, $3) RETURNING `+PlayerColumns,
+		name, email, hash).Scan(p.ScanTargets()...)
 	if err != nil {
 		return Player{}, "", fmt.Errorf("insert player: %w", err)
 	}
+	p.fillStatus()
 	return p, token, nil
 }
 
@@ -80,14 +81,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Player, error
 	}
 	var p Player
 	err := s.pool.QueryRow(ctx,
-		`SELECT id::text, name, email, created_at FROM players WHERE token_hash = $1`,
-		hashToken(token)).Scan(&p.ID, &p.Name, &p.Email, &p.CreatedAt)
+		`SELECT `+PlayerColumns+` FROM players p WHERE token_hash = $1`,
+		hashToken(token)).Scan(p.ScanTargets()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Player{}, ErrUnauthenticated
 	}
 	if err != nil {
 		return Player{}, fmt.Errorf("look up token: %w", err)
 	}
+	p.fillStatus()
 	return p, nil
 }
 
@@ -98,13 +100,41 @@ func (s *Service) Player(ctx context.Context, id string) (Player, error) {
 	}
 	var p Player
 	err := s.pool.QueryRow(ctx,
-		`SELECT id::text, name, email, created_at FROM players WHERE id = $1`, id).
-		Scan(&p.ID, &p.Name, &p.Email, &p.CreatedAt)
+		`SELECT `+PlayerColumns+` FROM players p WHERE id = $1`, id).
+		Scan(p.ScanTargets()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Player{}, fmt.Errorf("%w: player %s", ErrNotFound, id)
 	}
 	if err != nil {
 		return Player{}, fmt.Errorf("look up player: %w", err)
 	}
+	p.fillStatus()
 	return p, nil
+}
+
+// PlayerColumns are the columns of players that ScanTargets reads, in
+// its order; the table is aliased p.
+const PlayerColumns = "p.id::text, p.name, p.email, p.created_at, p.email_verified, p.email_undeliverable_at IS NOT NULL"
+
+// ScanTargets are the destinations of PlayerColumns; call FillStatus
+// after the scan.
+func (p *Player) ScanTargets() []any {
+	p.undeliverable = false
+	return []any{&p.ID, &p.Name, &p.Email, &p.CreatedAt, &p.EmailVerified, &p.undeliverable}
+}
+
+// FillStatus derives EmailStatus after a scan of PlayerColumns.
+func (p *Player) FillStatus() { p.fillStatus() }
+
+func (p *Player) fillStatus() {
+	switch {
+	case p.Email == "":
+		p.EmailStatus = EmailNone
+	case p.undeliverable:
+		p.EmailStatus = EmailUndeliverable
+	case !p.EmailVerified:
+		p.EmailStatus = EmailUnverified
+	default:
+		p.EmailStatus = EmailOK
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -89,16 +90,17 @@ func (w *Web) currentSession(ctx context.Context, r *http.Request) (*session, er
 	}
 	s := &session{idHash: hashSecret(ck.Value)}
 	err = w.pool.QueryRow(ctx, `
-		SELECT p.id::text, p.name, p.email, p.created_at, s.csrf_token
+		SELECT s.csrf_token, `+play.PlayerColumns+`
 		FROM web_sessions s JOIN players p ON p.id = s.player_id
 		WHERE s.id_hash = $1 AND s.expires_at > $2`, s.idHash, w.now()).
-		Scan(&s.Player.ID, &s.Player.Name, &s.Player.Email, &s.Player.CreatedAt, &s.CSRF)
+		Scan(append([]any{&s.CSRF}, s.Player.ScanTargets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up web session: %w", err)
 	}
+	s.Player.FillStatus()
 	return s, nil
 }
 
@@ -235,6 +237,12 @@ var errTooManyLinks = errors.New("sign-in links already on their way")
 // It also deletes what has expired: asking for a link is rare enough to
 // carry the clean-up.
 func (w *Web) newSigninLink(ctx context.Context, playerID string) (string, error) {
+	return w.newLink(ctx, playerID, w.linkTTL)
+}
+
+// newLink is newSigninLink with a lifetime of its own (a verification
+// link lives longer).
+func (w *Web) newLink(ctx context.Context, playerID string, ttl time.Duration) (string, error) {
 	now := w.now()
 	if _, err := w.pool.Exec(ctx, `DELETE FROM signin_links WHERE expires_at < $1`, now.Add(-24*time.Hour)); err != nil {
 		return "", fmt.Errorf("delete old sign-in links: %w", err)
@@ -253,7 +261,7 @@ func (w *Web) newSigninLink(ctx context.Context, playerID string) (string, error
 	}
 	token := randomToken()
 	_, err = w.pool.Exec(ctx, `INSERT INTO signin_links (token_hash, player_id, expires_at) VALUES ($1, $2, $3)`,
-		hashSecret(token), playerID, now.Add(w.linkTTL))
+		hashSecret(token), playerID, now.Add(ttl))
 	if err != nil {
 		return "", fmt.Errorf("store sign-in link: %w", err)
 	}
@@ -281,6 +289,11 @@ func (w *Web) useSigninLink(ctx context.Context, token string) (play.Player, err
 	}
 	if err != nil {
 		return play.Player{}, fmt.Errorf("use sign-in link: %w", err)
+	}
+	// The link was mailed to the player's address and followed: the
+	// address is the player's, and it reads mail.
+	if err := notify.MarkVerified(ctx, w.pool, playerID); err != nil {
+		return play.Player{}, err
 	}
 	p, err := w.svc.Player(ctx, playerID)
 	if err != nil {
