@@ -135,6 +135,7 @@ func New(cfg Config) (*Server, error) {
 	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow}
 	if cfg.Notifier != nil {
 		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
+		wcfg.VerifyAddresses = cfg.Notifier.VerifyAddresses()
 	}
 	if s.web, err = web.New(wcfg); err != nil {
 		return nil, err
@@ -164,6 +165,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.POST("/players", s.registerPlayer)
 	v1.GET("/me", s.me)
 	v1.GET("/me/turns", s.myTurns)
+	v1.POST("/me/verification", s.resendVerification)
 	v1.POST("/games", s.createGame)
 	v1.GET("/games", s.listGames)
 	v1.GET("/games/:id", s.getGame)

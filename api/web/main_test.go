@@ -80,6 +80,13 @@ func newEnv(t testing.TB, deliver bool) *env {
 // newEnvWith is newEnv with a mailer for the notifier (nil: the log).
 func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 	t.Helper()
+	return newEnvTuned(t, deliver, mailer, nil)
+}
+
+// newEnvTuned is newEnvWith with changes to the notifier's configuration
+// (nil: none).
+func newEnvTuned(t testing.TB, deliver bool, mailer notify.Mailer, tune func(*notify.Config)) *env {
+	t.Helper()
 	e := &env{t: t, url: pg.NewDatabase(t), logs: &syncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := pgxpool.New(ctx, e.url)
@@ -91,6 +98,9 @@ func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log, Mailer: mailer}
 	if deliver {
 		ncfg.Workers, ncfg.FetchPollInterval = 1, 50*time.Millisecond
+	}
+	if tune != nil {
+		tune(&ncfg)
 	}
 	notifier, err := notify.New(ncfg)
 	if err != nil {

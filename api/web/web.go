@@ -55,6 +55,10 @@ type Config struct {
 	Logger  *slog.Logger
 	// Now defaults to time.Now (tests move it to expire links).
 	Now func() time.Time
+	// VerifyAddresses: unverified addresses get no mail but the
+	// verification link, so registration sends one and the lobby says
+	// how to confirm (AZUL_VERIFY_ADDRESSES).
+	VerifyAddresses bool
 	// SessionTTL and LinkTTL default to DefaultSessionTTL, DefaultLinkTTL.
 	SessionTTL, LinkTTL time.Duration
 }
@@ -69,6 +73,7 @@ type Web struct {
 	now        func() time.Time
 	sessionTTL time.Duration
 	linkTTL    time.Duration
+	verify     bool
 	pages      map[string]*template.Template
 	static     *staticFiles
 }
@@ -80,7 +85,7 @@ func New(cfg Config) (*Web, error) {
 	}
 	w := &Web{
 		svc: cfg.Service, pool: cfg.Pool, mailer: cfg.Mailer, baseURL: cfg.BaseURL, log: cfg.Logger,
-		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL,
+		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL, verify: cfg.VerifyAddresses,
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
@@ -118,6 +123,7 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/register", w.registerForm},
 		{http.MethodPost, "/register", w.register},
 		{http.MethodPost, "/signout", w.signout},
+		{http.MethodPost, "/verification", w.resendVerification},
 		{http.MethodGet, "/games/new", w.newGameForm},
 		{http.MethodPost, "/games/new", w.createGame},
 		{http.MethodPost, "/games/:id/join", w.join},

@@ -165,6 +165,30 @@ func (e OptionsWall) Valid() bool {
 	}
 }
 
+// Defines values for PlayerEmailStatus.
+const (
+	PlayerEmailStatusNone          PlayerEmailStatus = "none"
+	PlayerEmailStatusOk            PlayerEmailStatus = "ok"
+	PlayerEmailStatusUndeliverable PlayerEmailStatus = "undeliverable"
+	PlayerEmailStatusUnverified    PlayerEmailStatus = "unverified"
+)
+
+// Valid indicates whether the value is a known member of the PlayerEmailStatus enum.
+func (e PlayerEmailStatus) Valid() bool {
+	switch e {
+	case PlayerEmailStatusNone:
+		return true
+	case PlayerEmailStatusOk:
+		return true
+	case PlayerEmailStatusUndeliverable:
+		return true
+	case PlayerEmailStatusUnverified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemType.
 const (
 	HttpsazuldDevproblemsbadGameLog           ProblemType = "https://azuld.dev/problems/bad-game-log"
@@ -228,6 +252,30 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsunsupportedMediaType:
 		return true
 	case HttpsazuldDevproblemsversionConflict:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RegisteredPlayerEmailStatus.
+const (
+	RegisteredPlayerEmailStatusNone          RegisteredPlayerEmailStatus = "none"
+	RegisteredPlayerEmailStatusOk            RegisteredPlayerEmailStatus = "ok"
+	RegisteredPlayerEmailStatusUndeliverable RegisteredPlayerEmailStatus = "undeliverable"
+	RegisteredPlayerEmailStatusUnverified    RegisteredPlayerEmailStatus = "unverified"
+)
+
+// Valid indicates whether the value is a known member of the RegisteredPlayerEmailStatus enum.
+func (e RegisteredPlayerEmailStatus) Valid() bool {
+	switch e {
+	case RegisteredPlayerEmailStatusNone:
+		return true
+	case RegisteredPlayerEmailStatusOk:
+		return true
+	case RegisteredPlayerEmailStatusUndeliverable:
+		return true
+	case RegisteredPlayerEmailStatusUnverified:
 		return true
 	default:
 		return false
@@ -516,7 +564,10 @@ type Event struct {
 		Channel   *string                 `json:"channel,omitempty"`
 		Command   *map[string]interface{} `json:"command,omitempty"`
 		CommandId *string                 `json:"command_id,omitempty"`
-		Notation  *string                 `json:"notation,omitempty"`
+
+		// MailAuth For a move sent by mail to azuld's SMTP listener: the SPF, DKIM and DMARC results of the mail and its From domain, e.g. "spf=pass dkim=pass dmarc=pass (p=reject) from=example.org" (no address)
+		MailAuth *string `json:"mail_auth,omitempty"`
+		Notation *string `json:"notation,omitempty"`
 	} `json:"meta"`
 
 	// Position Position in the global order (increasing, with gaps)
@@ -967,11 +1018,20 @@ type OptionsWall string
 
 // Player defines model for Player.
 type Player struct {
-	CreatedAt time.Time          `json:"created_at"`
-	Email     *string            `json:"email,omitempty"`
-	Id        openapi_types.UUID `json:"id"`
-	Name      string             `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	Email     *string   `json:"email,omitempty"`
+
+	// EmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+	EmailStatus *PlayerEmailStatus `json:"email_status,omitempty"`
+
+	// EmailVerified The owner followed a link mailed to the address (the verification mail or a sign-in link).
+	EmailVerified *bool              `json:"email_verified,omitempty"`
+	Id            openapi_types.UUID `json:"id"`
+	Name          string             `json:"name"`
 }
+
+// PlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+type PlayerEmailStatus string
 
 // PlayerView defines model for PlayerView.
 type PlayerView struct {
@@ -1016,14 +1076,23 @@ type ProblemType string
 
 // RegisteredPlayer defines model for RegisteredPlayer.
 type RegisteredPlayer struct {
-	CreatedAt time.Time          `json:"created_at"`
-	Email     *string            `json:"email,omitempty"`
-	Id        openapi_types.UUID `json:"id"`
-	Name      string             `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	Email     *string   `json:"email,omitempty"`
+
+	// EmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+	EmailStatus *RegisteredPlayerEmailStatus `json:"email_status,omitempty"`
+
+	// EmailVerified The owner followed a link mailed to the address (the verification mail or a sign-in link).
+	EmailVerified *bool              `json:"email_verified,omitempty"`
+	Id            openapi_types.UUID `json:"id"`
+	Name          string             `json:"name"`
 
 	// Token Bearer token, shown once
 	Token string `json:"token"`
 }
+
+// RegisteredPlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+type RegisteredPlayerEmailStatus string
 
 // Registration defines model for Registration.
 type Registration struct {
@@ -1169,6 +1238,13 @@ type Verification struct {
 
 // VerificationResult committed: the seed is still secret, only its commitment is known
 type VerificationResult string
+
+// VerificationSent defines model for VerificationSent.
+type VerificationSent struct {
+	// Email The address the link went to.
+	Email string `json:"email"`
+	Sent  bool   `json:"sent"`
+}
 
 // Webhook defines model for Webhook.
 type Webhook struct {
@@ -1426,6 +1502,11 @@ type CreateWebhookJSONBody struct {
 	Url string `json:"url"`
 }
 
+// ResendVerificationPageFormdataBody defines parameters for ResendVerificationPage.
+type ResendVerificationPageFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // CreateGameFormFormdataRequestBody defines body for CreateGameForm for application/x-www-form-urlencoded ContentType.
 type CreateGameFormFormdataRequestBody CreateGameFormFormdataBody
 
@@ -1470,6 +1551,9 @@ type RegisterPlayerJSONRequestBody = Registration
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody CreateWebhookJSONBody
+
+// ResendVerificationPageFormdataRequestBody defines body for ResendVerificationPage for application/x-www-form-urlencoded ContentType.
+type ResendVerificationPageFormdataRequestBody ResendVerificationPageFormdataBody
 
 // DeliveryJSONRequestBody defines body for Delivery for application/json ContentType.
 type DeliveryJSONRequestBody = WebhookPayload
@@ -2960,6 +3044,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/me/turns (the `MyTurns` operationId).
 	MyTurns(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ResendVerification Mail the verification link again
+	//
+	// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+	//
+	// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+	ResendVerification(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RegisterPlayerWithBody Register a player
 	//
 	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -3001,6 +3092,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /v1/webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendVerificationPageWithBody The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendVerificationPageWithFormdataBody The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithFormdataBody(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // HomePage The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or the sign-in page
@@ -3911,6 +4020,23 @@ func (c *Client) MyTurns(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
+// ResendVerification Mail the verification link again
+//
+// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+//
+// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+func (c *Client) ResendVerification(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendVerificationRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RegisterPlayerWithBody Register a player
 //
 // Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -4003,6 +4129,44 @@ func (c *Client) CreateWebhook(ctx context.Context, body CreateWebhookJSONReques
 // Corresponds with DELETE /v1/webhooks/{id} (the `DeleteWebhook` operationId).
 func (c *Client) DeleteWebhook(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteWebhookRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendVerificationPageWithBody The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *Client) ResendVerificationPageWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendVerificationPageRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendVerificationPageWithFormdataBody The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *Client) ResendVerificationPageWithFormdataBody(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendVerificationPageRequestWithFormdataBody(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6062,6 +6226,33 @@ func NewMyTurnsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewResendVerificationRequest constructs an http.Request for the ResendVerification method
+func NewResendVerificationRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/verification")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRegisterPlayerRequest calls the generic RegisterPlayer builder with application/json body
 func NewRegisterPlayerRequest(server string, body RegisterPlayerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6199,6 +6390,46 @@ func NewDeleteWebhookRequest(server string, id openapi_types.UUID) (*http.Reques
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewResendVerificationPageRequestWithFormdataBody calls the generic ResendVerificationPage builder with application/x-www-form-urlencoded body
+func NewResendVerificationPageRequestWithFormdataBody(server string, body ResendVerificationPageFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewResendVerificationPageRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewResendVerificationPageRequestWithBody constructs an http.Request for the ResendVerificationPage method, with any body, and a specified content type
+func NewResendVerificationPageRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/verification")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6655,6 +6886,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/me/turns (the `MyTurns` operationId).
 	MyTurnsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MyTurnsResponse, error)
 
+	// ResendVerificationWithResponse Mail the verification link again
+	//
+	// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+	ResendVerificationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResendVerificationResponse, error)
+
 	// RegisterPlayerWithBodyWithResponse Register a player
 	//
 	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -6700,6 +6940,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /v1/webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhookWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+
+	// ResendVerificationPageWithBodyWithResponse The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error)
+
+	// ResendVerificationPageWithFormdataBodyWithResponse The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithFormdataBodyWithResponse(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error)
 }
 
 type HomePageResponse struct {
@@ -8947,6 +9205,75 @@ func (r MyTurnsResponse) ContentType() string {
 	return ""
 }
 
+type ResendVerificationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *VerificationSent
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemResponse
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemResponse
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ResendVerificationResponse) GetJSON202() *VerificationSent {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON409() *ProblemResponse {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON429() *ProblemResponse {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON503() *ProblemResponse {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ResendVerificationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResendVerificationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResendVerificationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResendVerificationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RegisterPlayerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9172,6 +9499,40 @@ func (r DeleteWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResendVerificationPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ResendVerificationPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResendVerificationPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResendVerificationPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResendVerificationPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9922,6 +10283,21 @@ func (c *ClientWithResponses) MyTurnsWithResponse(ctx context.Context, reqEditor
 	return ParseMyTurnsResponse(rsp)
 }
 
+// ResendVerificationWithResponse Mail the verification link again
+//
+// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+func (c *ClientWithResponses) ResendVerificationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResendVerificationResponse, error) {
+	rsp, err := c.ResendVerification(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendVerificationResponse(rsp)
+}
+
 // RegisterPlayerWithBodyWithResponse Register a player
 //
 // Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -10002,6 +10378,36 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseDeleteWebhookResponse(rsp)
+}
+
+// ResendVerificationPageWithBodyWithResponse The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *ClientWithResponses) ResendVerificationPageWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error) {
+	rsp, err := c.ResendVerificationPageWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendVerificationPageResponse(rsp)
+}
+
+// ResendVerificationPageWithFormdataBodyWithResponse The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *ClientWithResponses) ResendVerificationPageWithFormdataBodyWithResponse(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error) {
+	rsp, err := c.ResendVerificationPageWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendVerificationPageResponse(rsp)
 }
 
 // ParseHomePageResponse parses an HTTP response from a HomePageWithResponse call
@@ -11623,6 +12029,60 @@ func ParseMyTurnsResponse(rsp *http.Response) (*MyTurnsResponse, error) {
 	return response, nil
 }
 
+// ParseResendVerificationResponse parses an HTTP response from a ResendVerificationWithResponse call
+func ParseResendVerificationResponse(rsp *http.Response) (*ResendVerificationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResendVerificationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest VerificationSent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRegisterPlayerResponse parses an HTTP response from a RegisterPlayerWithResponse call
 func ParseRegisterPlayerResponse(rsp *http.Response) (*RegisterPlayerResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11790,6 +12250,22 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseResendVerificationPageResponse parses an HTTP response from a ResendVerificationPageWithResponse call
+func ParseResendVerificationPageResponse(rsp *http.Response) (*ResendVerificationPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResendVerificationPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
