@@ -1,11 +1,14 @@
 package notify
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/mail"
+	"slices"
 	"strings"
 	"time"
 
@@ -345,4 +348,29 @@ func (n *Notifier) BounceHandler() smtpin.Handler {
 		}
 		return err
 	}
+}
+
+// toReturnPath tells a mail sent to one of azuld's return paths: by its
+// envelope recipients or, without them, by the headers that name where
+// it was delivered.
+func (n *Notifier) toReturnPath(env Envelope, raw []byte) bool {
+	isOurs := func(addr string) bool {
+		if a, err := mail.ParseAddress(addr); err == nil {
+			addr = a.Address
+		}
+		return bounce.Token(addr, n.cfg.Sender.Domain) != ""
+	}
+	if len(env.Rcpts) > 0 {
+		return slices.ContainsFunc(env.Rcpts, isOurs)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return false
+	}
+	for _, h := range []string{"Delivered-To", "X-Original-To", "To"} {
+		if v := msg.Header.Get(h); v != "" && isOurs(v) {
+			return true
+		}
+	}
+	return false
 }

@@ -332,6 +332,14 @@ func TestComplaintMarksUndeliverable(t *testing.T) {
 	if s := e.status(ana); s != play.EmailUndeliverable {
 		t.Fatalf("after a complaint, status %q", s)
 	}
+	// The same report through a provider's inbound webhook (Receive),
+	// with and without an envelope, is a report too, not a reply.
+	for _, env := range []notify.Envelope{{Rcpts: []string{rp}}, {}} {
+		got, err := e.n.Receive(context.Background(), env, []byte(report(t, "arf-abuse.eml", rp)))
+		if err != nil || got != notify.OutcomeBounce {
+			t.Errorf("a complaint through Receive (envelope %v): %q, %v", env.Rcpts, got, err)
+		}
+	}
 	e.relay.wait(t, "unreachable to ben", func(m outMail) bool {
 		return m.kind == compose.KindUnreachable && slices.Contains(m.to, ben.Email)
 	})

@@ -45,6 +45,9 @@ const (
 	OutcomeAuto      Outcome = "auto_reply"
 	OutcomeNoToken   Outcome = "unknown_token"
 	OutcomeForged    Outcome = "sender_mismatch"
+	// OutcomeBounce: the mail went to a return path (bounce+…), a
+	// delivery report or complaint, handled by ReceiveBounce.
+	OutcomeBounce Outcome = "bounce"
 )
 
 // ErrMalformed is returned for a mail that cannot be read at all (it
@@ -57,6 +60,14 @@ var ErrMalformed = errors.New("unreadable mail")
 // a forger would confirm the address); a mail seen before (same
 // Message-ID) applies once. Every outcome is logged.
 func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	if n.toReturnPath(env, raw) {
+		// A provider's inbound webhook brings the reports to the return
+		// paths here too (the SMTP listener sorts them out itself).
+		if _, err := n.ReceiveBounce(ctx, env.Rcpts, raw); err != nil {
+			return "", err
+		}
+		return OutcomeBounce, nil
+	}
 	outcome, err := n.receive(ctx, env, raw)
 	switch {
 	case errors.Is(err, ErrMalformed):

@@ -475,6 +475,7 @@ func (e GameEventsParamsFormat) Valid() bool {
 const (
 	Applied        InboundEmail200JSONResponseBodyOutcome = "applied"
 	AutoReply      InboundEmail200JSONResponseBodyOutcome = "auto_reply"
+	Bounce         InboundEmail200JSONResponseBodyOutcome = "bounce"
 	Duplicate      InboundEmail200JSONResponseBodyOutcome = "duplicate"
 	Refused        InboundEmail200JSONResponseBodyOutcome = "refused"
 	SenderMismatch InboundEmail200JSONResponseBodyOutcome = "sender_mismatch"
@@ -488,6 +489,8 @@ func (e InboundEmail200JSONResponseBodyOutcome) Valid() bool {
 	case Applied:
 		return true
 	case AutoReply:
+		return true
+	case Bounce:
 		return true
 	case Duplicate:
 		return true
