@@ -142,7 +142,7 @@ func TestUndeliverableAddressIsShown(t *testing.T) {
 	if body := ana.get("/").Body; !strings.Contains(body, "comes back undelivered") {
 		t.Fatalf("the lobby does not say the address is undeliverable:\n%s", body)
 	}
-	table := ben.get("/games/" + g.ID).must(t, http.StatusOK)
+	table := ben.get("/games/"+g.ID).must(t, http.StatusOK)
 	if !strings.Contains(table.Body, "Ana may not be hearing of this game") {
 		t.Fatalf("the game page does not say Ana may not hear of it:\n%s", table.Body)
 	}
