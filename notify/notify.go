@@ -151,7 +151,7 @@ func New(cfg Config) (*Notifier, error) {
 		Name: "azuld_deliveries_total", Help: "Notification delivery attempts by channel (mail, webhook) and outcome (sent, failed, refused, skipped).",
 	}, []string{"channel", "outcome"})
 	n.inbound = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed).",
+		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed; reports to a return path: bounce_undeliverable, bounce_soft_counted, bounce_soft_limit, bounce_delayed, bounce_already_undeliverable, bounce_unknown_token, bounce_not_report, bounce_malformed).",
 	}, []string{"outcome"})
 	if cfg.Metrics != nil {
 		n.outboxLag = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -70,6 +70,16 @@ func TestVerificationOfANewAddress(t *testing.T) {
 	// A CSRF-less post changes nothing.
 	b.post("/verification", url.Values{}).must(t, http.StatusForbidden)
 
+	// Registering by the API mails the verification link too.
+	reg2 := e.browser().postJSON("/v1/players", `{"name":"Ben","email":"ben@example.org"}`).must(t, http.StatusCreated)
+	var ben play.Player
+	if err := json.Unmarshal([]byte(reg2.Body), &ben); err != nil || ben.EmailStatus != play.EmailUnverified || ben.EmailVerified {
+		t.Fatalf("POST /v1/players: %v %s", err, reg2.Body)
+	}
+	if n := e.verifyMails("ben@example.org"); n != 1 {
+		t.Fatalf("%d verification mails queued by POST /v1/players; want 1", n)
+	}
+
 	// Following the link verifies the address.
 	useLink(t, e.browser(), linkPath(t, e.queuedLink("ana@example.org"))).must(t, http.StatusSeeOther)
 	if p := b.me(t, token); !p.EmailVerified || p.EmailStatus != play.EmailOK {
