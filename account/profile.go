@@ -138,7 +138,16 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 		if next == cur {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `UPDATE players SET name = $2, email = $3, language = $4, time_zone = $5 WHERE id = $1`,
+		// A new address is unverified, and what was known of the old
+		// one's deliveries (bounces, the undeliverable mark, the link
+		// mails counted) does not carry over.
+		if _, err := tx.Exec(ctx, `UPDATE players SET name = $2, email = $3, language = $4, time_zone = $5,
+				email_verified = CASE WHEN lower(email) = lower($3) THEN email_verified ELSE false END,
+				email_undeliverable_at = CASE WHEN lower(email) = lower($3) THEN email_undeliverable_at END,
+				email_undeliverable_reason = CASE WHEN lower(email) = lower($3) THEN email_undeliverable_reason ELSE '' END,
+				email_soft_bounces = CASE WHEN lower(email) = lower($3) THEN email_soft_bounces ELSE 0 END,
+				email_soft_bounce_since = CASE WHEN lower(email) = lower($3) THEN email_soft_bounce_since END
+			WHERE id = $1`,
 			playerID, next.Name, next.Email, next.Language, next.TimeZone); err != nil {
 			return fmt.Errorf("update profile: %w", err)
 		}

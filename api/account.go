@@ -64,7 +64,11 @@ func (s *Server) updateProfile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, prof)
+	view, err := s.profileView(c.Request().Context(), prof.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, view)
 }
 
 func (s *Server) listTokens(c echo.Context) error {

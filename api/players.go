@@ -33,22 +33,15 @@ func (s *Server) registerPlayer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if p.Email != "" && s.notifier != nil && s.notifier.VerifyAddresses() {
+		// The one mail an unverified address gets before its owner
+		// answers it. The player exists either way: a failure to queue
+		// is logged, and POST /v1/me/verification asks again.
+		if err := s.web.SendVerification(c, p); err != nil {
+			s.log.WarnContext(c.Request().Context(), "verification mail not queued", "player", p.ID, "err", err)
+		}
+	}
+	p = s.shownPlayer(p)
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return c.JSON(http.StatusCreated, registerResponse{Player: p, Token: token})
-}
-
-func (s *Server) me(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	if s.accounts == nil {
-		return c.JSON(http.StatusOK, p)
-	}
-	// The whole profile: language and time zone too.
-	prof, err := s.accounts.Profile(c.Request().Context(), p.ID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, prof)
 }

@@ -152,7 +152,7 @@ func New(cfg Config) (*Server, error) {
 		verify := cfg.Verifier
 		if verify == nil {
 			// The web client mails the links; it is built just below.
-			verify = verifierFunc(func(ctx context.Context, playerID string) error { return s.web.SendVerification(ctx, playerID) })
+			verify = verifierFunc(func(ctx context.Context, playerID string) error { return s.web.AddressChanged(ctx, playerID) })
 		}
 		s.accounts, err = account.New(account.Config{
 			Pool: cfg.Pool, Verifier: verify, Now: cfg.WebNow,
@@ -171,6 +171,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Notifier != nil {
 		wcfg.Mailer, wcfg.BaseURL = cfg.Notifier, cfg.Notifier.Sender().BaseURL
+		wcfg.VerifyAddresses = cfg.Notifier.VerifyAddresses()
 	}
 	if s.web, err = web.New(wcfg); err != nil {
 		return nil, err
@@ -202,6 +203,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.DELETE("/me", s.deleteMe)
 	v1.GET("/me/turns", s.myTurns)
 	s.accountRoutes(v1)
+	v1.POST("/me/verification", s.resendVerification)
 	v1.POST("/games", s.createGame)
 	v1.GET("/games", s.listGames)
 	v1.GET("/games/:id", s.getGame)

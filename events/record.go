@@ -47,6 +47,10 @@ type Meta struct {
 	// text, when the batch was caused by a move.
 	Command  json.RawMessage `json:"command,omitempty"`
 	Notation string          `json:"notation,omitempty"`
+	// MailAuth is what the SMTP listener found of a move sent by mail:
+	// "spf=… dkim=… dmarc=… from=<domain>" (verdicts and the From
+	// domain only, never an address).
+	MailAuth string `json:"mail_auth,omitempty"`
 }
 
 // Actor is who caused an event.

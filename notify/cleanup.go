@@ -56,6 +56,8 @@ func (n *Notifier) Cleanup(ctx context.Context) error {
 		{"processed replies", `DELETE FROM inbound_mails WHERE received_at < $1`, now.Add(-inboundRetention)},
 		{"delivery log", `DELETE FROM deliveries WHERE created_at < $1`, now.Add(-deliveryRetention)},
 		{"reply tokens", `DELETE FROM mail_tokens t USING games g WHERE g.id = t.game_id AND g.status = 'finished' AND g.last_move_at < $1`, now.Add(-tokenRetention)},
+		// A report comes back within days; a month covers the slowest.
+		{"return-path tokens", `DELETE FROM bounce_tokens WHERE created_at < $1`, now.Add(-tokenRetention)},
 		{"stopped mails", `DELETE FROM mail_stops s USING games g WHERE g.id = s.game_id AND g.status = 'finished' AND g.last_move_at < $1`, now.Add(-tokenRetention)},
 	}
 	for _, st := range steps {

@@ -66,6 +66,8 @@ type relay struct {
 
 // outMail is a mail the relay received, read back.
 type outMail struct {
+	// from is the envelope sender (MAIL FROM): the return path.
+	from    string
 	to      []string
 	raw     []byte
 	header  mail.Header
@@ -148,7 +150,7 @@ func (s *relaySession) Data(r io.Reader) error {
 		// The sender hung up while we held it: the mail was not taken.
 		return errors.New("connection gone")
 	}
-	m := outMail{to: s.to, raw: raw}
+	m := outMail{from: s.from, to: s.to, raw: raw}
 	if msg, err := mail.ReadMessage(bytes.NewReader(raw)); err == nil {
 		m.header = msg.Header
 	}
@@ -252,6 +254,8 @@ type env struct {
 	relay *relay
 	// inbound is the address of azuld's SMTP listener.
 	inbound string
+	// tune changes the configuration of the env's notifiers.
+	tune []func(*notify.Config)
 }
 
 func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, 2) }
@@ -269,20 +273,35 @@ func newEnvWith(t testing.TB, workers int) *env {
 // the log the caller starts (follow).
 func newEnvAt(t testing.TB, url string, workers int) *env {
 	t.Helper()
+	return newEnvAtWith(t, url, workers)
+}
+
+// newEnvWithConfig is newEnvWith whose notifier's configuration tune
+// changes (verification of addresses, say).
+func newEnvWithConfig(t testing.TB, workers int, tune func(*notify.Config)) *env {
+	t.Helper()
+	e := newEnvAtWith(t, pg.NewDatabase(t), workers, tune)
+	e.follow(e.n, notify.FollowOptions{})
+	return e
+}
+
+// newEnvAtWith is newEnvAt with changes to the notifier's configuration.
+func newEnvAtWith(t testing.TB, url string, workers int, tune ...func(*notify.Config)) *env {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := &env{t: t, url: url, pool: pool, relay: startRelay(t)}
+	e := &env{t: t, url: url, pool: pool, relay: startRelay(t), tune: tune}
 	e.n = e.newNotifier(workers)
 	// As in azuld: a move is one round trip, the rest follows from the
 	// log; with workers, they move the bots.
 	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), ReadModelsFollowLog: true, BotJobs: workers > 0})
 	e.n.Attach(e.svc)
 	e.start(e.n)
-	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: e.n.SMTPHandler()})
+	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: e.n.SMTPHandler(), Bounce: e.n.BounceHandler()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +319,7 @@ func newEnvAt(t testing.TB, url string, workers int) *env {
 // the relay, tuned to poll and retry fast.
 func (e *env) newNotifier(workers int) *notify.Notifier {
 	e.t.Helper()
-	n, err := newTestNotifier(e.pool, e.relay.addr, workers)
+	n, err := newTestNotifier(e.pool, e.relay.addr, workers, e.tune...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -309,12 +328,12 @@ func (e *env) newNotifier(workers int) *notify.Notifier {
 
 // newTestNotifier is a notifier tuned to poll and retry fast that
 // delivers to the relay at relayAddr.
-func newTestNotifier(pool *pgxpool.Pool, relayAddr string, workers int) (*notify.Notifier, error) {
+func newTestNotifier(pool *pgxpool.Pool, relayAddr string, workers int, tune ...func(*notify.Config)) (*notify.Notifier, error) {
 	mailer, err := notify.NewSMTPMailer("smtp://" + relayAddr + "?tls=none")
 	if err != nil {
 		return nil, err
 	}
-	return notify.New(notify.Config{
+	cfg := notify.Config{
 		Pool:   pool,
 		Sender: compose.Sender{Domain: domain, From: mail.Address{Name: "azuld", Address: "azuld@" + domain}, BaseURL: "http://azuld.test"},
 		Mailer: mailer, Workers: workers,
@@ -322,7 +341,11 @@ func newTestNotifier(pool *pgxpool.Pool, relayAddr string, workers int) (*notify
 		RescueStuckJobsAfter: 2 * time.Second, MailTimeout: time.Second, WebhookTimeout: time.Second,
 		// The bot authors' endpoints of the tests are on loopback.
 		WebhookAllowPrivate: true,
-	})
+	}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	return notify.New(cfg)
 }
 
 func (e *env) start(n *notify.Notifier) {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +28,9 @@ import (
 type Envelope struct {
 	From  string
 	Rcpts []string
+	// RemoteIP is the sending server, when the mail came by SMTP (for
+	// SPF); invalid otherwise.
+	RemoteIP netip.Addr
 }
 
 // Outcome is what Receive did with a mail.
@@ -40,6 +45,9 @@ const (
 	OutcomeAuto      Outcome = "auto_reply"
 	OutcomeNoToken   Outcome = "unknown_token"
 	OutcomeForged    Outcome = "sender_mismatch"
+	// OutcomeBounce: the mail went to a return path (bounce+…), a
+	// delivery report or complaint, handled by ReceiveBounce.
+	OutcomeBounce Outcome = "bounce"
 )
 
 // ErrMalformed is returned for a mail that cannot be read at all (it
@@ -52,6 +60,14 @@ var ErrMalformed = errors.New("unreadable mail")
 // a forger would confirm the address); a mail seen before (same
 // Message-ID) applies once. Every outcome is logged.
 func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	if n.toReturnPath(env, raw) {
+		// A provider's inbound webhook brings the reports to the return
+		// paths here too (the SMTP listener sorts them out itself).
+		if _, err := n.ReceiveBounce(ctx, env.Rcpts, raw); err != nil {
+			return "", err
+		}
+		return OutcomeBounce, nil
+	}
 	outcome, err := n.receive(ctx, env, raw)
 	switch {
 	case errors.Is(err, ErrMalformed):
@@ -144,6 +160,10 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	}
 	if g.Status == play.StatusFinished {
 		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
+	}
+	if n.cfg.MailAuth != nil && env.RemoteIP.IsValid() {
+		// Recorded, not enforced: the reply token and the sender decide.
+		req.MailAuth = n.cfg.MailAuth.Check(ctx, env.RemoteIP, env.From, raw).String()
 	}
 	if command != "" && !slices.Contains(g.ToAct(), seat) && !isResignation(g, command) {
 		// Whatever the reply holds, this seat cannot move now; a number
@@ -418,7 +438,12 @@ func (n *Notifier) LookupToken(ctx context.Context, token string) (gameID string
 // sender, which is dropped without a word.
 func (n *Notifier) SMTPHandler() smtpin.Handler {
 	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
-		outcome, err := n.Receive(ctx, Envelope{From: env.From, Rcpts: env.Rcpts}, raw)
+		in := Envelope{From: env.From, Rcpts: env.Rcpts}
+		if tcp, ok := env.RemoteAddr.(*net.TCPAddr); ok {
+			in.RemoteIP, _ = netip.AddrFromSlice(tcp.IP)
+			in.RemoteIP = in.RemoteIP.Unmap()
+		}
+		outcome, err := n.Receive(ctx, in, raw)
 		switch {
 		case errors.Is(err, ErrMalformed):
 			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}

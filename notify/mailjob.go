@@ -47,6 +47,9 @@ type MailArgs struct {
 	Requester string `json:"requester,omitempty"`
 	Moves     int    `json:"moves,omitempty"`
 	ToVersion int64  `json:"to_version,omitempty"`
+	// About is the seat whose player may not be hearing of the game
+	// (compose.KindUnreachable).
+	About int `json:"about,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -95,6 +98,9 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	if stopped && a.Mail != compose.KindAccepted && a.Mail != compose.KindRefused {
 		return "", fmt.Errorf("%w: the player stopped mails for this game", errSkip)
 	}
+	if err := n.mayMail(ctx, a.PlayerID); err != nil {
+		return "", err
+	}
 	var g *play.Game
 	switch a.Mail {
 	case compose.KindTurn, compose.KindReminder, compose.KindRefused:
@@ -116,6 +122,12 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 					return "", fmt.Errorf("%w: seat %d moved since version %d", errSkip, a.Seat, a.Version)
 				}
 			}
+		}
+	case compose.KindUnreachable:
+		// The news is about now; a finished game needs it no more.
+		g, err = n.svc.Game(ctx, a.GameID)
+		if err == nil && g.Status == play.StatusFinished {
+			return "", fmt.Errorf("%w: the game is over", errSkip)
 		}
 	case compose.KindTakeback:
 		// Only a request still open is worth answering.
@@ -180,6 +192,8 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 		m = compose.Refused(s, r, info, a.Reason, moves, a.At)
 	case compose.KindTakeback:
 		m = compose.TakebackRequested(s, r, info, a.Requester, a.Moves, a.ToVersion, a.At)
+	case compose.KindUnreachable:
+		m = compose.Unreachable(s, r, info, a.About, a.At)
 	default:
 		return "", river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
 	}
@@ -187,7 +201,11 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	if err != nil {
 		return "", river.JobCancel(fmt.Errorf("render %s mail: %w", a.Mail, err))
 	}
-	if err := n.mailer.Send(ctx, s.From.Address, []string{a.To}, raw); err != nil {
+	from, err := n.returnPath(ctx, a.PlayerID)
+	if err != nil {
+		return "", err
+	}
+	if err := n.mailer.Send(ctx, from, []string{a.To}, raw); err != nil {
 		return "", err
 	}
 	return m.MessageID, nil

@@ -27,6 +27,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -64,6 +65,21 @@ type Config struct {
 	RescueStuckJobsAfter time.Duration
 	// MaxAttempts of a delivery before it is given up (default 25).
 	MaxAttempts int
+	// MailAuth checks SPF, DKIM and DMARC of the replies that come by
+	// SMTP and records the result with the move (nil: not checked).
+	MailAuth *authcheck.Checker
+	// Signer signs every outgoing mail (DKIM) when set.
+	Signer MessageSigner
+	// VerifyAddresses keeps every mail but the verification (sign-in)
+	// link from addresses their owners have not verified
+	// (AZUL_VERIFY_ADDRESSES; azuld's default is true, the zero value here
+	// mails every address, as a closed club's server may choose).
+	VerifyAddresses bool
+	// SoftBounceLimit temporary failures within SoftBounceWindow make an
+	// address undeliverable (defaults DefaultSoftBounceLimit,
+	// DefaultSoftBounceWindow).
+	SoftBounceLimit  int
+	SoftBounceWindow time.Duration
 	// Metrics registers the delivery and inbound counters (none when nil).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger
@@ -113,6 +129,9 @@ func New(cfg Config) (*Notifier, error) {
 	if n.mailer == nil {
 		n.mailer = LogMailer{Logger: n.log}
 	}
+	if cfg.Signer != nil {
+		n.mailer = SigningMailer{Mailer: n.mailer, Signer: cfg.Signer}
+	}
 	if n.http == nil {
 		n.http = webhookClient(cfg.WebhookAllowPrivate)
 	}
@@ -122,11 +141,17 @@ func New(cfg Config) (*Notifier, error) {
 	if n.cfg.MailTimeout <= 0 {
 		n.cfg.MailTimeout = time.Minute
 	}
+	if n.cfg.SoftBounceLimit <= 0 {
+		n.cfg.SoftBounceLimit = DefaultSoftBounceLimit
+	}
+	if n.cfg.SoftBounceWindow <= 0 {
+		n.cfg.SoftBounceWindow = DefaultSoftBounceWindow
+	}
 	n.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "azuld_deliveries_total", Help: "Notification delivery attempts by channel (mail, webhook) and outcome (sent, failed, refused, skipped).",
 	}, []string{"channel", "outcome"})
 	n.inbound = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed).",
+		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed; reports to a return path: bounce_undeliverable, bounce_soft_counted, bounce_soft_limit, bounce_delayed, bounce_already_undeliverable, bounce_unknown_token, bounce_not_report, bounce_malformed).",
 	}, []string{"outcome"})
 	if cfg.Metrics != nil {
 		n.outboxLag = prometheus.NewHistogram(prometheus.HistogramOpts{

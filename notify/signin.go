@@ -16,8 +16,13 @@ import (
 // a secret, so the job lives only as long as the link does (river deletes
 // finished jobs; an undelivered link is useless after Valid anyway).
 type SigninArgs struct {
-	To   string `json:"to"`
-	Name string `json:"name,omitempty"`
+	// PlayerID names the delivery's return path (VERP) owner.
+	PlayerID string `json:"player_id,omitempty"`
+	// Verify makes it the verification mail (compose.Verification): the
+	// same link, worded for a new address.
+	Verify bool   `json:"verify,omitempty"`
+	To     string `json:"to"`
+	Name   string `json:"name,omitempty"`
 	// Link is the whole sign-in URL.
 	Link string `json:"link"`
 	// Valid is how long the link works, for the mail's text.
@@ -56,17 +61,30 @@ func (w *signinWorker) Timeout(*river.Job[SigninArgs]) time.Duration { return w.
 // in the logged message it is quoted-printable encoded and may be wrapped.
 func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) error {
 	n, a := w.n, job.Args
+	kind := compose.KindSignin
 	m := compose.Signin(n.cfg.Sender, a.Name, a.To, a.Link, a.Valid, a.At)
+	if a.Verify {
+		kind = compose.KindVerify
+		m = compose.Verification(n.cfg.Sender, a.Name, a.To, a.Link, a.Valid, a.At)
+	}
 	raw, err := m.Bytes()
 	if err != nil {
 		err = river.JobCancel(fmt.Errorf("render sign-in mail: %w", err))
-		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+compose.KindSignin, "", -1, a.To, "refused", err.Error())
+		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "refused", err.Error())
 		return err
 	}
-	if _, ok := n.mailer.(LogMailer); ok {
+	// The one mail an unverified or undeliverable address still gets
+	// (limited where it is queued: AllowLinkMail); it has a return path
+	// of its own too, so a link mail that bounces is seen.
+	from, err := n.returnPath(ctx, a.PlayerID)
+	if err != nil {
+		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
+		return err
+	}
+	if n.logsMail() {
 		n.log.InfoContext(ctx, "sign-in link", "to", a.To, "link", a.Link)
 	}
-	err = n.mailer.Send(ctx, n.cfg.Sender.From.Address, []string{a.To}, raw)
+	err = n.mailer.Send(ctx, from, []string{a.To}, raw)
 	outcome, detail := "sent", ""
 	switch {
 	case errors.Is(err, ErrPermanent):
@@ -75,6 +93,6 @@ func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) err
 	case err != nil:
 		outcome, detail = "failed", err.Error()
 	}
-	n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+compose.KindSignin, "", -1, a.To, outcome, detail)
+	n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, outcome, detail)
 	return err
 }

@@ -347,7 +347,7 @@ func (s *Service) moveOnce(ctx context.Context, g *Game, req MoveRequest) (*Move
 	actor.Seat = &seat
 	meta := events.Meta{
 		Actor: actor, Channel: req.Channel, CommandID: commandID(req.IdempotencyKey),
-		Command: canonical, Notation: cmd.Notation(),
+		Command: canonical, Notation: cmd.Notation(), MailAuth: req.MailAuth,
 	}
 	after, res, err := s.appendBatch(ctx, g, batch, meta, scope, req.IdempotencyKey, hash, req.Also...)
 	if err != nil {

@@ -77,13 +77,14 @@ func (s *Service) RegisterPlayer(ctx context.Context, name, email string) (Playe
 	p := Player{Name: name, Email: email}
 	// One statement: the player never exists without its first token.
 	err = s.pool.QueryRow(ctx, `
-		WITH p AS (INSERT INTO players (name, email) VALUES ($1, $2) RETURNING id, created_at),
+		WITH p AS (INSERT INTO players (name, email) VALUES ($1, $2) RETURNING *),
 		     t AS (INSERT INTO api_tokens (player_id, name, hash, created_at) SELECT id, $3, $4, created_at FROM p)
-		SELECT id::text, created_at FROM p`,
-		name, email, RegistrationToken, hash).Scan(&p.ID, &p.CreatedAt)
+		SELECT `+PlayerColumns+` FROM p`,
+		name, email, RegistrationToken, hash).Scan(p.ScanTargets()...)
 	if err != nil {
 		return Player{}, "", fmt.Errorf("insert player: %w", err)
 	}
+	p.fillStatus()
 	return p, token, nil
 }
 
@@ -99,14 +100,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Player, error
 		WITH t AS (SELECT id, player_id, last_used_at FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL),
 		     used AS (UPDATE api_tokens a SET last_used_at = now() FROM t
 		              WHERE a.id = t.id AND (t.last_used_at IS NULL OR t.last_used_at < now() - $2::interval))
-		SELECT p.id::text, p.name, p.email, p.created_at FROM t JOIN players p ON p.id = t.player_id`,
-		HashToken(token), UsedEvery).Scan(&p.ID, &p.Name, &p.Email, &p.CreatedAt)
+		SELECT `+PlayerColumns+` FROM t JOIN players p ON p.id = t.player_id`,
+		HashToken(token), UsedEvery).Scan(p.ScanTargets()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Player{}, ErrUnauthenticated
 	}
 	if err != nil {
 		return Player{}, fmt.Errorf("look up token: %w", err)
 	}
+	p.fillStatus()
 	return p, nil
 }
 
@@ -117,13 +119,41 @@ func (s *Service) Player(ctx context.Context, id string) (Player, error) {
 	}
 	var p Player
 	err := s.pool.QueryRow(ctx,
-		`SELECT id::text, name, email, created_at FROM players WHERE id = $1`, id).
-		Scan(&p.ID, &p.Name, &p.Email, &p.CreatedAt)
+		`SELECT `+PlayerColumns+` FROM players p WHERE id = $1`, id).
+		Scan(p.ScanTargets()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Player{}, fmt.Errorf("%w: player %s", ErrNotFound, id)
 	}
 	if err != nil {
 		return Player{}, fmt.Errorf("look up player: %w", err)
 	}
+	p.fillStatus()
 	return p, nil
+}
+
+// PlayerColumns are the columns of players that ScanTargets reads, in
+// its order; the table is aliased p.
+const PlayerColumns = "p.id::text, p.name, p.email, p.created_at, p.email_verified, p.email_undeliverable_at IS NOT NULL"
+
+// ScanTargets are the destinations of PlayerColumns; call FillStatus
+// after the scan.
+func (p *Player) ScanTargets() []any {
+	p.undeliverable = false
+	return []any{&p.ID, &p.Name, &p.Email, &p.CreatedAt, &p.EmailVerified, &p.undeliverable}
+}
+
+// FillStatus derives EmailStatus after a scan of PlayerColumns.
+func (p *Player) FillStatus() { p.fillStatus() }
+
+func (p *Player) fillStatus() {
+	switch {
+	case p.Email == "":
+		p.EmailStatus = EmailNone
+	case p.undeliverable:
+		p.EmailStatus = EmailUndeliverable
+	case !p.EmailVerified:
+		p.EmailStatus = EmailUnverified
+	default:
+		p.EmailStatus = EmailOK
+	}
 }

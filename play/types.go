@@ -20,7 +20,23 @@ type Player struct {
 	Name      string    `json:"name"`
 	Email     string    `json:"email,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// EmailVerified: the owner followed a link mailed to the address.
+	EmailVerified bool `json:"email_verified"`
+	// EmailStatus is the address's standing: EmailOK, EmailUnverified,
+	// EmailUndeliverable (a hard bounce or a complaint came back), or
+	// EmailNone without an address.
+	EmailStatus string `json:"email_status"`
+	// undeliverable is read with PlayerColumns for FillStatus.
+	undeliverable bool
 }
+
+// Address statuses (Player.EmailStatus).
+const (
+	EmailOK            = "ok"
+	EmailUnverified    = "unverified"
+	EmailUndeliverable = "undeliverable"
+	EmailNone          = "none"
+)
 
 // SeatSpec asks for one seat when a game is created: a player (by id, or
 // "me" for the creator), a bot kind ("random", "greedy", "search"), or an
@@ -135,6 +151,9 @@ type MoveRequest struct {
 	IdempotencyKey  string
 	// Channel is how the move arrived: api, web, email, cli.
 	Channel string
+	// MailAuth is the SPF/DKIM/DMARC verdict of a move sent by mail,
+	// kept in the events' meta for the audit log.
+	MailAuth string
 	// Also are written by the move's own statement when it is appended
 	// (see events.Companion): what the caller records of the move.
 	Also []events.Companion

@@ -56,6 +56,7 @@ func (w *Web) lobbyPage(c echo.Context, s *session) error {
 	}
 	p := w.newPage(c, s, "lobby", "Your games")
 	p.Lobby = l
+	p.Address = w.addressBanner(s.Player)
 	return w.render(c, http.StatusOK, "lobby", p)
 }
 
@@ -213,6 +214,9 @@ type tableView struct {
 	CanJoin bool
 	// Prev and Next are the neighbouring versions of a replay (0: none).
 	Prev, Next int64
+	// Unreachable names the players whose address stopped taking mail:
+	// they may not be hearing of the game.
+	Unreachable []string
 }
 
 type tableSeat struct {
@@ -271,6 +275,11 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	}
 	p := w.newPage(c, s, view, compose.Title(g.Config.Ruleset))
 	p.Game = newTableView(g, me, view, latest)
+	if g.Status != play.StatusFinished {
+		if p.Game.Unreachable, err = w.unreachableSeats(ctx, g.ID); err != nil {
+			return w.fail(c, s, err)
+		}
+	}
 	return w.render(c, http.StatusOK, view, p)
 }
 

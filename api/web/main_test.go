@@ -85,10 +85,19 @@ func newEnvWith(t testing.TB, deliver bool, mailer notify.Mailer) *env {
 	return newEnvOpts(t, envOptions{deliver: deliver, mailer: mailer})
 }
 
+// newEnvTuned is newEnvWith with changes to the notifier's configuration
+// (nil: none).
+func newEnvTuned(t testing.TB, deliver bool, mailer notify.Mailer, tune func(*notify.Config)) *env {
+	t.Helper()
+	return newEnvOpts(t, envOptions{deliver: deliver, mailer: mailer, tune: tune})
+}
+
 // envOptions are the settings of a test server.
 type envOptions struct {
 	deliver bool
 	mailer  notify.Mailer
+	// tune changes the notifier's configuration (nil: none).
+	tune func(*notify.Config)
 	// proxies are the trusted proxies (the tests' client is 127.0.0.1).
 	proxies []netip.Prefix
 	// limits, when set, turns the rate limits on with these rules.
@@ -100,7 +109,7 @@ type envOptions struct {
 // newEnvOpts starts a server with options.
 func newEnvOpts(t testing.TB, o envOptions) *env {
 	t.Helper()
-	deliver, mailer := o.deliver, o.mailer
+	deliver, mailer, tune := o.deliver, o.mailer, o.tune
 	e := &env{t: t, url: pg.NewDatabase(t), logs: &syncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := pgxpool.New(ctx, e.url)
@@ -112,6 +121,9 @@ func newEnvOpts(t testing.TB, o envOptions) *env {
 	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log, Mailer: mailer}
 	if deliver {
 		ncfg.Workers, ncfg.FetchPollInterval = 1, 50*time.Millisecond
+	}
+	if tune != nil {
+		tune(&ncfg)
 	}
 	notifier, err := notify.New(ncfg)
 	if err != nil {

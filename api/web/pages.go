@@ -106,7 +106,10 @@ type page struct {
 	Notice string
 	Form   *form
 	Lobby  *lobby
-	Game   *tableView
+	// Address is the lobby's banner about an unverified or undeliverable
+	// address (nil: none).
+	Address *addressBanner
+	Game    *tableView
 	// Token is a new player's API token, shown once.
 	Token string
 	// Error is the error page's message.
@@ -327,6 +330,13 @@ func (w *Web) mailLinks(c echo.Context, email string) error {
 		return fmt.Errorf("look up players by email: %w", err)
 	}
 	for _, p := range players {
+		// An address not (yet) shown to read mail gets few links: a
+		// stranger may type it here.
+		if err := notify.AllowLinkMail(ctx, w.pool, p.ID, w.now(), w.verify); errors.Is(err, notify.ErrLinkMailLimit) {
+			continue
+		} else if err != nil {
+			return err
+		}
 		token, err := w.newSigninLink(ctx, p.ID)
 		if errors.Is(err, errTooManyLinks) {
 			// The same answer: the earlier links are still good.
@@ -335,7 +345,7 @@ func (w *Web) mailLinks(c echo.Context, email string) error {
 		if err != nil {
 			return err
 		}
-		a := notify.SigninArgs{To: p.Email, Name: p.Name, Link: w.base(c) + "/signin/link/" + token, Valid: w.linkTTL, At: w.now().UTC()}
+		a := notify.SigninArgs{PlayerID: p.ID, To: p.Email, Name: p.Name, Link: w.base(c) + "/signin/link/" + token, Valid: w.linkTTL, At: w.now().UTC()}
 		if err := w.mailer.QueueSignin(ctx, a); err != nil {
 			return err
 		}
@@ -466,6 +476,13 @@ func (w *Web) register(c echo.Context) error {
 	}
 	pg := w.newPage(c, ns, "registered", "Welcome")
 	pg.Token = token
+	if w.verify && w.mailer != nil {
+		// The address is mailed nothing else until its owner follows this.
+		if err := w.SendVerification(c, p); err != nil {
+			return w.fail(c, ns, err)
+		}
+		pg.Notice = "We have mailed a link to " + p.Email + ": follow it to confirm the address. Until then azuld mails you nothing about games; you can play here in the meantime."
+	}
 	return w.render(c, http.StatusCreated, "registered", pg)
 }
 

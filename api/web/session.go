@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/account"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -121,16 +122,17 @@ func (w *Web) currentSession(ctx context.Context, r *http.Request) (*session, er
 	var seen time.Time
 	now := w.now()
 	err = w.pool.QueryRow(ctx, `
-		SELECT p.id::text, p.name, p.email, p.created_at, s.csrf_token, s.last_seen_at
+		SELECT s.csrf_token, s.last_seen_at, `+play.PlayerColumns+`
 		FROM web_sessions s JOIN players p ON p.id = s.player_id
 		WHERE s.id_hash = $1 AND s.expires_at > $2`, s.idHash, now).
-		Scan(&s.Player.ID, &s.Player.Name, &s.Player.Email, &s.Player.CreatedAt, &s.CSRF, &seen)
+		Scan(append([]any{&s.CSRF, &seen}, s.Player.ScanTargets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up web session: %w", err)
 	}
+	s.Player.FillStatus()
 	// The account page lists when each session was last seen; coarsely,
 	// so that a page view is not also a write.
 	if now.Sub(seen) > account.SeenEvery {
@@ -286,6 +288,12 @@ var errTooManyLinks = errors.New("sign-in links already on their way")
 // It also deletes what has expired: asking for a link is rare enough to
 // carry the clean-up.
 func (w *Web) newSigninLink(ctx context.Context, playerID string) (string, error) {
+	return w.newLink(ctx, playerID, w.linkTTL)
+}
+
+// newLink is newSigninLink with a lifetime of its own (a verification
+// link lives longer).
+func (w *Web) newLink(ctx context.Context, playerID string, ttl time.Duration) (string, error) {
 	now := w.now()
 	if _, err := w.pool.Exec(ctx, `DELETE FROM signin_links WHERE expires_at < $1`, now.Add(-24*time.Hour)); err != nil {
 		return "", fmt.Errorf("delete old sign-in links: %w", err)
@@ -304,7 +312,7 @@ func (w *Web) newSigninLink(ctx context.Context, playerID string) (string, error
 	}
 	token := randomToken()
 	_, err = w.pool.Exec(ctx, `INSERT INTO signin_links (token_hash, player_id, expires_at) VALUES ($1, $2, $3)`,
-		hashSecret(token), playerID, now.Add(w.linkTTL))
+		hashSecret(token), playerID, now.Add(ttl))
 	if err != nil {
 		return "", fmt.Errorf("store sign-in link: %w", err)
 	}
@@ -332,6 +340,11 @@ func (w *Web) useSigninLink(ctx context.Context, token string) (play.Player, err
 	}
 	if err != nil {
 		return play.Player{}, fmt.Errorf("use sign-in link: %w", err)
+	}
+	// The link was mailed to the player's address and followed: the
+	// address is the player's, and it reads mail.
+	if err := notify.MarkVerified(ctx, w.pool, playerID); err != nil {
+		return play.Player{}, err
 	}
 	p, err := w.svc.Player(ctx, playerID)
 	if err != nil {

@@ -63,6 +63,10 @@ type Config struct {
 	Logger  *slog.Logger
 	// Now defaults to time.Now (tests move it to expire links).
 	Now func() time.Time
+	// VerifyAddresses: unverified addresses get no mail but the
+	// verification link, so registration sends one and the lobby says
+	// how to confirm (AZUL_VERIFY_ADDRESSES).
+	VerifyAddresses bool
 	// SessionTTL and LinkTTL default to DefaultSessionTTL, DefaultLinkTTL.
 	SessionTTL, LinkTTL time.Duration
 	// Accounts serves the account page (/account); nil: no account page.
@@ -92,6 +96,7 @@ type Web struct {
 	now        func() time.Time
 	sessionTTL time.Duration
 	linkTTL    time.Duration
+	verify     bool
 	pages      map[string]*template.Template
 	static     *staticFiles
 	accounts   *account.Service
@@ -107,7 +112,7 @@ func New(cfg Config) (*Web, error) {
 	w := &Web{
 		svc: cfg.Service, pool: cfg.Pool, mailer: cfg.Mailer, baseURL: cfg.BaseURL, log: cfg.Logger,
 		now: cfg.Now, sessionTTL: cfg.SessionTTL, linkTTL: cfg.LinkTTL, accounts: cfg.Accounts,
-		trusted: cfg.TrustedProxies, limits: cfg.Limits,
+		trusted: cfg.TrustedProxies, limits: cfg.Limits, verify: cfg.VerifyAddresses,
 	}
 	if w.limits == nil {
 		w.limits = noLimits{}
@@ -150,6 +155,7 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodPost, "/signout", w.signout},
 		{http.MethodGet, "/account/delete", w.deleteAccountForm},
 		{http.MethodPost, "/account/delete", w.deleteAccount},
+		{http.MethodPost, "/verification", w.resendVerification},
 		{http.MethodGet, "/games/new", w.newGameForm},
 		{http.MethodPost, "/games/new", w.createGame},
 		{http.MethodPost, "/games/:id/join", w.join},

@@ -59,6 +59,7 @@ Usage:
   azuld projections rebuild      rebuild the read models from the events
   azuld verify <game | file>     check a game's draws against its seed
   azuld health                   exit 0 when the server at the HTTP address is ready
+  azuld dkim keygen --out <file> write a DKIM signing key and print its DNS record
   azuld version                  print the version
 
 Run "azuld <command> --help" for a command's flags. Every flag can also be
@@ -91,6 +92,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.verify(ctx, args)
 	case "health":
 		err = a.health(ctx, args)
+	case "dkim":
+		err = a.dkimKeygen(args)
 	case "version":
 		fmt.Fprintln(a.stdout, "azuld", version())
 		return 0

@@ -53,6 +53,15 @@ type config struct {
 	NotifyWorkers int
 	// WebhookAllowPrivate lets webhooks reach internal addresses.
 	WebhookAllowPrivate bool
+	// VerifyAddresses mails an address nothing but its verification link
+	// until its owner follows it.
+	VerifyAddresses bool
+	// DKIMKey is the PEM file of the DKIM signing key (empty: unsigned);
+	// DKIMSelector names its DNS record.
+	DKIMKey      string
+	DKIMSelector string
+	// MailAuth checks SPF, DKIM and DMARC of incoming replies.
+	MailAuth bool
 
 	// RateLimits is "on" or "off" (AZUL_RATE_LIMITS); Limits holds each
 	// limit's value by name (AZUL_LIMIT_*, see limits.Specs).
@@ -259,6 +268,14 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("notify", "AZUL_NOTIFY", "", false)
 		fs.IntVar(&cfg.NotifyWorkers, "notify-workers", 4, "deliveries run at once by this process")
 		add("notify-workers", "AZUL_NOTIFY_WORKERS", "", false)
+		fs.BoolVar(&cfg.VerifyAddresses, "verify-addresses", true, "mail a new player's address nothing but a verification link until its owner follows it (false: a closed club whose members are known)")
+		add("verify-addresses", "AZUL_VERIFY_ADDRESSES", "", false)
+		fs.StringVar(&cfg.DKIMKey, "dkim-key", "", "PEM file of the DKIM key that signs outgoing mail (azuld dkim keygen writes one); empty: mails are not signed")
+		add("dkim-key", "AZUL_DKIM_KEY", "", false)
+		fs.StringVar(&cfg.DKIMSelector, "dkim-selector", "azuld", "DKIM selector: the key's TXT record is published at <selector>._domainkey.<mail domain>")
+		add("dkim-selector", "AZUL_DKIM_SELECTOR", "", false)
+		fs.BoolVar(&cfg.MailAuth, "mail-auth", true, "check SPF, DKIM and DMARC of the replies the SMTP listener takes, and record the result in the move's audit log (never refused on it)")
+		add("mail-auth", "AZUL_MAIL_AUTH", "", false)
 		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
 		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
 		cfg.RateLimits = onOff{on: true}

@@ -6,6 +6,7 @@
 //	azuld projections rebuild  rebuild the read models from the events
 //	azuld verify <game|file>   check a game's draws against its seed
 //	azuld health               exit 0 when the server is ready (/readyz)
+//	azuld dkim keygen          write a DKIM key and print its DNS record
 //	azuld version              print the version
 //
 // With no database configured, azuld runs a private PostgreSQL cluster

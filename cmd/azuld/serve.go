@@ -19,7 +19,9 @@ import (
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/mail/dkim"
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -69,7 +71,25 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	} else if workers < 1 {
 		return nil, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
 	}
-	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Workers: workers, Logger: log, WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics})
+	var mailAuth *authcheck.Checker
+	if cfg.MailAuth {
+		mailAuth = authcheck.New(nil)
+	}
+	var signer notify.MessageSigner
+	if cfg.DKIMKey != "" {
+		s, err := dkim.Load(cfg.DKIMKey, sender.Domain, cfg.DKIMSelector)
+		if err != nil {
+			return nil, fmt.Errorf("AZUL_DKIM_KEY: %w", err)
+		}
+		record, err := s.Record()
+		if err != nil {
+			return nil, fmt.Errorf("AZUL_DKIM_KEY: %w", err)
+		}
+		log.Info("outgoing mail is signed with DKIM", "record_name", s.RecordName(), "record", record)
+		signer = s
+	}
+	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Signer: signer, Workers: workers, Logger: log,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -144,7 +164,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	var smtpListener *smtpin.Server
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
-		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler()}
+		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler(), Bounce: notifier.BounceHandler()}
 		if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
 			smtpCfg.Admit = rl.AdmitMail
 		}

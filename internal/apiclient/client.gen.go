@@ -165,6 +165,30 @@ func (e OptionsWall) Valid() bool {
 	}
 }
 
+// Defines values for PlayerEmailStatus.
+const (
+	PlayerEmailStatusNone          PlayerEmailStatus = "none"
+	PlayerEmailStatusOk            PlayerEmailStatus = "ok"
+	PlayerEmailStatusUndeliverable PlayerEmailStatus = "undeliverable"
+	PlayerEmailStatusUnverified    PlayerEmailStatus = "unverified"
+)
+
+// Valid indicates whether the value is a known member of the PlayerEmailStatus enum.
+func (e PlayerEmailStatus) Valid() bool {
+	switch e {
+	case PlayerEmailStatusNone:
+		return true
+	case PlayerEmailStatusOk:
+		return true
+	case PlayerEmailStatusUndeliverable:
+		return true
+	case PlayerEmailStatusUnverified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemType.
 const (
 	HttpsazuldDevproblemsbadGameLog           ProblemType = "https://azuld.dev/problems/bad-game-log"
@@ -181,6 +205,7 @@ const (
 	HttpsazuldDevproblemsnotYourTurn          ProblemType = "https://azuld.dev/problems/not-your-turn"
 	HttpsazuldDevproblemsnothingToTakeBack    ProblemType = "https://azuld.dev/problems/nothing-to-take-back"
 	HttpsazuldDevproblemspayloadTooLarge      ProblemType = "https://azuld.dev/problems/payload-too-large"
+	HttpsazuldDevproblemsrateLimited          ProblemType = "https://azuld.dev/problems/rate-limited"
 	HttpsazuldDevproblemstakebackConflict     ProblemType = "https://azuld.dev/problems/takeback-conflict"
 	HttpsazuldDevproblemsunauthenticated      ProblemType = "https://azuld.dev/problems/unauthenticated"
 	HttpsazuldDevproblemsunavailable          ProblemType = "https://azuld.dev/problems/unavailable"
@@ -219,6 +244,8 @@ func (e ProblemType) Valid() bool {
 		return true
 	case HttpsazuldDevproblemspayloadTooLarge:
 		return true
+	case HttpsazuldDevproblemsrateLimited:
+		return true
 	case HttpsazuldDevproblemstakebackConflict:
 		return true
 	case HttpsazuldDevproblemsunauthenticated:
@@ -228,6 +255,30 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsunsupportedMediaType:
 		return true
 	case HttpsazuldDevproblemsversionConflict:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProfileEmailStatus.
+const (
+	ProfileEmailStatusNone          ProfileEmailStatus = "none"
+	ProfileEmailStatusOk            ProfileEmailStatus = "ok"
+	ProfileEmailStatusUndeliverable ProfileEmailStatus = "undeliverable"
+	ProfileEmailStatusUnverified    ProfileEmailStatus = "unverified"
+)
+
+// Valid indicates whether the value is a known member of the ProfileEmailStatus enum.
+func (e ProfileEmailStatus) Valid() bool {
+	switch e {
+	case ProfileEmailStatusNone:
+		return true
+	case ProfileEmailStatusOk:
+		return true
+	case ProfileEmailStatusUndeliverable:
+		return true
+	case ProfileEmailStatusUnverified:
 		return true
 	default:
 		return false
@@ -276,6 +327,30 @@ func (e ProfileUpdateLanguage) Valid() bool {
 	case ProfileUpdateLanguageIt:
 		return true
 	case ProfileUpdateLanguageNl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RegisteredPlayerEmailStatus.
+const (
+	RegisteredPlayerEmailStatusNone          RegisteredPlayerEmailStatus = "none"
+	RegisteredPlayerEmailStatusOk            RegisteredPlayerEmailStatus = "ok"
+	RegisteredPlayerEmailStatusUndeliverable RegisteredPlayerEmailStatus = "undeliverable"
+	RegisteredPlayerEmailStatusUnverified    RegisteredPlayerEmailStatus = "unverified"
+)
+
+// Valid indicates whether the value is a known member of the RegisteredPlayerEmailStatus enum.
+func (e RegisteredPlayerEmailStatus) Valid() bool {
+	switch e {
+	case RegisteredPlayerEmailStatusNone:
+		return true
+	case RegisteredPlayerEmailStatusOk:
+		return true
+	case RegisteredPlayerEmailStatusUndeliverable:
+		return true
+	case RegisteredPlayerEmailStatusUnverified:
 		return true
 	default:
 		return false
@@ -493,6 +568,7 @@ func (e GameEventsParamsFormat) Valid() bool {
 const (
 	Applied        InboundEmail200JSONResponseBodyOutcome = "applied"
 	AutoReply      InboundEmail200JSONResponseBodyOutcome = "auto_reply"
+	Bounce         InboundEmail200JSONResponseBodyOutcome = "bounce"
 	Duplicate      InboundEmail200JSONResponseBodyOutcome = "duplicate"
 	Refused        InboundEmail200JSONResponseBodyOutcome = "refused"
 	SenderMismatch InboundEmail200JSONResponseBodyOutcome = "sender_mismatch"
@@ -506,6 +582,8 @@ func (e InboundEmail200JSONResponseBodyOutcome) Valid() bool {
 	case Applied:
 		return true
 	case AutoReply:
+		return true
+	case Bounce:
 		return true
 	case Duplicate:
 		return true
@@ -582,7 +660,10 @@ type Event struct {
 		Channel   *string                 `json:"channel,omitempty"`
 		Command   *map[string]interface{} `json:"command,omitempty"`
 		CommandId *string                 `json:"command_id,omitempty"`
-		Notation  *string                 `json:"notation,omitempty"`
+
+		// MailAuth For a move sent by mail to azuld's SMTP listener: the SPF, DKIM and DMARC results of the mail and its From domain, e.g. "spf=pass dkim=pass dmarc=pass (p=reject) from=example.org" (no address)
+		MailAuth *string `json:"mail_auth,omitempty"`
+		Notation *string `json:"notation,omitempty"`
 	} `json:"meta"`
 
 	// Position Position in the global order (increasing, with gaps)
@@ -1043,11 +1124,20 @@ type OptionsWall string
 
 // Player defines model for Player.
 type Player struct {
-	CreatedAt time.Time          `json:"created_at"`
-	Email     *string            `json:"email,omitempty"`
-	Id        openapi_types.UUID `json:"id"`
-	Name      string             `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	Email     *string   `json:"email,omitempty"`
+
+	// EmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+	EmailStatus *PlayerEmailStatus `json:"email_status,omitempty"`
+
+	// EmailVerified The owner followed a link mailed to the address (the verification mail or a sign-in link).
+	EmailVerified *bool              `json:"email_verified,omitempty"`
+	Id            openapi_types.UUID `json:"id"`
+	Name          string             `json:"name"`
 }
+
+// PlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+type PlayerEmailStatus string
 
 // PlayerView defines model for PlayerView.
 type PlayerView struct {
@@ -1072,11 +1162,17 @@ type Problem struct {
 	// LegalMoves After a refused move: the caller's legal moves
 	LegalMoves *[]LegalMove `json:"legal_moves,omitempty"`
 
+	// Limit rate-limited: the limit's name (registrations, signin_links, signin_links_to, failed_tokens, api_calls, moves, games, invitations), see docs/limits.md
+	Limit *string `json:"limit,omitempty"`
+
 	// Ref illegal-move: where the rule is written, e.g. RULES.md §2.2
 	Ref *string `json:"ref,omitempty"`
 
 	// RequestId The X-Request-ID of the request
 	RequestId *string `json:"request_id,omitempty"`
+
+	// RetryAfter rate-limited: seconds until the request would be allowed (the Retry-After header's value)
+	RetryAfter *int `json:"retry_after,omitempty"`
 
 	// Rule illegal-move: the broken rule's id, e.g. azul.line-holds-other-colour
 	Rule   *string `json:"rule,omitempty"`
@@ -1092,15 +1188,24 @@ type ProblemType string
 
 // Profile defines model for Profile.
 type Profile struct {
-	CreatedAt time.Time          `json:"created_at"`
-	Email     *string            `json:"email,omitempty"`
-	Id        openapi_types.UUID `json:"id"`
-	Language  ProfileLanguage    `json:"language"`
-	Name      string             `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	Email     *string   `json:"email,omitempty"`
+
+	// EmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+	EmailStatus *ProfileEmailStatus `json:"email_status,omitempty"`
+
+	// EmailVerified The owner followed a link mailed to the address (the verification mail or a sign-in link).
+	EmailVerified *bool              `json:"email_verified,omitempty"`
+	Id            openapi_types.UUID `json:"id"`
+	Language      ProfileLanguage    `json:"language"`
+	Name          string             `json:"name"`
 
 	// TimeZone An IANA time zone name
 	TimeZone string `json:"time_zone"`
 }
+
+// ProfileEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+type ProfileEmailStatus string
 
 // ProfileLanguage defines model for Profile.Language.
 type ProfileLanguage string
@@ -1121,14 +1226,23 @@ type ProfileUpdateLanguage string
 
 // RegisteredPlayer defines model for RegisteredPlayer.
 type RegisteredPlayer struct {
-	CreatedAt time.Time          `json:"created_at"`
-	Email     *string            `json:"email,omitempty"`
-	Id        openapi_types.UUID `json:"id"`
-	Name      string             `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	Email     *string   `json:"email,omitempty"`
+
+	// EmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+	EmailStatus *RegisteredPlayerEmailStatus `json:"email_status,omitempty"`
+
+	// EmailVerified The owner followed a link mailed to the address (the verification mail or a sign-in link).
+	EmailVerified *bool              `json:"email_verified,omitempty"`
+	Id            openapi_types.UUID `json:"id"`
+	Name          string             `json:"name"`
 
 	// Token Bearer token, shown once
 	Token string `json:"token"`
 }
+
+// RegisteredPlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
+type RegisteredPlayerEmailStatus string
 
 // Registration defines model for Registration.
 type Registration struct {
@@ -1321,6 +1435,13 @@ type Verification struct {
 // VerificationResult committed: the seed is still secret, only its commitment is known
 type VerificationResult string
 
+// VerificationSent defines model for VerificationSent.
+type VerificationSent struct {
+	// Email The address the link went to.
+	Email string `json:"email"`
+	Sent  bool   `json:"sent"`
+}
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	CreatedAt time.Time          `json:"created_at"`
@@ -1367,6 +1488,9 @@ type SeatParameter = int
 
 // ProblemResponse defines model for Problem.
 type ProblemResponse = Problem
+
+// RateLimited defines model for RateLimited.
+type RateLimited = Problem
 
 // DeleteAccountFormdataBody defines parameters for DeleteAccount.
 type DeleteAccountFormdataBody struct {
@@ -1621,6 +1745,11 @@ type CreateWebhookJSONBody struct {
 	Url string `json:"url"`
 }
 
+// ResendVerificationPageFormdataBody defines parameters for ResendVerificationPage.
+type ResendVerificationPageFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // DeleteAccountFormdataRequestBody defines body for DeleteAccount for application/x-www-form-urlencoded ContentType.
 type DeleteAccountFormdataRequestBody DeleteAccountFormdataBody
 
@@ -1689,6 +1818,9 @@ type RegisterPlayerJSONRequestBody = Registration
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody CreateWebhookJSONBody
+
+// ResendVerificationPageFormdataRequestBody defines body for ResendVerificationPage for application/x-www-form-urlencoded ContentType.
+type ResendVerificationPageFormdataRequestBody ResendVerificationPageFormdataBody
 
 // DeliveryJSONRequestBody defines body for Delivery for application/json ContentType.
 type DeliveryJSONRequestBody = WebhookPayload
@@ -3334,6 +3466,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/me/turns (the `MyTurns` operationId).
 	MyTurns(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ResendVerification Mail the verification link again
+	//
+	// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+	//
+	// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+	ResendVerification(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RegisterPlayerWithBody Register a player
 	//
 	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -3375,6 +3514,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /v1/webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendVerificationPageWithBody The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendVerificationPageWithFormdataBody The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithFormdataBody(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // HomePage The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or the sign-in page
@@ -4670,6 +4827,23 @@ func (c *Client) MyTurns(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
+// ResendVerification Mail the verification link again
+//
+// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+//
+// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+func (c *Client) ResendVerification(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendVerificationRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RegisterPlayerWithBody Register a player
 //
 // Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -4762,6 +4936,44 @@ func (c *Client) CreateWebhook(ctx context.Context, body CreateWebhookJSONReques
 // Corresponds with DELETE /v1/webhooks/{id} (the `DeleteWebhook` operationId).
 func (c *Client) DeleteWebhook(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteWebhookRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendVerificationPageWithBody The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *Client) ResendVerificationPageWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendVerificationPageRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendVerificationPageWithFormdataBody The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *Client) ResendVerificationPageWithFormdataBody(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendVerificationPageRequestWithFormdataBody(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7358,6 +7570,33 @@ func NewMyTurnsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewResendVerificationRequest constructs an http.Request for the ResendVerification method
+func NewResendVerificationRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/verification")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRegisterPlayerRequest calls the generic RegisterPlayer builder with application/json body
 func NewRegisterPlayerRequest(server string, body RegisterPlayerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7495,6 +7734,46 @@ func NewDeleteWebhookRequest(server string, id openapi_types.UUID) (*http.Reques
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewResendVerificationPageRequestWithFormdataBody calls the generic ResendVerificationPage builder with application/x-www-form-urlencoded body
+func NewResendVerificationPageRequestWithFormdataBody(server string, body ResendVerificationPageFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewResendVerificationPageRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewResendVerificationPageRequestWithBody constructs an http.Request for the ResendVerificationPage method, with any body, and a specified content type
+func NewResendVerificationPageRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/verification")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -8120,6 +8399,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/me/turns (the `MyTurns` operationId).
 	MyTurnsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MyTurnsResponse, error)
 
+	// ResendVerificationWithResponse Mail the verification link again
+	//
+	// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+	ResendVerificationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResendVerificationResponse, error)
+
 	// RegisterPlayerWithBodyWithResponse Register a player
 	//
 	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -8165,6 +8453,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /v1/webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhookWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+
+	// ResendVerificationPageWithBodyWithResponse The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error)
+
+	// ResendVerificationPageWithFormdataBodyWithResponse The lobby's button: mail the verification link again
+	//
+	// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+	ResendVerificationPageWithFormdataBodyWithResponse(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error)
 }
 
 type HomePageResponse struct {
@@ -9171,6 +9477,11 @@ type CreateGameResponse201Headers struct {
 	Location *string
 }
 
+// CreateGameResponse429Headers the declared response headers of an HTTP 429 response for CreateGame
+type CreateGameResponse429Headers struct {
+	RetryAfter *int
+}
+
 type CreateGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9186,8 +9497,12 @@ type CreateGameResponse struct {
 	ApplicationproblemJSON415 *ProblemResponse
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateGameResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateGameResponse429Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9220,6 +9535,11 @@ func (r CreateGameResponse) GetApplicationproblemJSON422() *ProblemResponse {
 	return r.ApplicationproblemJSON422
 }
 
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateGameResponse) GetBody() []byte {
 	return r.Body
@@ -9249,6 +9569,11 @@ func (r CreateGameResponse) ContentType() string {
 	return ""
 }
 
+// ImportGameResponse429Headers the declared response headers of an HTTP 429 response for ImportGame
+type ImportGameResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ImportGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9262,6 +9587,10 @@ type ImportGameResponse struct {
 	ApplicationproblemJSON413 *ProblemResponse
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ImportGameResponse429Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9287,6 +9616,11 @@ func (r ImportGameResponse) GetApplicationproblemJSON413() *ProblemResponse {
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r ImportGameResponse) GetApplicationproblemJSON422() *ProblemResponse {
 	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ImportGameResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -9630,6 +9964,11 @@ type JoinGameResponse200Headers struct {
 	ETag *string
 }
 
+// JoinGameResponse429Headers the declared response headers of an HTTP 429 response for JoinGame
+type JoinGameResponse429Headers struct {
+	RetryAfter *int
+}
+
 type JoinGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9645,8 +9984,12 @@ type JoinGameResponse struct {
 	ApplicationproblemJSON404 *ProblemResponse
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *JoinGameResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *JoinGameResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9677,6 +10020,11 @@ func (r JoinGameResponse) GetApplicationproblemJSON404() *ProblemResponse {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationproblemJSON409() *ProblemResponse {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -9784,6 +10132,11 @@ type MoveResponse201Headers struct {
 	Location           *string
 }
 
+// MoveResponse429Headers the declared response headers of an HTTP 429 response for Move
+type MoveResponse429Headers struct {
+	RetryAfter *int
+}
+
 type MoveResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9805,8 +10158,12 @@ type MoveResponse struct {
 	ApplicationproblemJSON415 *ProblemResponse
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *MoveResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *MoveResponse429Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9852,6 +10209,11 @@ func (r MoveResponse) GetApplicationproblemJSON415() *ProblemResponse {
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r MoveResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r MoveResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -10102,6 +10464,11 @@ func (r ListTakebacksResponse) ContentType() string {
 	return ""
 }
 
+// RequestTakebackResponse429Headers the declared response headers of an HTTP 429 response for RequestTakeback
+type RequestTakebackResponse429Headers struct {
+	RetryAfter *int
+}
+
 type RequestTakebackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10119,6 +10486,10 @@ type RequestTakebackResponse struct {
 	ApplicationproblemJSON409 *ProblemResponse
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RequestTakebackResponse429Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10154,6 +10525,11 @@ func (r RequestTakebackResponse) GetApplicationproblemJSON409() *ProblemResponse
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r RequestTakebackResponse) GetApplicationproblemJSON422() *ProblemResponse {
 	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RequestTakebackResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -10233,6 +10609,11 @@ func (r GetTakebackResponse) ContentType() string {
 	return ""
 }
 
+// AcceptTakebackResponse429Headers the declared response headers of an HTTP 429 response for AcceptTakeback
+type AcceptTakebackResponse429Headers struct {
+	RetryAfter *int
+}
+
 type AcceptTakebackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10246,6 +10627,10 @@ type AcceptTakebackResponse struct {
 	ApplicationproblemJSON404 *ProblemResponse
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AcceptTakebackResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10271,6 +10656,11 @@ func (r AcceptTakebackResponse) GetApplicationproblemJSON404() *ProblemResponse 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r AcceptTakebackResponse) GetApplicationproblemJSON409() *ProblemResponse {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r AcceptTakebackResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -10302,6 +10692,11 @@ func (r AcceptTakebackResponse) ContentType() string {
 	return ""
 }
 
+// DeclineTakebackResponse429Headers the declared response headers of an HTTP 429 response for DeclineTakeback
+type DeclineTakebackResponse429Headers struct {
+	RetryAfter *int
+}
+
 type DeclineTakebackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10315,6 +10710,10 @@ type DeclineTakebackResponse struct {
 	ApplicationproblemJSON404 *ProblemResponse
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeclineTakebackResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10340,6 +10739,11 @@ func (r DeclineTakebackResponse) GetApplicationproblemJSON404() *ProblemResponse
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r DeclineTakebackResponse) GetApplicationproblemJSON409() *ProblemResponse {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeclineTakebackResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -10419,6 +10823,11 @@ func (r VerifyGameResponse) ContentType() string {
 	return ""
 }
 
+// InboundEmailResponse429Headers the declared response headers of an HTTP 429 response for InboundEmail
+type InboundEmailResponse429Headers struct {
+	RetryAfter *int
+}
+
 type InboundEmailResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10432,8 +10841,12 @@ type InboundEmailResponse struct {
 	ApplicationproblemJSON401 *ProblemResponse
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *ProblemResponse
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *InboundEmailResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10456,6 +10869,11 @@ func (r InboundEmailResponse) GetApplicationproblemJSON401() *ProblemResponse {
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r InboundEmailResponse) GetApplicationproblemJSON413() *ProblemResponse {
 	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r InboundEmailResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -10492,6 +10910,11 @@ func (r InboundEmailResponse) ContentType() string {
 	return ""
 }
 
+// MailStopConfirmResponse429Headers the declared response headers of an HTTP 429 response for MailStopConfirm
+type MailStopConfirmResponse429Headers struct {
+	RetryAfter *int
+}
+
 type MailStopConfirmResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10499,6 +10922,10 @@ type MailStopConfirmResponse struct {
 	JSON200 *StopResult
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *MailStopConfirmResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10509,6 +10936,11 @@ func (r MailStopConfirmResponse) GetJSON200() *StopResult {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r MailStopConfirmResponse) GetApplicationproblemJSON404() *ProblemResponse {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r MailStopConfirmResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -10540,6 +10972,11 @@ func (r MailStopConfirmResponse) ContentType() string {
 	return ""
 }
 
+// MailStopResponse429Headers the declared response headers of an HTTP 429 response for MailStop
+type MailStopResponse429Headers struct {
+	RetryAfter *int
+}
+
 type MailStopResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10547,6 +10984,10 @@ type MailStopResponse struct {
 	JSON200 *StopResult
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *MailStopResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10557,6 +10998,11 @@ func (r MailStopResponse) GetJSON200() *StopResult {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r MailStopResponse) GetApplicationproblemJSON404() *ProblemResponse {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r MailStopResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -10636,6 +11082,11 @@ func (r DeleteMeResponse) ContentType() string {
 	return ""
 }
 
+// MeResponse429Headers the declared response headers of an HTTP 429 response for Me
+type MeResponse429Headers struct {
+	RetryAfter *int
+}
+
 type MeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10643,6 +11094,10 @@ type MeResponse struct {
 	JSON200 *Profile
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *MeResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10653,6 +11108,11 @@ func (r MeResponse) GetJSON200() *Profile {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r MeResponse) GetApplicationproblemJSON401() *ProblemResponse {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r MeResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -11042,6 +11502,11 @@ func (r RevokeTokenResponse) ContentType() string {
 	return ""
 }
 
+// MyTurnsResponse429Headers the declared response headers of an HTTP 429 response for MyTurns
+type MyTurnsResponse429Headers struct {
+	RetryAfter *int
+}
+
 type MyTurnsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11049,6 +11514,10 @@ type MyTurnsResponse struct {
 	JSON200 *Turns
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *MyTurnsResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11059,6 +11528,11 @@ func (r MyTurnsResponse) GetJSON200() *Turns {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r MyTurnsResponse) GetApplicationproblemJSON401() *ProblemResponse {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r MyTurnsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -11090,6 +11564,80 @@ func (r MyTurnsResponse) ContentType() string {
 	return ""
 }
 
+type ResendVerificationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *VerificationSent
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *ProblemResponse
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *ProblemResponse
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ResendVerificationResponse) GetJSON202() *VerificationSent {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON409() *ProblemResponse {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON429() *ProblemResponse {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ResendVerificationResponse) GetApplicationproblemJSON503() *ProblemResponse {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ResendVerificationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResendVerificationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResendVerificationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResendVerificationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RegisterPlayerResponse429Headers the declared response headers of an HTTP 429 response for RegisterPlayer
+type RegisterPlayerResponse429Headers struct {
+	RetryAfter *int
+}
+
 type RegisterPlayerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11101,6 +11649,10 @@ type RegisterPlayerResponse struct {
 	ApplicationproblemJSON413 *ProblemResponse
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RegisterPlayerResponse429Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11121,6 +11673,11 @@ func (r RegisterPlayerResponse) GetApplicationproblemJSON413() *ProblemResponse 
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r RegisterPlayerResponse) GetApplicationproblemJSON415() *ProblemResponse {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RegisterPlayerResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -11152,6 +11709,11 @@ func (r RegisterPlayerResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhooksResponse429Headers the declared response headers of an HTTP 429 response for ListWebhooks
+type ListWebhooksResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ListWebhooksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11161,6 +11723,10 @@ type ListWebhooksResponse struct {
 	}
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWebhooksResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11173,6 +11739,11 @@ func (r ListWebhooksResponse) GetJSON200() *struct {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListWebhooksResponse) GetApplicationproblemJSON401() *ProblemResponse {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListWebhooksResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -11204,6 +11775,11 @@ func (r ListWebhooksResponse) ContentType() string {
 	return ""
 }
 
+// CreateWebhookResponse429Headers the declared response headers of an HTTP 429 response for CreateWebhook
+type CreateWebhookResponse429Headers struct {
+	RetryAfter *int
+}
+
 type CreateWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11217,6 +11793,10 @@ type CreateWebhookResponse struct {
 	ApplicationproblemJSON413 *ProblemResponse
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWebhookResponse429Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -11242,6 +11822,11 @@ func (r CreateWebhookResponse) GetApplicationproblemJSON413() *ProblemResponse {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreateWebhookResponse) GetApplicationproblemJSON415() *ProblemResponse {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateWebhookResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -11273,6 +11858,11 @@ func (r CreateWebhookResponse) ContentType() string {
 	return ""
 }
 
+// DeleteWebhookResponse429Headers the declared response headers of an HTTP 429 response for DeleteWebhook
+type DeleteWebhookResponse429Headers struct {
+	RetryAfter *int
+}
+
 type DeleteWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11280,6 +11870,10 @@ type DeleteWebhookResponse struct {
 	ApplicationproblemJSON401 *ProblemResponse
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWebhookResponse429Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11290,6 +11884,11 @@ func (r DeleteWebhookResponse) GetApplicationproblemJSON401() *ProblemResponse {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r DeleteWebhookResponse) GetApplicationproblemJSON404() *ProblemResponse {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteWebhookResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -11315,6 +11914,40 @@ func (r DeleteWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResendVerificationPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ResendVerificationPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResendVerificationPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResendVerificationPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResendVerificationPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12372,6 +13005,21 @@ func (c *ClientWithResponses) MyTurnsWithResponse(ctx context.Context, reqEditor
 	return ParseMyTurnsResponse(rsp)
 }
 
+// ResendVerificationWithResponse Mail the verification link again
+//
+// Mails a new link to the caller's address that confirms it (and signs in to the web client). An unverified or undeliverable address gets the verification mail sent at registration and at most one more a day (sign-in links asked for on the web count too); until the link is followed azuld mails the address nothing else. Following it makes email_status ok.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/verification (the `ResendVerification` operationId).
+func (c *ClientWithResponses) ResendVerificationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResendVerificationResponse, error) {
+	rsp, err := c.ResendVerification(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendVerificationResponse(rsp)
+}
+
 // RegisterPlayerWithBodyWithResponse Register a player
 //
 // Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
@@ -12452,6 +13100,36 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseDeleteWebhookResponse(rsp)
+}
+
+// ResendVerificationPageWithBodyWithResponse The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *ClientWithResponses) ResendVerificationPageWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error) {
+	rsp, err := c.ResendVerificationPageWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendVerificationPageResponse(rsp)
+}
+
+// ResendVerificationPageWithFormdataBodyWithResponse The lobby's button: mail the verification link again
+//
+// Like POST /v1/me/verification, for the signed-in browser: answers with the lobby and a notice.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
+func (c *ClientWithResponses) ResendVerificationPageWithFormdataBodyWithResponse(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error) {
+	rsp, err := c.ResendVerificationPageWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendVerificationPageResponse(rsp)
 }
 
 // ParseHomePageResponse parses an HTTP response from a HomePageWithResponse call
@@ -13041,6 +13719,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		}
 		response.ApplicationproblemJSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -13061,6 +13746,16 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateGameResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13115,6 +13810,26 @@ func ParseImportGameResponse(rsp *http.Response) (*ImportGameResponse, error) {
 		}
 		response.ApplicationproblemJSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ImportGameResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13410,6 +14125,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -13423,6 +14145,16 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers JoinGameResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13565,6 +14297,13 @@ func ParseMoveResponse(rsp *http.Response) (*MoveResponse, error) {
 		}
 		response.ApplicationproblemJSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	}
 
 	switch {
@@ -13592,6 +14331,16 @@ func ParseMoveResponse(rsp *http.Response) (*MoveResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers MoveResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13828,6 +14577,26 @@ func ParseRequestTakebackResponse(rsp *http.Response) (*RequestTakebackResponse,
 		}
 		response.ApplicationproblemJSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RequestTakebackResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13915,6 +14684,26 @@ func ParseAcceptTakebackResponse(rsp *http.Response) (*AcceptTakebackResponse, e
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers AcceptTakebackResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13969,6 +14758,26 @@ func ParseDeclineTakebackResponse(rsp *http.Response) (*DeclineTakebackResponse,
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeclineTakebackResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14051,6 +14860,13 @@ func ParseInboundEmailResponse(rsp *http.Response) (*InboundEmailResponse, error
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ProblemResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14058,6 +14874,19 @@ func ParseInboundEmailResponse(rsp *http.Response) (*InboundEmailResponse, error
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers InboundEmailResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14091,9 +14920,29 @@ func ParseMailStopConfirmResponse(rsp *http.Response) (*MailStopConfirmResponse,
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case rsp.StatusCode == 200:
 		// Content-type (text/html) unsupported
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers MailStopConfirmResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14127,9 +14976,29 @@ func ParseMailStopResponse(rsp *http.Response) (*MailStopResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case rsp.StatusCode == 200:
 		// Content-type (text/html) unsupported
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers MailStopResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14199,6 +15068,26 @@ func ParseMeResponse(rsp *http.Response) (*MeResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers MeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14506,6 +15395,80 @@ func ParseMyTurnsResponse(rsp *http.Response) (*MyTurnsResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers MyTurnsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResendVerificationResponse parses an HTTP response from a ResendVerificationWithResponse call
+func ParseResendVerificationResponse(rsp *http.Response) (*ResendVerificationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResendVerificationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest VerificationSent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	return response, nil
@@ -14553,6 +15516,26 @@ func ParseRegisterPlayerResponse(rsp *http.Response) (*RegisterPlayerResponse, e
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RegisterPlayerResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14588,6 +15571,26 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListWebhooksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14642,6 +15645,26 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateWebhookResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -14678,6 +15701,42 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteWebhookResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResendVerificationPageResponse parses an HTTP response from a ResendVerificationPageWithResponse call
+func ParseResendVerificationPageResponse(rsp *http.Response) (*ResendVerificationPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResendVerificationPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil

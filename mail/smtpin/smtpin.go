@@ -1,7 +1,8 @@
 // Package smtpin is azuld's built-in SMTP listener: the MX of the mail
 // domain, where players' answers to play+<token>@<domain> arrive.
 //
-// It accepts mail only for play+<anything>@<domain> and postmaster@<domain>
+// It accepts mail only for play+<anything>@<domain>, the return paths
+// bounce+<anything>@<domain> (when Config.Bounce is set) and postmaster@<domain>
 // (RFC 5321 §4.5.1 requires postmaster), refuses every other domain (550:
 // it is no open relay), enforces the message size (552) and the number of
 // recipients, and needs no AUTH (senders are other MTAs). Each accepted
@@ -78,6 +79,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Handler receives the messages for play+ addresses. Required.
 	Handler Handler
+	// Bounce receives the messages for the return paths of azuld's own
+	// mail, bounce+<token>@<domain> (delivery reports and complaints);
+	// nil refuses those addresses like any unknown mailbox.
+	Bounce Handler
 	// Postmaster receives the messages addressed to postmaster@ alone;
 	// an error defers them (451). Default: one log line, then dropped.
 	Postmaster Handler
@@ -253,8 +258,10 @@ type session struct {
 	remote net.Addr
 	from   string
 	rcpts  []string
-	// postmaster holds the postmaster@ recipients, apart from rcpts.
+	// postmaster holds the postmaster@ recipients, apart from rcpts;
+	// bounces the bounce+ ones.
 	postmaster []string
+	bounces    []string
 }
 
 var _ smtp.Session = (*session)(nil)
@@ -263,6 +270,7 @@ func (ss *session) Reset() {
 	ss.from = ""
 	ss.rcpts = nil
 	ss.postmaster = nil
+	ss.bounces = nil
 }
 
 func (ss *session) Logout() error { return nil }
@@ -280,6 +288,7 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 	ss.from = from
 	ss.rcpts = nil
 	ss.postmaster = nil
+	ss.bounces = nil
 	return nil
 }
 
@@ -298,6 +307,8 @@ func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 			return err
 		}
 		ss.rcpts = append(ss.rcpts, to)
+	case strings.HasPrefix(l, "bounce+") && len(l) > len("bounce+") && ss.s.cfg.Bounce != nil:
+		ss.bounces = append(ss.bounces, to)
 	default:
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such mailbox"}
 	}
@@ -314,6 +325,11 @@ func (ss *session) Data(r io.Reader) error {
 	var herr error
 	if len(env.Rcpts) > 0 {
 		herr = ss.s.cfg.Handler(ss.s.handlerContext(), env, raw)
+	}
+	if herr == nil && len(ss.bounces) > 0 {
+		b := env
+		b.Rcpts = append([]string(nil), ss.bounces...)
+		herr = ss.s.cfg.Bounce(ss.s.handlerContext(), b, raw)
 	}
 	if herr == nil && len(ss.postmaster) > 0 {
 		pm := env

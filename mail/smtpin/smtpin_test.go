@@ -474,3 +474,49 @@ func TestAdmit(t *testing.T) {
 		t.Errorf("Admit asked %v", asked)
 	}
 }
+
+// TestReturnPaths: with a Bounce handler, the return paths bounce+…@ are
+// taken (from the null sender, as reports come) and go to it, not to the
+// handler of game replies; its refusal is the reply's. Without one they
+// are unknown mailboxes.
+func TestReturnPaths(t *testing.T) {
+	bounces := make(chan Envelope, 2)
+	addr, _, got, _ := start(t, Config{Bounce: func(_ context.Context, env Envelope, raw []byte) error {
+		bounces <- env
+		if strings.Contains(string(raw), "garbage") {
+			return &Reject{Code: 550, Message: "5.6.0 The message could not be read"}
+		}
+		return nil
+	}}, nil)
+	if code, err := send(dial(t, addr), "", []string{"Bounce+Tok3n@azul.example.org"}, "Subject: Undelivered\r\n\r\nreport\r\n"); err != nil {
+		t.Fatalf("a report to a return path: %d %v, want 250", code, err)
+	}
+	if env := <-bounces; env.From != "<>" || len(env.Rcpts) != 1 || env.Rcpts[0] != "Bounce+Tok3n@azul.example.org" {
+		t.Errorf("bounce envelope %+v", env)
+	}
+	if code, _ := send(dial(t, addr), "", []string{"bounce+x@azul.example.org"}, "garbage\r\n"); code != 550 {
+		t.Errorf("the bounce handler's refusal: %d, want 550", code)
+	}
+	<-bounces
+	select {
+	case d := <-got:
+		t.Fatalf("the game handler got a report: %+v", d.env)
+	default:
+	}
+	c := dial(t, addr)
+	if err := c.Mail(""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Rcpt("bounce+@azul.example.org"); code(err) != 550 {
+		t.Errorf("an empty return path: %v, want 550", err)
+	}
+
+	addr, _, _, _ = start(t, Config{}, nil)
+	c = dial(t, addr)
+	if err := c.Mail(""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Rcpt("bounce+tok@azul.example.org"); code(err) != 550 {
+		t.Errorf("a return path without a Bounce handler: %v, want 550", err)
+	}
+}

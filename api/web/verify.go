@@ -1,0 +1,143 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// VerificationTTL is how long the link of a verification mail works:
+// longer than a sign-in link's, because a new player may read the mail
+// a day later; like any mailed link it works once.
+const VerificationTTL = 48 * time.Hour
+
+// Reasons SendVerification refuses.
+var (
+	// ErrAlreadyVerified: the address is verified and takes mail.
+	ErrAlreadyVerified = errors.New("your address is verified already and takes mail: there is nothing to confirm")
+	// ErrNoAddress: the player gave no address.
+	ErrNoAddress = errors.New("your account has no email address to verify")
+	// ErrNoMail: the server sends no mail at all.
+	ErrNoMail = errors.New("this server sends no mail: sign in with your API token")
+)
+
+// SendVerification queues a verification mail for p (a link that
+// verifies the address and signs in), counted by notify.AllowLinkMail:
+// the mail at registration and one more a day on request.
+func (w *Web) SendVerification(c echo.Context, p play.Player) error {
+	return w.sendVerification(c.Request().Context(), w.base(c), p)
+}
+
+func (w *Web) sendVerification(ctx context.Context, base string, p play.Player) error {
+	switch {
+	case w.mailer == nil || w.pool == nil:
+		return ErrNoMail
+	case p.Email == "":
+		return ErrNoAddress
+	case p.EmailStatus == play.EmailOK:
+		return ErrAlreadyVerified
+	case p.EmailStatus == play.EmailUnverified && !w.verify:
+		// Without verification an unverified address is mailed anyway.
+		return ErrAlreadyVerified
+	}
+	if err := notify.AllowLinkMail(ctx, w.pool, p.ID, w.now(), w.verify); err != nil {
+		return err
+	}
+	token, err := w.newLink(ctx, p.ID, VerificationTTL)
+	if errors.Is(err, errTooManyLinks) {
+		return notify.ErrLinkMailLimit
+	}
+	if err != nil {
+		return err
+	}
+	a := notify.SigninArgs{PlayerID: p.ID, Verify: true, To: p.Email, Name: p.Name,
+		Link: base + "/signin/link/" + token, Valid: VerificationTTL, At: w.now().UTC()}
+	return w.mailer.QueueSignin(ctx, a)
+}
+
+// addressBanner is the lobby's word on the player's address, nil when
+// there is nothing to say.
+type addressBanner struct {
+	// Status is play.EmailUnverified or play.EmailUndeliverable.
+	Status string
+	Email  string
+	// CanResend: the server sends mail, so a new link can be asked for.
+	CanResend bool
+}
+
+func (w *Web) addressBanner(p play.Player) *addressBanner {
+	switch {
+	case p.EmailStatus == play.EmailUndeliverable,
+		p.EmailStatus == play.EmailUnverified && w.verify:
+		return &addressBanner{Status: p.EmailStatus, Email: p.Email, CanResend: w.mailer != nil}
+	}
+	return nil
+}
+
+// resendVerification is POST /verification: the lobby's button that mails
+// the verification link again.
+func (w *Web) resendVerification(c echo.Context) error {
+	s, ok, err := w.formSession(c)
+	if !ok {
+		return err
+	}
+	if s == nil {
+		return c.Redirect(http.StatusSeeOther, "/signin")
+	}
+	err = w.SendVerification(c, s.Player)
+	status, notice := http.StatusOK, ""
+	switch {
+	case err == nil:
+		notice = "A new link is on its way to " + s.Player.Email + ". It works once, for " + fmt.Sprint(int(VerificationTTL.Hours())) + " hours."
+	case errors.Is(err, notify.ErrLinkMailLimit):
+		status, notice = http.StatusTooManyRequests, notify.ErrLinkMailLimit.Error()
+	case errors.Is(err, ErrAlreadyVerified), errors.Is(err, ErrNoAddress):
+		status, notice = http.StatusConflict, err.Error()
+	case errors.Is(err, ErrNoMail):
+		status, notice = http.StatusServiceUnavailable, err.Error()
+	default:
+		return w.fail(c, s, err)
+	}
+	l, err := w.buildLobby(c.Request().Context(), s.Player)
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	p := w.newPage(c, s, "lobby", "Your games")
+	p.Lobby, p.Address, p.Notice = l, w.addressBanner(s.Player), notice
+	return w.render(c, status, "lobby", p)
+}
+
+// unreachableSeats names the players of a game whose address stopped
+// taking mail (the game's other seats were told once by mail; the page
+// says it while it lasts).
+func (w *Web) unreachableSeats(ctx context.Context, gameID string) ([]string, error) {
+	if w.pool == nil {
+		return nil, nil
+	}
+	rows, err := w.pool.Query(ctx, `
+		SELECT p.name FROM undeliverable_notices n JOIN players p ON p.id = n.player_id
+		WHERE n.game_id = $1 AND p.email_undeliverable_at IS NOT NULL ORDER BY p.name`, gameID)
+	if err != nil {
+		return nil, fmt.Errorf("read the game's unreachable players: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("read the game's unreachable players: %w", err)
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the game's unreachable players: %w", err)
+	}
+	return names, nil
+}

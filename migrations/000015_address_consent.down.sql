@@ -1,0 +1,10 @@
+DROP TABLE undeliverable_notices;
+DROP TABLE bounce_tokens;
+ALTER TABLE players
+    DROP COLUMN email_verified,
+    DROP COLUMN email_undeliverable_at,
+    DROP COLUMN email_undeliverable_reason,
+    DROP COLUMN email_soft_bounces,
+    DROP COLUMN email_soft_bounce_since,
+    DROP COLUMN verify_mails,
+    DROP COLUMN verify_mails_since;
