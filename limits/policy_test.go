@@ -92,3 +92,20 @@ func TestRefusalSaysWhatAndWhen(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseRule: any value is either refused with an error, or off, or a
+// rule that allows at least one event per a positive period.
+func FuzzParseRule(f *testing.F) {
+	for _, v := range []string{"5/h", "120/min", "50/d", "30/10m", "off", "0/h", "-1/h", "1/0s", "9999999999999/ns", "5/", "/h", " 5 / h ", "5/1.5h"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		r, on, err := limits.ParseRule("registrations", value)
+		if err != nil || !on {
+			return
+		}
+		if r.Limit < 1 || r.Period <= 0 {
+			t.Fatalf("ParseRule(%q) = %+v: a limit must allow an event per a positive period", value, r)
+		}
+	})
+}
