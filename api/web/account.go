@@ -223,15 +223,16 @@ func (w *Web) accountEndOthers(c echo.Context) error {
 
 // AddressChanged mails the verification link to a player's new address
 // (the account service's Verifier): following it proves the address is
-// theirs. A server that sends no mail, or does not verify addresses, has
+// theirs. It goes even when the server does not require verification, so
+// a mistyped address shows at once; a server that sends no mail has
 // nothing to send.
 func (w *Web) AddressChanged(ctx context.Context, playerID string) error {
 	p, err := w.svc.Player(ctx, playerID)
 	if err != nil {
 		return fmt.Errorf("verification mail: %w", err)
 	}
-	err = w.sendVerification(ctx, w.baseURL, p)
-	if errors.Is(err, ErrNoMail) || errors.Is(err, ErrNoAddress) || errors.Is(err, ErrAlreadyVerified) {
+	err = w.mailVerification(ctx, w.baseURL, p)
+	if errors.Is(err, ErrNoMail) || errors.Is(err, ErrNoAddress) {
 		return nil
 	}
 	return err

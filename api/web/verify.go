@@ -37,15 +37,23 @@ func (w *Web) SendVerification(c echo.Context, p play.Player) error {
 
 func (w *Web) sendVerification(ctx context.Context, base string, p play.Player) error {
 	switch {
-	case w.mailer == nil || w.pool == nil:
-		return ErrNoMail
-	case p.Email == "":
-		return ErrNoAddress
 	case p.EmailStatus == play.EmailOK:
 		return ErrAlreadyVerified
 	case p.EmailStatus == play.EmailUnverified && !w.verify:
 		// Without verification an unverified address is mailed anyway.
 		return ErrAlreadyVerified
+	}
+	return w.mailVerification(ctx, base, p)
+}
+
+// mailVerification queues the verification link, whatever the address's
+// status.
+func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) error {
+	switch {
+	case w.mailer == nil || w.pool == nil:
+		return ErrNoMail
+	case p.Email == "":
+		return ErrNoAddress
 	}
 	if err := notify.AllowLinkMail(ctx, w.pool, p.ID, w.now(), w.verify); err != nil {
 		return err
