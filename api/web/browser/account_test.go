@@ -1,0 +1,32 @@
+package browser
+
+import "testing"
+
+// TestAccountPages opens the account page and the page that deletes an
+// account as a player would, on a desktop and on a phone: the profile,
+// the tokens and the sessions are there, and nothing is wider than the
+// screen.
+func TestAccountPages(t *testing.T) {
+	e := newEnv(t)
+	ann := e.newPlayer("Ann")
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"desktop", 1280, 900}, {"phone", 375, 740}} {
+		ann.viewport(size.w, size.h)
+		ann.open("/account")
+		ann.waitJS(`document.querySelector('input[name=name]') && document.querySelector('input[name=name]').value == 'Ann'`, "the account page with Ann's name")
+		ann.waitJS(`document.body.textContent.includes('registration')`, "the registration token in the list")
+		ann.waitJS(`document.body.textContent.includes('(this browser)') || document.body.textContent.includes('this browser')`, "this browser among the sessions")
+		if w := eval[float64](ann, `document.documentElement.scrollWidth - window.innerWidth`); w > 0 {
+			t.Errorf("%s: the account page is %v px wider than the screen", size.name, w)
+		}
+		ann.shot("account-" + size.name)
+		ann.open("/account/delete")
+		ann.waitJS(`document.querySelector('form input[name=name]')`, "the deletion form")
+		if w := eval[float64](ann, `document.documentElement.scrollWidth - window.innerWidth`); w > 0 {
+			t.Errorf("%s: the deletion page is %v px wider than the screen", size.name, w)
+		}
+		ann.shot("account-delete-" + size.name)
+	}
+}
