@@ -8,6 +8,7 @@ import (
 
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
+	"github.com/azuld/azuld/play"
 )
 
 // verifierFunc adapts a function to account.Verifier.
@@ -48,11 +49,7 @@ func (s *Server) accountsOrUnavailable() (*account.Service, error) {
 // updateProfile is PATCH /v1/me: the fields sent change, the others stay.
 // Unknown fields and an empty object are refused (400).
 func (s *Server) updateProfile(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	acc, err := s.accountsOrUnavailable()
+	p, acc, err := s.accountOf(c)
 	if err != nil {
 		return err
 	}
@@ -72,11 +69,7 @@ func (s *Server) updateProfile(c echo.Context) error {
 }
 
 func (s *Server) listTokens(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	acc, err := s.accountsOrUnavailable()
+	p, acc, err := s.accountOf(c)
 	if err != nil {
 		return err
 	}
@@ -96,11 +89,7 @@ type createTokenRequest struct {
 }
 
 func (s *Server) createToken(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	acc, err := s.accountsOrUnavailable()
+	p, acc, err := s.accountOf(c)
 	if err != nil {
 		return err
 	}
@@ -117,11 +106,7 @@ func (s *Server) createToken(c echo.Context) error {
 }
 
 func (s *Server) revokeToken(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	acc, err := s.accountsOrUnavailable()
+	p, acc, err := s.accountOf(c)
 	if err != nil {
 		return err
 	}
@@ -132,11 +117,7 @@ func (s *Server) revokeToken(c echo.Context) error {
 }
 
 func (s *Server) listSessions(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	acc, err := s.accountsOrUnavailable()
+	p, acc, err := s.accountOf(c)
 	if err != nil {
 		return err
 	}
@@ -151,11 +132,7 @@ func (s *Server) listSessions(c echo.Context) error {
 }
 
 func (s *Server) endSession(c echo.Context) error {
-	p, err := s.authenticate(c)
-	if err != nil {
-		return err
-	}
-	acc, err := s.accountsOrUnavailable()
+	p, acc, err := s.accountOf(c)
 	if err != nil {
 		return err
 	}
@@ -163,4 +140,14 @@ func (s *Server) endSession(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// accountOf authenticates the caller and hands out the account service.
+func (s *Server) accountOf(c echo.Context) (play.Player, *account.Service, error) {
+	p, err := s.authenticate(c)
+	if err != nil {
+		return play.Player{}, nil, err
+	}
+	acc, err := s.accountsOrUnavailable()
+	return p, acc, err
 }
