@@ -45,6 +45,10 @@ const (
 	ProblemNothingToTakeBack    = ProblemBase + "nothing-to-take-back"
 	ProblemBadLog               = ProblemBase + "bad-game-log"
 	ProblemRateLimited          = ProblemBase + "rate-limited"
+	// Those of POST /v1/me/verification.
+	ProblemVerificationLimit = ProblemBase + "verification-limit"
+	ProblemAlreadyVerified   = ProblemBase + "already-verified"
+	ProblemNoMail            = ProblemBase + "no-mail"
 )
 
 // problemTitles are the fixed, human titles of each type.
@@ -69,6 +73,9 @@ var problemTitles = map[string]string{
 	ProblemNothingToTakeBack:    "There is no such move to take back",
 	ProblemBadLog:               "The game log is refused",
 	ProblemRateLimited:          "Too many requests",
+	ProblemVerificationLimit:    "Enough links were mailed to this address today",
+	ProblemAlreadyVerified:      "There is no address to confirm",
+	ProblemNoMail:               "This server sends no mail",
 }
 
 // Problem is an RFC 9457 problem details object. The extension members

@@ -13,13 +13,6 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// Problem types of POST /v1/me/verification.
-const (
-	ProblemVerificationLimit = ProblemBase + "verification-limit"
-	ProblemAlreadyVerified   = ProblemBase + "already-verified"
-	ProblemNoMail            = ProblemBase + "no-mail"
-)
-
 // verificationResponse says where the link went.
 type verificationResponse struct {
 	Sent  bool   `json:"sent"`

@@ -114,3 +114,16 @@ func TestAccountDeleteAsksForTheName(t *testing.T) {
 	// The token went with the account.
 	ana.wantCode(exitNotAllow, "account", "show")
 }
+
+// azul account verify asks for a new confirmation link; where there is
+// nothing to confirm, the server's reason is shown and the exit code says
+// it was refused.
+func TestAccountVerify(t *testing.T) {
+	srv := newServer(t)
+	ana := newUser(t, srv.URL)
+	ana.register("Ana")
+	o := ana.run("account", "verify")
+	if o.code == exitOK || !strings.Contains(o.errOut, "There is no address to confirm: your address is verified already") {
+		t.Fatalf("verify of an address that needs none: exit %d, out %q, err %q", o.code, o.out, o.errOut)
+	}
+}

@@ -31,7 +31,7 @@ func (a *app) accountCommand() *cobra.Command {
 		Args:  args(0, 0),
 		RunE:  wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
 	}
-	acc.AddCommand(show, a.accountSetCommand(), a.tokensCommand(), a.tokenCommand(), a.sessionsCommand(), a.deleteAccountCommand())
+	acc.AddCommand(show, a.accountSetCommand(), a.tokensCommand(), a.tokenCommand(), a.sessionsCommand(), a.confirmAddressCommand(), a.deleteAccountCommand())
 	return acc
 }
 
@@ -55,8 +55,13 @@ func (a *app) showAccount(cmd *cobra.Command) error {
 
 func (a *app) printProfile(p *apiclient.Profile) {
 	email := deref(p.Email)
-	if email == "" {
+	switch {
+	case email == "":
 		email = "(none: no mail)"
+	case p.EmailStatus != nil && *p.EmailStatus == apiclient.ProfileEmailStatusUnverified:
+		email += " (not confirmed yet: follow the link mailed to it, or ask for another with 'azul account verify'; no game mail goes there until then)"
+	case p.EmailStatus != nil && *p.EmailStatus == apiclient.ProfileEmailStatusUndeliverable:
+		email += " (undeliverable: mail to it came back; fix it with 'azul account set --email', or 'azul account verify' once it takes mail again)"
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Name\t%s\nPlayer\t%s\nEmail\t%s\nLanguage\t%s\nTime zone\t%s\nSince\t%s\n",
@@ -317,4 +322,27 @@ func (a *app) deleteAccount(cmd *cobra.Command, name string) error {
 	}
 	fmt.Fprintf(a.out, "The account %q is deleted.\n", name)
 	return nil
+}
+
+// confirmAddressCommand is azul account verify.
+func (a *app) confirmAddressCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Mail a new link that confirms your address (at most one more a day)",
+		Args:  args(0, 0),
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+			if err := a.needToken(); err != nil {
+				return err
+			}
+			res, err := a.api.ResendVerificationWithResponse(cmd.Context())
+			if err := a.result(res, err, http.StatusAccepted); err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(res.Body)
+			}
+			fmt.Fprintln(a.out, "A new link is on its way to your address: follow it to confirm the address.")
+			return nil
+		}),
+	}
 }

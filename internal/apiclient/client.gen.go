@@ -191,6 +191,7 @@ func (e PlayerEmailStatus) Valid() bool {
 
 // Defines values for ProblemType.
 const (
+	HttpsazuldDevproblemsalreadyVerified      ProblemType = "https://azuld.dev/problems/already-verified"
 	HttpsazuldDevproblemsbadGameLog           ProblemType = "https://azuld.dev/problems/bad-game-log"
 	HttpsazuldDevproblemsbadRequest           ProblemType = "https://azuld.dev/problems/bad-request"
 	HttpsazuldDevproblemsforbidden            ProblemType = "https://azuld.dev/problems/forbidden"
@@ -201,6 +202,7 @@ const (
 	HttpsazuldDevproblemsinvalidRequest       ProblemType = "https://azuld.dev/problems/invalid-request"
 	HttpsazuldDevproblemsmalformedMove        ProblemType = "https://azuld.dev/problems/malformed-move"
 	HttpsazuldDevproblemsmethodNotAllowed     ProblemType = "https://azuld.dev/problems/method-not-allowed"
+	HttpsazuldDevproblemsnoMail               ProblemType = "https://azuld.dev/problems/no-mail"
 	HttpsazuldDevproblemsnotFound             ProblemType = "https://azuld.dev/problems/not-found"
 	HttpsazuldDevproblemsnotYourTurn          ProblemType = "https://azuld.dev/problems/not-your-turn"
 	HttpsazuldDevproblemsnothingToTakeBack    ProblemType = "https://azuld.dev/problems/nothing-to-take-back"
@@ -210,12 +212,15 @@ const (
 	HttpsazuldDevproblemsunauthenticated      ProblemType = "https://azuld.dev/problems/unauthenticated"
 	HttpsazuldDevproblemsunavailable          ProblemType = "https://azuld.dev/problems/unavailable"
 	HttpsazuldDevproblemsunsupportedMediaType ProblemType = "https://azuld.dev/problems/unsupported-media-type"
+	HttpsazuldDevproblemsverificationLimit    ProblemType = "https://azuld.dev/problems/verification-limit"
 	HttpsazuldDevproblemsversionConflict      ProblemType = "https://azuld.dev/problems/version-conflict"
 )
 
 // Valid indicates whether the value is a known member of the ProblemType enum.
 func (e ProblemType) Valid() bool {
 	switch e {
+	case HttpsazuldDevproblemsalreadyVerified:
+		return true
 	case HttpsazuldDevproblemsbadGameLog:
 		return true
 	case HttpsazuldDevproblemsbadRequest:
@@ -236,6 +241,8 @@ func (e ProblemType) Valid() bool {
 		return true
 	case HttpsazuldDevproblemsmethodNotAllowed:
 		return true
+	case HttpsazuldDevproblemsnoMail:
+		return true
 	case HttpsazuldDevproblemsnotFound:
 		return true
 	case HttpsazuldDevproblemsnotYourTurn:
@@ -253,6 +260,8 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsunavailable:
 		return true
 	case HttpsazuldDevproblemsunsupportedMediaType:
+		return true
+	case HttpsazuldDevproblemsverificationLimit:
 		return true
 	case HttpsazuldDevproblemsversionConflict:
 		return true
