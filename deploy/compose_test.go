@@ -29,6 +29,7 @@ func TestComposeSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c := newClient(s.http)
+	c.mailpit = s.mailpit
 	waitReady(t, s.http+"/readyz", time.Minute)
 
 	ana, ben := c.register(ctx, t, "Ana"), c.register(ctx, t, "Ben")

@@ -25,6 +25,9 @@ func TestComposeReplicas(t *testing.T) {
 		return
 	}
 	s := newStack(t, "docker-compose.yml", "docker-compose.replicas.yml")
+	// A load test: its clients, all from one address, register and play
+	// far faster than people (the limits have tests of their own).
+	s.env = append(s.env, "AZUL_RATE_LIMITS=off")
 	s.up("--scale", "azuld=3")
 	waitReady(t, s.http+"/readyz", time.Minute)
 	killed, cut := s.project+"-azuld-1", s.project+"-azuld-2"
@@ -34,6 +37,7 @@ func TestComposeReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	c := newClient(s.http)
+	c.mailpit = s.mailpit
 
 	const workers = 4
 	type played struct {

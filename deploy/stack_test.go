@@ -13,6 +13,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,6 +207,9 @@ func randomHex(t *testing.T, n int) string {
 type client struct {
 	base string
 	http *http.Client
+	// mailpit, when set, is where register finds the link that confirms
+	// a new player's address, and follows it.
+	mailpit string
 }
 
 func newClient(base string) *client {
@@ -318,7 +322,89 @@ func (c *client) register(ctx context.Context, t *testing.T, name string) player
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
+	if c.mailpit != "" {
+		c.confirm(ctx, t, c.mailpit, p)
+	}
 	return p
+}
+
+// confirm follows the link that confirms p's address, as its owner
+// would: the mail from mailpit, the link's page, its form. Until then
+// azuld mails the address nothing else.
+func (c *client) confirm(ctx context.Context, t *testing.T, mailpit string, p player) {
+	t.Helper()
+	var link mail
+	waitMails(t, mailpit, time.Minute, func(ms []mail) bool {
+		for _, m := range ms {
+			if len(m.To) == 1 && m.To[0].Address == p.Email && strings.Contains(m.Subject, "confirm your address") {
+				link = m
+				return true
+			}
+		}
+		return false
+	})
+	var full struct {
+		Text string `json:"Text"`
+	}
+	if err := getJSON(ctx, mailpit+"/api/v1/message/"+link.ID, &full); err != nil {
+		t.Fatalf("the confirmation mail to %s: %v", p.Email, err)
+	}
+	at := strings.Index(full.Text, "/signin/link/")
+	if at < 0 {
+		t.Fatalf("the confirmation mail to %s has no link:\n%s", p.Email, full.Text)
+	}
+	path := strings.Fields(full.Text[at:])[0]
+	// The page's form carries the visitor's CSRF token, bound to a cookie.
+	jar := &http.Client{Timeout: 15 * time.Second, Jar: newJar(t), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := jar.Get(c.base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, rest, ok := strings.Cut(string(page), `name="csrf" value="`)
+	csrf, _, _ := strings.Cut(rest, `"`)
+	if resp.StatusCode != http.StatusOK || !ok {
+		t.Fatalf("the confirmation link's page: %d\n%s", resp.StatusCode, page)
+	}
+	resp, err = jar.PostForm(c.base+path, map[string][]string{"csrf": {csrf}, "token": {strings.TrimPrefix(path, "/signin/link/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("following the confirmation link: %d", resp.StatusCode)
+	}
+	var me struct {
+		EmailVerified bool `json:"email_verified"`
+	}
+	status, b, err := c.call(ctx, http.MethodGet, "/v1/me", p.Token, nil, nil)
+	if err != nil || status != http.StatusOK || json.Unmarshal(b, &me) != nil || !me.EmailVerified {
+		t.Fatalf("after the link, /v1/me: %d %s %v", status, b, err)
+	}
+}
+
+// getJSON decodes the answer of a GET.
+func getJSON(ctx context.Context, url string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// newJar is a cookie jar for one browser.
+func newJar(t *testing.T) http.CookieJar {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jar
 }
 
 // createGame starts an Azul Mini game of two players.
