@@ -273,7 +273,10 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d stale timers never ran", left)
+			var states string
+			_ = e.pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || errors::text, '; ') FROM river_job
+				WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND state <> 'completed'`, g.Version).Scan(&states)
+			t.Fatalf("%d stale timers never ran: %s", left, states)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
