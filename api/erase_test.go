@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/mail/compose"
-	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -165,18 +164,7 @@ func TestDeleteAccountLeavesNoPersonalDataAndGamesGoOn(t *testing.T) {
 	owner := pg.NewDatabase(t)
 	env := newTestEnvAt(t, pg.ServerRoleURL(t, owner), 0)
 	sink := &captureMailer{}
-	worker, err := notify.New(notify.Config{
-		Pool: env.pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
-		Mailer: sink, Workers: 1, FetchPollInterval: 10 * time.Millisecond, Logger: testLogger(t),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker.Attach(env.svc)
-	if err := worker.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = worker.Shutdown(context.Background()) })
+	env.startMailWorker(t, sink)
 
 	zed := env.registerAs(t, erasedName, erasedEmail)
 	bart := env.registerAs(t, "Bartholomew Stays", "bart.stays@example.org")

@@ -81,18 +81,7 @@ func TestInboundEmailAndStopLink(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t)
 	sink := &captureMailer{}
-	worker, err := notify.New(notify.Config{
-		Pool: env.pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
-		Mailer: sink, Workers: 1, FetchPollInterval: 10 * time.Millisecond, Logger: testLogger(t),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker.Attach(env.svc)
-	if err := worker.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = worker.Shutdown(context.Background()) })
+	env.startMailWorker(t, sink)
 
 	ana, ben := env.register(t, "Ana"), env.register(t, "Ben")
 	g := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})
@@ -178,4 +167,22 @@ func basic(user, pass string) string {
 	r, _ := http.NewRequest(http.MethodGet, "/", nil)
 	r.SetBasicAuth(user, pass)
 	return strings.TrimPrefix(r.Header.Get("Authorization"), "Basic ")
+}
+
+// startMailWorker runs a notifier that delivers the env's mails to sink,
+// one worker polling every 10 ms, until the test ends.
+func (env *testEnv) startMailWorker(t *testing.T, sink notify.Mailer) {
+	t.Helper()
+	worker, err := notify.New(notify.Config{
+		Pool: env.pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
+		Mailer: sink, Workers: 1, FetchPollInterval: 10 * time.Millisecond, Logger: testLogger(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker.Attach(env.svc)
+	if err := worker.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = worker.Shutdown(context.Background()) })
 }
