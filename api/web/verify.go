@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -54,6 +56,11 @@ func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) 
 		return ErrNoMail
 	case p.Email == "":
 		return ErrNoAddress
+	}
+	// Counted per address too, like the sign-in form's links: accounts
+	// are cheap, and each could otherwise name the same stranger.
+	if err := w.limits.Allow(ctx, limits.SigninLinksTo, strings.ToLower(p.Email)); err != nil {
+		return err
 	}
 	if err := notify.AllowLinkMail(ctx, w.pool, p.ID, w.now(), w.verify); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -169,4 +170,25 @@ func (e *env) playerID(email string) string {
 		e.t.Fatal(err)
 	}
 	return id
+}
+
+// Confirmation mails count against the address's sign-in link limit:
+// accounts are cheap to make, and each one naming the same stranger's
+// address must not make azuld mail that stranger again and again.
+func TestConfirmationMailsPerAddressAreLimited(t *testing.T) {
+	t.Parallel()
+	policy := limits.DefaultPolicy()
+	r, _, err := limits.ParseRule(limits.SigninLinksTo, "2/h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Fast = policy[limits.SigninLinksTo].Fast
+	policy[limits.SigninLinksTo] = r
+	e := newEnvOpts(t, envOptions{limits: policy, tune: func(c *notify.Config) { c.VerifyAddresses = true }})
+	for _, name := range []string{"Ana", "Bea", "Cy"} {
+		e.browser().postJSON("/v1/players", `{"name":"`+name+`","email":"Victim@example.org"}`).must(t, http.StatusCreated)
+	}
+	if n := e.count(`SELECT count(*) FROM river_job WHERE kind = 'azuld_signin_mail' AND lower(args->>'to') = 'victim@example.org'`); n != 2 {
+		t.Fatalf("%d confirmation mails to one address from three registrations; want 2 (the limit)", n)
+	}
 }
