@@ -28,6 +28,10 @@ type Profile struct {
 	Language  string    `json:"language"`
 	TimeZone  string    `json:"time_zone"`
 	CreatedAt time.Time `json:"created_at"`
+	// EmailVerified and EmailStatus are the address's state (see
+	// play.Player); Profile fills them, Update does not.
+	EmailVerified bool   `json:"email_verified"`
+	EmailStatus   string `json:"email_status,omitempty"`
 }
 
 // Update is a change of profile: nil fields stay as they are.
@@ -66,15 +70,19 @@ func ValidLanguage(lang string) error {
 // Profile reads a player's profile.
 func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error) {
 	var p Profile
+	var pl play.Player
 	err := s.pool.QueryRow(ctx,
-		`SELECT id::text, name, email, language, time_zone, created_at FROM players WHERE id = $1`, playerID).
-		Scan(&p.ID, &p.Name, &p.Email, &p.Language, &p.TimeZone, &p.CreatedAt)
+		`SELECT p.language, p.time_zone, `+play.PlayerColumns+` FROM players p WHERE p.id = $1`, playerID).
+		Scan(append([]any{&p.Language, &p.TimeZone}, pl.ScanTargets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Profile{}, fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
 	}
 	if err != nil {
 		return Profile{}, fmt.Errorf("read profile: %w", err)
 	}
+	pl.FillStatus()
+	p.ID, p.Name, p.Email, p.CreatedAt = pl.ID, pl.Name, pl.Email, pl.CreatedAt
+	p.EmailVerified, p.EmailStatus = pl.EmailVerified, pl.EmailStatus
 	return p, nil
 }
 

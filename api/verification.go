@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -35,27 +34,20 @@ func (s *Server) me(c echo.Context) error {
 }
 
 // profileView is the account as GET and PATCH /v1/me show it: the
-// profile (language and time zone too) with the address's status.
-type profileView struct {
-	account.Profile
-	EmailVerified bool   `json:"email_verified"`
-	EmailStatus   string `json:"email_status"`
-}
-
+// profile (language and time zone too) with the address's status as this
+// server treats it.
 func (s *Server) profileView(ctx context.Context, playerID string) (any, error) {
-	p, err := s.svc.Player(ctx, playerID)
-	if err != nil {
-		return nil, err
-	}
-	p = s.shownPlayer(p)
 	if s.accounts == nil {
-		return p, nil
+		p, err := s.svc.Player(ctx, playerID)
+		return s.shownPlayer(p), err
 	}
 	prof, err := s.accounts.Profile(ctx, playerID)
 	if err != nil {
 		return nil, err
 	}
-	return profileView{Profile: prof, EmailVerified: p.EmailVerified, EmailStatus: p.EmailStatus}, nil
+	shown := s.shownPlayer(play.Player{EmailVerified: prof.EmailVerified, EmailStatus: prof.EmailStatus})
+	prof.EmailStatus = shown.EmailStatus
+	return prof, nil
 }
 
 // shownPlayer is a player as this server treats its address: with
