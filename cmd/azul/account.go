@@ -38,6 +38,9 @@ func (a *app) registerCommand() *cobra.Command {
 				return a.printJSON(res.Body)
 			}
 			fmt.Fprintf(a.out, "Registered %s (player %s) on %s.\nThe token is kept in %s.\n", p.Name, p.Id, a.cfg.Server, a.configFile)
+			if p.EmailStatus != nil && *p.EmailStatus == apiclient.RegisteredPlayerEmailStatusUnverified {
+				fmt.Fprintf(a.out, "A link to confirm %s is on its way: until you follow it, no game mail goes there.\n", deref((*string)(p.Email)))
+			}
 			return nil
 		}),
 	}
