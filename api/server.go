@@ -22,6 +22,8 @@ import (
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -76,6 +78,12 @@ type Config struct {
 	// the account page); nil: a sign-in link is mailed to the new
 	// address (when Notifier is set).
 	Verifier account.Verifier
+	// Catalogue is the message catalogue every page, mail and message
+	// is written with; nil: the embedded one (i18n.New).
+	Catalogue *i18n.Catalogue
+	// Words reads and writes moves in each language's words; nil: the
+	// embedded ones (notation.New).
+	Words *notation.Words
 	// Limiter keeps the rate limits across replicas; nil or off: no
 	// limits. Its Run is the caller's to start.
 	Limiter *limits.Limiter
@@ -165,7 +173,8 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log)
-	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies}
+	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies,
+		Catalogue: cfg.Catalogue, Words: cfg.Words}
 	if s.limits != nil {
 		wcfg.Limits = s.limits
 	}

@@ -27,6 +27,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
@@ -68,6 +70,12 @@ type Config struct {
 	// MailAuth checks SPF, DKIM and DMARC of the replies that come by
 	// SMTP and records the result with the move (nil: not checked).
 	MailAuth *authcheck.Checker
+	// Catalogue is the message catalogue every page, mail and message
+	// is written with; nil: the embedded one (i18n.New).
+	Catalogue *i18n.Catalogue
+	// Words reads and writes moves in each language's words; nil: the
+	// embedded ones (notation.New).
+	Words *notation.Words
 	// Signer signs every outgoing mail (DKIM) when set.
 	Signer MessageSigner
 	// VerifyAddresses keeps every mail but the verification (sign-in)

@@ -20,6 +20,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/account"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -76,6 +78,12 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Limits checks the forms' rate limits; nil: none.
 	Limits Limits
+	// Catalogue is the message catalogue every page, mail and message
+	// is written with; nil: the embedded one (i18n.New).
+	Catalogue *i18n.Catalogue
+	// Words reads and writes moves in each language's words; nil: the
+	// embedded ones (notation.New).
+	Words *notation.Words
 }
 
 // Limits are the rate limits of the forms (the API's, see

@@ -18,6 +18,8 @@ import (
 	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
@@ -45,7 +47,7 @@ func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *p
 }
 
 // newNotifier builds the notification outbox from the mail settings.
-func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer) (*notify.Notifier, error) {
+func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language) (*notify.Notifier, error) {
 	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if sender.BaseURL == "" {
 		sender.BaseURL = "http://" + cfg.HTTPAddr
@@ -89,7 +91,8 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 		signer = s
 	}
 	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Signer: signer, Workers: workers, Logger: log,
-		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth})
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
+		Catalogue: lang.catalogue, Words: lang.words})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -129,7 +132,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	notifier, err := newNotifier(cfg, pool, log, reg)
+	lang, err := newLanguage()
+	if err != nil {
+		return err
+	}
+	notifier, err := newNotifier(cfg, pool, log, reg, lang)
 	if err != nil {
 		return err
 	}
@@ -150,7 +157,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
 		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
-		Limiter: limiter, Limits: policy,
+		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words,
 	})
 	if err != nil {
 		return err
@@ -286,4 +293,23 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// language is the catalogue and move words every part of the server
+// shares, loaded once.
+type language struct {
+	catalogue *i18n.Catalogue
+	words     *notation.Words
+}
+
+func newLanguage() (language, error) {
+	c, err := i18n.New(i18n.Options{})
+	if err != nil {
+		return language{}, fmt.Errorf("message catalogue: %w", err)
+	}
+	w, err := notation.New(i18n.Options{})
+	if err != nil {
+		return language{}, fmt.Errorf("move words: %w", err)
+	}
+	return language{catalogue: c, words: w}, nil
 }

@@ -426,3 +426,11 @@ func (w *Words) Vocabulary(lang string, fam Family) map[string][]string {
 	}
 	return out
 }
+
+// OrNew is w, or the embedded words when w is nil.
+func OrNew(w *Words) (*Words, error) {
+	if w != nil {
+		return w, nil
+	}
+	return New(i18n.Options{})
+}
