@@ -61,7 +61,7 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) register(t *testing.T, name string) (play.Player, string) {
 	t.Helper()
-	p, token, err := e.svc.RegisterPlayer(context.Background(), name, strings.ToLower(name)+"@example.org")
+	p, token, err := e.svc.RegisterPlayer(context.Background(), name, strings.ToLower(name)+"@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)
 	}

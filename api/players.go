@@ -29,7 +29,7 @@ func (s *Server) registerPlayer(c echo.Context) error {
 	if err := s.limits.Allow(c.Request().Context(), limits.Registrations, clientKey(c)); err != nil {
 		return err
 	}
-	p, token, err := s.svc.RegisterPlayer(c.Request().Context(), req.Name, req.Email)
+	p, token, err := s.svc.RegisterPlayer(c.Request().Context(), req.Name, req.Email, play.Preferences{})
 	if err != nil {
 		return err
 	}

@@ -26,11 +26,11 @@ func TestUpgradeKeepsRealGames(t *testing.T) {
 
 	// Real games, played by the service of today.
 	now := newService(t, pg.NewDatabase(t))
-	ana, anaToken, err := now.svc.RegisterPlayer(ctx, "Ana Upgraded", "ana.upgraded@example.org")
+	ana, anaToken, err := now.svc.RegisterPlayer(ctx, "Ana Upgraded", "ana.upgraded@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ben, _, err := now.svc.RegisterPlayer(ctx, "Ben Upgraded", "ben.upgraded@example.org")
+	ben, _, err := now.svc.RegisterPlayer(ctx, "Ben Upgraded", "ben.upgraded@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -406,7 +406,7 @@ func (e *env) caughtUp(t testing.TB) {
 
 func (e *env) register(name string) play.Player {
 	e.t.Helper()
-	p, _, err := e.svc.RegisterPlayer(context.Background(), name, strings.ToLower(name)+"@example.org")
+	p, _, err := e.svc.RegisterPlayer(context.Background(), name, strings.ToLower(name)+"@example.org", play.Preferences{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

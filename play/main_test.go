@@ -50,7 +50,7 @@ func newService(pool *pgxpool.Pool, store *events.Store, snapshotEvery int) *pla
 // register creates a player.
 func (e *env) register(t *testing.T, name string) play.Player {
 	t.Helper()
-	p, token, err := e.svc.RegisterPlayer(context.Background(), name, name+"@example.org")
+	p, token, err := e.svc.RegisterPlayer(context.Background(), name, name+"@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatalf("register %s: %v", name, err)
 	}

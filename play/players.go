@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -64,10 +65,40 @@ const RegistrationToken = "registration"
 // it only when it is older, so a busy client costs no write per request.
 const UsedEvery = 5 * time.Minute
 
+// Preferences are a new player's language and time zone, chosen at
+// registration (from the browser's Accept-Language and zone, or the
+// request); empty fields take the defaults, en and UTC.
+type Preferences struct {
+	Language string
+	TimeZone string
+}
+
+// ErrBadPreferences wraps an unknown language or time zone.
+var ErrBadPreferences = errors.New("bad language or time zone")
+
+func (p Preferences) valid() (Preferences, error) {
+	if p.Language == "" {
+		p.Language = i18n.Default
+	}
+	if p.TimeZone == "" {
+		p.TimeZone = "UTC"
+	}
+	if !i18n.Supported(p.Language) {
+		return p, fmt.Errorf("%w: language %q is not one of %s", ErrBadPreferences, p.Language, strings.Join(i18n.Languages, ", "))
+	}
+	if _, err := i18n.LoadZone(p.TimeZone); err != nil {
+		return p, fmt.Errorf("%w: time zone %q is not an IANA time zone name", ErrBadPreferences, p.TimeZone)
+	}
+	return p, nil
+}
+
 // RegisterPlayer creates a player and returns its bearer token, shown once.
-func (s *Service) RegisterPlayer(ctx context.Context, name, email string) (Player, string, error) {
+func (s *Service) RegisterPlayer(ctx context.Context, name, email string, pref Preferences) (Player, string, error) {
 	name, email, err := ValidPlayer(name, email)
 	if err != nil {
+		return Player{}, "", err
+	}
+	if pref, err = pref.valid(); err != nil {
 		return Player{}, "", err
 	}
 	token, hash, err := NewToken()
@@ -77,10 +108,10 @@ func (s *Service) RegisterPlayer(ctx context.Context, name, email string) (Playe
 	p := Player{Name: name, Email: email}
 	// One statement: the player never exists without its first token.
 	err = s.pool.QueryRow(ctx, `
-		WITH p AS (INSERT INTO players (name, email) VALUES ($1, $2) RETURNING *),
+		WITH p AS (INSERT INTO players (name, email, language, time_zone) VALUES ($1, $2, $5, $6) RETURNING *),
 		     t AS (INSERT INTO api_tokens (player_id, name, hash, created_at) SELECT id, $3, $4, created_at FROM p)
 		SELECT `+PlayerColumns+` FROM p`,
-		name, email, RegistrationToken, hash).Scan(p.ScanTargets()...)
+		name, email, RegistrationToken, hash, pref.Language, pref.TimeZone).Scan(p.ScanTargets()...)
 	if err != nil {
 		return Player{}, "", fmt.Errorf("insert player: %w", err)
 	}

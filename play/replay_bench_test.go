@@ -25,7 +25,7 @@ func benchGame(b *testing.B) (*play.Service, *play.Game, []events.Record) {
 	b.Cleanup(pool.Close)
 	store := events.NewStore(pool)
 	svc := newService(pool, store, 0)
-	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org")
+	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -442,7 +442,7 @@ func (w *Web) register(c echo.Context) error {
 		if err := w.limits.Allow(c.Request().Context(), limits.Registrations, clientKey(c)); err != nil {
 			return w.fail(c, s, err)
 		}
-		p, token, err = w.svc.RegisterPlayer(c.Request().Context(), name, email)
+		p, token, err = w.svc.RegisterPlayer(c.Request().Context(), name, email, play.Preferences{})
 		if err != nil {
 			status, show := statusOf(err)
 			if !show {

@@ -34,7 +34,7 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	defer pool.Close()
 	svc := newService(pool, nil, false, false)
-	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org")
+	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)
 	}
