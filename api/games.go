@@ -82,7 +82,7 @@ func (s *Server) createGame(c echo.Context) error {
 		return err
 	}
 	if len(req.Seats) > maxSeats {
-		return problemf(http.StatusBadRequest, ProblemInvalidRequest, "a game has at most %d seats", maxSeats)
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "too_many_seats", "Max", num(maxSeats))
 	}
 	if err := s.limitNewGame(c, p, req.Seats); err != nil {
 		return err
@@ -179,7 +179,7 @@ func (s *Server) joinGame(c echo.Context) error {
 		}
 	}
 	if req.Seat != nil && (*req.Seat < 0 || *req.Seat >= maxSeats) {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "seat must be from 0 to %d", maxSeats-1)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 	}
 	g, err := s.svc.Join(c.Request().Context(), id, p, req.Seat)
 	if err != nil {
@@ -212,15 +212,14 @@ func (s *Server) legalMoves(c echo.Context) error {
 		return err
 	}
 	if p == nil && seat == nil {
-		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
-			"send a bearer token for your own moves, or ?seat=N for any seat's")
+		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "legal_moves_whose")
 	}
 	g, err := s.svc.Game(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	if seat != nil && *seat >= len(g.Seats) {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "this game has seats 0 to %d", len(g.Seats)-1)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "game_seats", "Max", num(len(g.Seats)-1))
 	}
 	seats := callerSeats(g, p, seat)
 	toAct := g.ToAct()
