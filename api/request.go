@@ -24,9 +24,7 @@ import (
 // request with the cookie must carry the page's X-CSRF-Token).
 func (s *Server) authenticate(c echo.Context) (play.Player, error) {
 	p, err := s.authenticated(c)
-	if p.ID != "" {
-		c.Set(playerKey, p.ID)
-	}
+	c.Set(playerKey, p.ID)
 	return p, err
 }
 

@@ -304,8 +304,8 @@ func (s *Server) readyz(c echo.Context) error {
 }
 
 // playerKey is where a request's authenticated player id is kept (see
-// authenticate), so that its problems can be written in the player's
-// language.
+// authenticate; "" when authentication failed), so that its problems can
+// be written in the player's language.
 const playerKey = "azuld.player"
 
 // reader is the localizer of a request's reader: the best match of its
@@ -317,7 +317,18 @@ func (s *Server) reader(c echo.Context) *i18n.Localizer {
 	if h := strings.TrimSpace(c.Request().Header.Get("Accept-Language")); h != "" {
 		return s.cat.Localizer(s.cat.Match(h), nil)
 	}
-	if id, ok := c.Get(playerKey).(string); ok && s.accounts != nil {
+	id, tried := c.Get(playerKey).(string)
+	if !tried {
+		// The request failed before its handler looked at its token (a
+		// malformed id, a bad body): look now, as any route would, so a
+		// wrong token counts against the failed-token limit once.
+		if token, ok := bearerToken(c.Request()); ok {
+			if p, err := s.verifyToken(c, token); err == nil {
+				id = p.ID
+			}
+		}
+	}
+	if id != "" && s.accounts != nil {
 		// A problem is rare, so one read of the profile costs little;
 		// a failed read falls back to English rather than fail twice.
 		if prof, err := s.accounts.Profile(c.Request().Context(), id); err == nil {
