@@ -3,12 +3,14 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/play"
 )
 
@@ -84,6 +86,11 @@ func (s *Server) createGame(c echo.Context) error {
 	if len(req.Seats) > maxSeats {
 		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "too_many_seats", "Max", num(maxSeats))
 	}
+	// The commonest mistake, said here with the names to choose from
+	// (play refuses it too, in a sentence of its own).
+	if _, err := s.svc.Rules().Get(req.Ruleset); err != nil {
+		return s.unknownRuleset(http.StatusBadRequest, ProblemInvalidRequest, req.Ruleset)
+	}
 	if err := s.limitNewGame(c, p, req.Seats); err != nil {
 		return err
 	}
@@ -95,6 +102,14 @@ func (s *Server) createGame(c echo.Context) error {
 	h.Set(echo.HeaderLocation, "/v1/games/"+g.ID)
 	h.Set("ETag", etag(g.Version))
 	return c.JSON(http.StatusCreated, newGameResponse(g, &p))
+}
+
+// unknownRuleset is the problem of a rule set id that names none; it
+// lists the ids there are.
+func (s *Server) unknownRuleset(status int, typ, given string) *Problem {
+	known := slices.Sorted(maps.Keys(s.svc.Rules()))
+	return newProblem(status, typ, "unknown_ruleset", "Ruleset", truncate(given, 64),
+		"Known", localized(func(l *i18n.Localizer) string { return l.List(known) }))
 }
 
 // getGame serves the current state. The body depends on the caller (its

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
@@ -32,7 +34,7 @@ var problemLanguages = append(slices.Clone(i18n.Languages), i18n.Pseudo)
 // allowedWords may stand outside the catalogue's ⟦ ⟧ in a problem: the
 // API's own names (fields, headers, paths, values) quoted in details are
 // inside the message, so nothing is allowed here but what a client sent.
-var allowedWords = []string{"xyz", "fr", "Mars", "Olympus", "bogus", "nope", "application", "xml", "x"}
+var allowedWords = []string{"xyz", "fr", "Mars", "Olympus", "bogus", "nope", "application", "xml", "x", "number", "array"}
 
 // problemCase provokes one problem.
 type problemCase struct {
@@ -66,6 +68,10 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		return func(lang header) response { return c.call(method, path, body, append(extra, lang)...) }
 	}
 	tooMany := make([]play.SeatSpec, maxSeats+1)
+	eve := env.register(t, "Eve")
+	nobody := "00000000-0000-4000-8000-000000000000"
+	inbound := header{"Authorization", "Bearer " + testInboundSecret}
+	manyTypes := "/events?type=" + strings.Repeat("a,", maxTypeFilters+1)
 	return []problemCase{
 		{"list status", 400, ProblemBadRequest, req(anon, "GET", "/v1/games?status=x", nil), nil},
 		{"query integer", 400, ProblemBadRequest, req(anon, "GET", "/v1/games?limit=0", nil), nil},
@@ -83,7 +89,29 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"bad address", 400, ProblemInvalidRequest, req(anon, "POST", "/v1/players", map[string]string{"name": "Dora", "email": "dora"}), nil},
 		{"registration language", 400, ProblemInvalidRequest, req(anon, "POST", "/v1/players", map[string]string{"name": "Dora", "language": "fr"}), nil},
 		{"too many seats", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", map[string]any{"ruleset": "azul-mini", "seats": tooMany}), nil},
-		{"invalid game", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", map[string]any{"ruleset": "nope"}), nil},
+		{"unknown rule set", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", map[string]any{"ruleset": "nope"}), nil},
+		{"invalid game", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", map[string]any{"ruleset": "azul-mini", "seed": "x", "seats": []map[string]string{{"player": "me"}, {}}}), nil},
+		{"JSON not an object", 400, ProblemBadRequest, req(ana, "POST", "/v1/games", []byte(`[1]`)), nil},
+		{"JSON incomplete", 400, ProblemBadRequest, req(ana, "POST", "/v1/games", []byte(`{"ruleset":"a"`)), nil},
+		{"JSON trailing", 400, ProblemBadRequest, req(ana, "POST", "/v1/games", []byte(`{} {}`)), nil},
+		{"Idempotency-Key too long", 400, ProblemBadRequest, req(ana, "POST", "/v1/games", map[string]any{}, header{"Idempotency-Key", strings.Repeat("k", maxIdempotencyKey+1)}), nil},
+		{"Idempotency-Key characters", 400, ProblemBadRequest, req(ana, "POST", "/v1/games", map[string]any{}, header{"Idempotency-Key", "a b"}), nil},
+		{"list player", 400, ProblemBadRequest, req(anon, "GET", "/v1/games?player=x", nil), nil},
+		{"cursor", 400, ProblemBadRequest, req(anon, "GET", "/v1/games?cursor="+strings.Repeat("c", 300), nil), nil},
+		{"events format", 400, ProblemBadRequest, req(anon, "GET", base+"/events?format=x", nil), nil},
+		{"type filters", 400, ProblemBadRequest, req(anon, "GET", base+manyTypes, nil), nil},
+		{"diff range", 400, ProblemBadRequest, req(anon, "GET", base+"/diff?from=1", nil), nil},
+		{"take-back moves", 400, ProblemBadRequest, req(ana, "POST", base+"/takebacks", map[string]int{"moves": 99}), nil},
+		{"take-back seat", 400, ProblemBadRequest, req(ana, "POST", base+"/takebacks", map[string]int{"seat": 99}), nil},
+		{"Last-Event-ID", 400, ProblemBadRequest, req(anon, "GET", base+"/stream", nil, header{"Last-Event-ID", "x"}), nil},
+		{"seats differ", 400, ProblemBadRequest, req(mover, "POST", base+"/moves?seat=0", map[string]any{"seat": 1, "notation": "x"}), nil},
+		{"notation fields", 400, ProblemBadRequest, req(mover, "POST", base+"/moves", map[string]any{"notation": "x", "bogus": 1}), nil},
+		{"erasure with a body", 400, ProblemBadRequest, req(eve, "DELETE", "/v1/me", []byte(`{}`)), nil},
+		{"analysis version", 400, ProblemBadRequest, req(ana, "GET", base+"/analysis", nil), nil},
+		{"time zone form", 400, ProblemInvalidRequest, req(ana, "PATCH", "/v1/me", map[string]string{"time_zone": "Europe/Amsterdam\n"}), nil},
+		{"token name", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/me/tokens", map[string]string{"name": ""}), nil},
+		{"webhook", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/webhooks", map[string]string{"url": "ftp://x"}), nil},
+		{"inbound mail without a body", 400, ProblemInvalidRequest, req(anon, "POST", "/v1/inbound/email", nil, inbound), nil},
 		{"no token", 401, ProblemUnauthenticated, req(anon, "GET", "/v1/me", nil), nil},
 		{"whose legal moves", 401, ProblemUnauthenticated, req(anon, "GET", base+"/legal-moves", nil), nil},
 		{"not your game", 403, ProblemForbidden, req(cy, "POST", base+"/moves", legal), nil},
@@ -94,6 +122,11 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"no such route", 404, ProblemNotFound, req(anon, "GET", "/v1/nothing", nil), nil},
 		{"no such token", 404, ProblemNotFound, req(ana, "DELETE", "/v1/me/tokens/00000000-0000-4000-8000-000000000000", nil), nil},
 		{"no such take-back", 404, ProblemNotFound, req(anon, "GET", base+"/takebacks/99", nil), nil},
+		{"take-back id", 404, ProblemNotFound, req(anon, "GET", base+"/takebacks/x", nil), nil},
+		{"no such session", 404, ProblemNotFound, req(ana, "DELETE", "/v1/me/sessions/"+nobody, nil), nil},
+		{"no such webhook", 404, ProblemNotFound, req(ana, "DELETE", "/v1/webhooks/"+nobody, nil), nil},
+		{"stop link", 404, ProblemNotFound, req(anon, "GET", "/v1/mail/stop?token=x", nil), nil},
+		{"inbound secret", 401, ProblemUnauthenticated, req(anon, "POST", "/v1/inbound/email", "From: a@b\r\n\r\nx"), nil},
 		{"method", 405, ProblemMethodNotAllowed, req(anon, "PUT", "/v1/games", nil), nil},
 		{"stale version", 409, ProblemVersionConflict, req(mover, "POST", base+"/moves", legal, header{"If-Match", `"1"`}), nil},
 		{"body too large", 413, ProblemPayloadTooLarge, req(ana, "POST", "/v1/games", []byte(big)), nil},
@@ -102,6 +135,9 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"illegal move", 422, ProblemIllegalMove, req(mover, "POST", base+"/moves", map[string]any{"type": "take", "factory": 0, "color": colour, "line": 1}), nil},
 		{"malformed move", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", map[string]any{"type": "place", "star": 1}), nil},
 		{"no move", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", []byte(`{"seat":0}`)), nil},
+		{"move not an object", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", map[string]any{"move": 1}), nil},
+		{"notation not a string", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", map[string]any{"notation": 1}), nil},
+		{"notation too long", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", strings.Repeat("F1 ", maxNotation)), nil},
 		{"nothing to take back", 422, ProblemNothingToTakeBack, req(ana, "POST", base+"/takebacks", nil), nil},
 		{"bad game log", 422, ProblemBadLog, req(ana, "POST", "/v1/games/import", "not a log"), nil},
 		// What no request of a test provokes on demand.
@@ -115,6 +151,24 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"verification limit", 429, ProblemVerificationLimit, nil, newProblem(429, ProblemVerificationLimit, "verification_limit")},
 		{"already verified", 409, ProblemAlreadyVerified, nil, newProblem(409, ProblemAlreadyVerified, "already_verified")},
 		{"no mail", 503, ProblemNoMail, nil, newProblem(503, ProblemNoMail, "no_mail")},
+		{"no address", 409, ProblemAlreadyVerified, nil, newProblem(409, ProblemAlreadyVerified, "no_address")},
+		{"no accounts", 503, ProblemUnavailable, nil, newProblem(503, ProblemUnavailable, "no_accounts")},
+		{"no notifier", 503, ProblemUnavailable, nil, errNoNotifier()},
+		{"no streams", 503, ProblemUnavailable, nil, newProblem(503, ProblemUnavailable, "no_streams")},
+		{"no inbound mail", 503, ProblemUnavailable, nil, newProblem(503, ProblemUnavailable, "inbound_off")},
+		{"unreadable mail", 400, ProblemInvalidRequest, nil, newProblem(400, ProblemInvalidRequest, "inbound_unreadable")},
+		{"analysis after the end", 400, ProblemInvalidRequest, nil, newProblem(400, ProblemInvalidRequest, "analysis_last", "Version", num(40), "Last", num(40))},
+		{"body over the limit", 413, ProblemPayloadTooLarge, nil, newProblem(413, ProblemPayloadTooLarge, "body_limit", "Limit", num(65536))},
+		{"body unreadable", 400, ProblemBadRequest, nil, newProblem(400, ProblemBadRequest, "body_unreadable")},
+		{"content type unreadable", 415, ProblemUnsupportedMediaType, nil, newProblem(415, ProblemUnsupportedMediaType, "content_type_unreadable", "Type", ";;")},
+		{"echo: bad request", 400, ProblemBadRequest, nil, echo.NewHTTPError(http.StatusBadRequest, "bad")},
+		{"echo: too large", 413, ProblemPayloadTooLarge, nil, echo.ErrStatusRequestEntityTooLarge},
+		{"echo: media type", 415, ProblemUnsupportedMediaType, nil, echo.ErrUnsupportedMediaType},
+		{"echo: unauthorized", 401, ProblemUnauthenticated, nil, echo.ErrUnauthorized},
+		{"no player", 404, ProblemNotFound, nil, play.Invalid(play.ErrNotFound, "no_player", "")},
+		{"one token", 400, ProblemInvalidRequest, nil, play.Invalid(play.ErrInvalid, "too_many_tokens", "", "Count", 1)},
+		{"invalid, a sentinel of events", 400, ProblemInvalidRequest, nil, fmt.Errorf("x: %w", events.ErrInvalid)},
+		{"conflict", 409, ProblemVersionConflict, nil, events.ErrConflict},
 		{"no database", 503, ProblemUnavailable, nil, newProblem(503, ProblemUnavailable, "no_database")},
 		{"cancelled", 503, ProblemUnavailable, nil, context.Canceled},
 		{"internal", 500, ProblemInternal, nil, errors.New("a server fault")},
@@ -407,5 +461,56 @@ func TestLanguageAndZoneChoices(t *testing.T) {
 	var n int
 	if err := env.pool.QueryRow(context.Background(), `SELECT count(*) FROM players WHERE name = 'Zed'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("refused registrations made %d players (%v)", n, err)
+	}
+}
+
+// TestEveryProblemMessageExists reads the API's sources for the message
+// ids of its problems (newProblem(…, "id") and the codes of
+// play.Invalid in play and account) and checks both ways against the
+// catalogue: no id the code uses is missing (it would only show at run
+// time, as "[api.detail.id]"), and no message is left unused.
+func TestEveryProblemMessageExists(t *testing.T) {
+	cat, err := i18n.New(i18n.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan := func(glob string, re *regexp.Regexp, prefix string, into map[string]bool) {
+		files, err := filepath.Glob(glob)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no sources %s: %v", glob, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+				into[prefix+m[1]] = true
+			}
+		}
+	}
+	used := map[string]bool{}
+	scan("*.go", regexp.MustCompile(`newProblem\([^"]*?"([a-z_]+)"`), "api.detail.", used)
+	for _, dir := range []string{"../play/*.go", "../account/*.go"} {
+		scan(dir, regexp.MustCompile(`Invalid\([^,]+,\s*"([a-z_]+)"`), "api.input.", used)
+	}
+	// validID's codes are "no_"+kind.
+	used["api.input.no_token"], used["api.input.no_session"] = true, true
+	delete(used, "api.input.no_")
+	if len(used) < 60 {
+		t.Fatalf("only %d message ids found in the sources: the scan is broken", len(used))
+	}
+	for id := range used {
+		if !cat.Has(id) {
+			t.Errorf("the code uses %s, which the catalogue lacks", id)
+		}
+	}
+	for _, id := range cat.IDs() {
+		if (strings.HasPrefix(id, "api.detail.") || strings.HasPrefix(id, "api.input.")) && !used[id] {
+			t.Errorf("%s is in the catalogue but no code uses it", id)
+		}
 	}
 }

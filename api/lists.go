@@ -71,7 +71,7 @@ func (s *Server) listGames(c echo.Context) error {
 	}
 	if rs := c.QueryParam("ruleset"); rs != "" {
 		if _, err := s.svc.Rules().Get(rs); err != nil {
-			return newProblem(http.StatusBadRequest, ProblemBadRequest, "list_ruleset", "Ruleset", truncate(rs, 64))
+			return s.unknownRuleset(http.StatusBadRequest, ProblemBadRequest, rs)
 		}
 		f.Ruleset = rs
 	}
