@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -197,11 +198,35 @@ func (s *Server) joinGame(c echo.Context) error {
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 	}
 	g, err := s.svc.Join(c.Request().Context(), id, p, req.Seat)
+	if errors.Is(err, play.ErrForbidden) {
+		return s.joinProblem(c, id, p, req.Seat, err)
+	}
 	if err != nil {
 		return err
 	}
 	c.Response().Header().Set("ETag", etag(g.Version))
 	return c.JSON(http.StatusOK, newGameResponse(g, &p))
+}
+
+// joinProblem says why a seat could not be taken, from the game as it is
+// now, in play's order: no seat is free (the game started), the caller
+// sits at the table already, or the seat asked for is taken.
+func (s *Server) joinProblem(c echo.Context, id string, p play.Player, seat *int, err error) error {
+	g, lerr := s.svc.Game(c.Request().Context(), id)
+	if lerr != nil {
+		return err
+	}
+	switch {
+	case g.Status != play.StatusOpen:
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_full")
+	case len(g.SeatsOf(p.ID)) > 0:
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_seated")
+	case seat != nil && *seat < len(g.Seats) && (g.Seats[*seat].PlayerID != "" || g.Seats[*seat].Bot != ""):
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_seat_taken", "Seat", num(*seat))
+	case seat != nil && *seat >= len(g.Seats):
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "game_seats", "Max", num(len(g.Seats)-1))
+	}
+	return newProblem(http.StatusForbidden, ProblemForbidden, "join_full")
 }
 
 // legalMovesResponse is the body of GET /v1/games/{id}/legal-moves.

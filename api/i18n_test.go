@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/account"
+	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
@@ -60,6 +61,8 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		mover, waiter = ben, ana
 	}
 	legal := mover.getGame(g.ID).LegalMoves[0].Move
+	open := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {}}})
+	other := 1 - g.ToAct[0]
 	colour := absentColour(t, env, g.ID, 0)
 	anon := env.anonymous(t)
 	xml := header{"Content-Type", "application/xml"}
@@ -115,6 +118,11 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"no token", 401, ProblemUnauthenticated, req(anon, "GET", "/v1/me", nil), nil},
 		{"whose legal moves", 401, ProblemUnauthenticated, req(anon, "GET", base+"/legal-moves", nil), nil},
 		{"not your game", 403, ProblemForbidden, req(cy, "POST", base+"/moves", legal), nil},
+		{"not your seat", 403, ProblemForbidden, req(mover, "POST", base+"/moves?seat="+fmt.Sprint(other), legal), nil},
+		{"join a full game", 403, ProblemForbidden, req(cy, "POST", base+"/join", nil), nil},
+		{"join your own game", 403, ProblemForbidden, req(ana, "POST", "/v1/games/"+open.ID+"/join", nil), nil},
+		{"join a taken seat", 403, ProblemForbidden, req(cy, "POST", "/v1/games/"+open.ID+"/join?seat=0", nil), nil},
+		{"CSRF", 403, ProblemForbidden, nil, web.ErrCSRF},
 		{"analysis of a running game", 403, ProblemForbidden, req(ana, "GET", base+"/analysis?version=1", nil), nil},
 		{"not your turn", 403, ProblemNotYourTurn, req(waiter, "POST", base+"/moves", legal), nil},
 		{"game id", 404, ProblemNotFound, req(anon, "GET", "/v1/games/xyz", nil), nil},
@@ -197,6 +205,11 @@ func TestProblemsInEveryLanguage(t *testing.T) {
 	}
 	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *Config) { c.Catalogue = cat })
 	cases := problemCases(t, env)
+	for _, typ := range problemTypes {
+		if !slices.ContainsFunc(cases, func(c problemCase) bool { return c.typ == typ }) {
+			t.Errorf("no case provokes %s", typ)
+		}
+	}
 
 	got := map[string][]renderedProblem{}
 	for _, lang := range problemLanguages {
@@ -494,6 +507,7 @@ func TestEveryProblemMessageExists(t *testing.T) {
 	}
 	used := map[string]bool{}
 	scan("*.go", regexp.MustCompile(`newProblem\([^"]*?"([a-z_]+)"`), "api.detail.", used)
+	scan("*.go", regexp.MustCompile(`"api\.detail\.([a-z_]+)"`), "api.detail.", used)
 	for _, dir := range []string{"../play/*.go", "../account/*.go"} {
 		scan(dir, regexp.MustCompile(`Invalid\([^,]+,\s*"([a-z_]+)"`), "api.input.", used)
 	}

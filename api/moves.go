@@ -13,6 +13,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
@@ -210,13 +211,32 @@ func (s *Server) postMove(c echo.Context) error {
 	return c.JSON(http.StatusCreated, out)
 }
 
+// seatsDetail says a plural message about seats: "seat 1 is to move",
+// "seats 0 and 2 are to move".
+func seatsDetail(id string, seats []int) func(l *i18n.Localizer) string {
+	return func(l *i18n.Localizer) string {
+		return l.N(id, len(seats), "Seats", seatList(seats)(l))
+	}
+}
+
+// seatList names seats in the reader's words: "0, 1 and 2".
+func seatList(seats []int) localized {
+	return func(l *i18n.Localizer) string {
+		items := make([]string, len(seats))
+		for i, s := range seats {
+			items[i] = l.Num(s)
+		}
+		return l.List(items)
+	}
+}
+
 // moveProblem explains a refused move. When the move itself was wrong the
 // problem lists the caller's legal moves, so a client can recover at once.
 func (s *Server) moveProblem(c echo.Context, id string, p play.Player, seat *int, err error) error {
 	pr := toProblem(err)
 	var rule *engine.RuleError
 	wrongMove := errors.As(err, &rule) || errors.Is(err, engine.ErrBadCommand) || errors.Is(err, engine.ErrNotYourTurn)
-	if !wrongMove {
+	if !wrongMove && !errors.Is(err, play.ErrForbidden) {
 		return pr
 	}
 	g, lerr := s.svc.Game(c.Request().Context(), id)
@@ -224,6 +244,21 @@ func (s *Server) moveProblem(c echo.Context, id string, p play.Player, seat *int
 		return pr
 	}
 	seats := g.SeatsOf(p.ID)
+	// Say what is wrong from the game as it is: whose turn it is, which
+	// game this is, which seat is not the caller's.
+	switch {
+	case errors.Is(err, engine.ErrNotYourTurn) && len(g.ToAct()) > 0:
+		pr = rendered(pr.Status, pr.Type, "to_act", seatsDetail("api.detail.to_act", g.ToAct()))
+	case errors.Is(err, engine.ErrBadCommand):
+		pr = newProblem(pr.Status, pr.Type, "malformed_move_of", "Game",
+			localized(func(l *i18n.Localizer) string { return l.T("game.ruleset." + g.Config.Ruleset) }))
+	case errors.Is(err, play.ErrForbidden) && len(seats) == 0:
+		return newProblem(pr.Status, pr.Type, "no_seat_here")
+	case errors.Is(err, play.ErrForbidden) && seat != nil && !seatsContain(seats, *seat):
+		return newProblem(pr.Status, pr.Type, "not_your_seat", "Seat", num(*seat))
+	case !wrongMove:
+		return pr
+	}
 	if seat != nil && seatsContain(seats, *seat) {
 		seats = []int{*seat}
 	}

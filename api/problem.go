@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
@@ -131,12 +132,9 @@ func num[N ~int | ~int64](n N) localized {
 // arguments of type localized are rendered for the same reader.
 func msg(id string, pairs ...any) func(l *i18n.Localizer) string {
 	return func(l *i18n.Localizer) string {
-		args := pairs
-		for i, v := range pairs {
+		args := slices.Clone(pairs)
+		for i, v := range args {
 			if f, ok := v.(localized); ok {
-				if len(args) > 0 && &args[0] == &pairs[0] {
-					args = slices.Clone(pairs)
-				}
 				args[i] = f(l)
 			}
 		}
@@ -228,6 +226,8 @@ func kindProblem(err error) *Problem {
 		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "unauthenticated")
 	case errors.Is(err, engine.ErrNotYourTurn):
 		return newProblem(http.StatusForbidden, ProblemNotYourTurn, "not_your_turn")
+	case errors.Is(err, web.ErrCSRF):
+		return newProblem(http.StatusForbidden, ProblemForbidden, "csrf")
 	case errors.Is(err, play.ErrForbidden):
 		return newProblem(http.StatusForbidden, ProblemForbidden, "forbidden")
 	case errors.Is(err, play.ErrNotFound), errors.Is(err, events.ErrNotFound):

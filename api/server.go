@@ -275,6 +275,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	p := toProblem(err)
+	if p.about == "not_found" && strings.HasPrefix(c.Path(), "/v1/games/:id") && !strings.Contains(c.Path(), ":tid") {
+		// The game of the route is what was not found: name it.
+		p = newProblem(http.StatusNotFound, ProblemNotFound, "no_game", "ID", truncate(c.Param("id"), 64))
+	}
 	if p.Status >= 500 && !errors.Is(c.Request().Context().Err(), context.Canceled) {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
