@@ -22,8 +22,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/azuld/azuld/play"
 )
 
 // Verifier is told when a player's address changed, after the change is
@@ -66,11 +64,6 @@ func New(cfg Config) (*Service, error) {
 		s.now = time.Now
 	}
 	return s, nil
-}
-
-// invalidf is a bad-input error (the API answers 400).
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{play.ErrInvalid}, args...)...)
 }
 
 // Generation is the shared auth generation: it moves whenever a token is

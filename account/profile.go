@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/play"
 )
 
 // Languages are the languages a player may choose (one message catalogue
-// each); the first is the default.
-var Languages = []string{"en", "nl", "de", "it"}
+// each); the first is the default. They are the catalogue's: one source.
+var Languages = i18n.Languages
 
 // DefaultTimeZone is a new player's zone.
 const DefaultTimeZone = "UTC"
@@ -47,25 +47,14 @@ func (u Update) Empty() bool {
 	return u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil
 }
 
-// ValidTimeZone checks an IANA zone name. "Local" (the server's own zone)
-// and "" (which LoadLocation reads as UTC) are not names a player means.
-func ValidTimeZone(zone string) error {
-	if zone == "" || zone == "Local" || len(zone) > 64 || strings.ContainsAny(zone, " \r\n\x00") {
-		return invalidf("time_zone must be an IANA time zone name like Europe/Amsterdam or UTC")
-	}
-	if _, err := time.LoadLocation(zone); err != nil {
-		return invalidf("time_zone %q is not a known IANA time zone (like Europe/Amsterdam or UTC)", zone)
-	}
-	return nil
-}
+// ValidTimeZone checks an IANA zone name (play.ValidTimeZone: the same
+// check as at registration). Its error is a *play.InputError with code
+// time_zone or time_zone_form.
+func ValidTimeZone(zone string) error { return play.ValidTimeZone(zone) }
 
-// ValidLanguage checks a language code.
-func ValidLanguage(lang string) error {
-	if !slices.Contains(Languages, lang) {
-		return invalidf("language must be one of %s", strings.Join(Languages, ", "))
-	}
-	return nil
-}
+// ValidLanguage checks a language code (play.ValidLanguage). Its error is
+// a *play.InputError with code language.
+func ValidLanguage(lang string) error { return play.ValidLanguage(lang) }
 
 // Profile reads a player's profile.
 func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error) {
@@ -75,7 +64,7 @@ func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error)
 		`SELECT p.language, p.time_zone, `+play.PlayerColumns+` FROM players p WHERE p.id = $1`, playerID).
 		Scan(append([]any{&p.Language, &p.TimeZone}, pl.ScanTargets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Profile{}, fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
+		return Profile{}, play.Invalid(play.ErrNotFound, "no_player", "player "+playerID)
 	}
 	if err != nil {
 		return Profile{}, fmt.Errorf("read profile: %w", err)
@@ -91,7 +80,7 @@ func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error)
 // then handed to the Verifier; an empty update is refused.
 func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profile, error) {
 	if u.Empty() {
-		return Profile{}, invalidf("nothing to change: send name, email, language or time_zone")
+		return Profile{}, play.Invalid(play.ErrInvalid, "nothing_to_change", "nothing to change: send name, email, language or time_zone")
 	}
 	// The checks first, on the fields alone.
 	var name, email string
@@ -125,7 +114,7 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 			SELECT id::text, name, email, language, time_zone, created_at FROM players WHERE id = $1 FOR UPDATE`, playerID).
 			Scan(&cur.ID, &cur.Name, &cur.Email, &cur.Language, &cur.TimeZone, &cur.CreatedAt)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
+			return play.Invalid(play.ErrNotFound, "no_player", "player "+playerID)
 		}
 		if err != nil {
 			return fmt.Errorf("lock profile: %w", err)

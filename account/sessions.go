@@ -64,7 +64,7 @@ func (s *Service) EndSession(ctx context.Context, playerID, sessionID string) er
 		return fmt.Errorf("end web session: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: you have no session %s", play.ErrNotFound, sessionID)
+		return play.Invalid(play.ErrNotFound, "no_session", "you have no session "+sessionID, "ID", sessionID)
 	}
 	return nil
 }

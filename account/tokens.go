@@ -36,7 +36,7 @@ type NewToken struct {
 func validTokenName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > 64 || !utf8.ValidString(name) || strings.ContainsAny(name, "\r\n\x00") {
-		return "", invalidf("a token's name must be 1 to 64 characters on one line")
+		return "", play.Invalid(play.ErrInvalid, "token_name", "a token's name must be 1 to 64 characters on one line")
 	}
 	return name, nil
 }
@@ -44,7 +44,10 @@ func validTokenName(name string) (string, error) {
 // validID checks a path id; a malformed one names nothing (404).
 func validID(kind, id string) error {
 	if u, err := uuid.Parse(id); err != nil || len(id) != 36 || u.String() != strings.ToLower(id) {
-		return fmt.Errorf("%w: no %s %q", play.ErrNotFound, kind, id)
+		if len(id) > 64 {
+			id = strings.ToValidUTF8(id[:64], "") + "…"
+		}
+		return play.Invalid(play.ErrNotFound, "no_"+kind, fmt.Sprintf("no %s %q", kind, id), "ID", id)
 	}
 	return nil
 }
@@ -87,7 +90,7 @@ func (s *Service) CreateToken(ctx context.Context, playerID, name string) (NewTo
 		var id string
 		err := tx.QueryRow(ctx, `SELECT id::text FROM players WHERE id = $1 FOR UPDATE`, playerID).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: player %s", play.ErrNotFound, playerID)
+			return play.Invalid(play.ErrNotFound, "no_player", "player "+playerID)
 		}
 		if err != nil {
 			return fmt.Errorf("lock the player: %w", err)
@@ -98,7 +101,8 @@ func (s *Service) CreateToken(ctx context.Context, playerID, name string) (NewTo
 			return fmt.Errorf("count tokens: %w", err)
 		}
 		if live >= MaxTokens {
-			return invalidf("you have %d tokens, the most an account may hold: revoke one first", live)
+			return play.Invalid(play.ErrInvalid, "too_many_tokens",
+				fmt.Sprintf("you have %d tokens, the most an account may hold: revoke one first", live), "Count", live)
 		}
 		err = tx.QueryRow(ctx, `
 			INSERT INTO api_tokens (player_id, name, hash) VALUES ($1, $2, $3)
@@ -129,7 +133,7 @@ func (s *Service) RevokeToken(ctx context.Context, playerID, tokenID string) err
 			return fmt.Errorf("revoke token: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("%w: you have no live token %s", play.ErrNotFound, tokenID)
+			return play.Invalid(play.ErrNotFound, "no_token", "you have no live token "+tokenID, "ID", tokenID)
 		}
 		return RaiseGeneration(ctx, tx)
 	})

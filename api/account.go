@@ -41,7 +41,7 @@ func (s *Server) authGeneration(ctx context.Context) (int64, error) {
 // accountsOrUnavailable is the accounts service, or 503 without one.
 func (s *Server) accountsOrUnavailable() (*account.Service, error) {
 	if s.accounts == nil {
-		return nil, newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "accounts are not enabled on this server (no database)")
+		return nil, newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_accounts")
 	}
 	return s.accounts, nil
 }

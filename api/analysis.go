@@ -31,7 +31,7 @@ func (s *Server) gameAnalysis(c echo.Context) error {
 		return err
 	}
 	if version == 0 {
-		return newProblem(http.StatusBadRequest, ProblemBadRequest, "query parameter version is required: the position to analyse")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "analysis_version")
 	}
 	ctx := c.Request().Context()
 	g, err := s.svc.Game(ctx, id)
@@ -39,10 +39,10 @@ func (s *Server) gameAnalysis(c echo.Context) error {
 		return err
 	}
 	if g.Status != play.StatusFinished {
-		return newProblem(http.StatusForbidden, ProblemForbidden, "a game is analysed only once it is finished")
+		return newProblem(http.StatusForbidden, ProblemForbidden, "analysis_unfinished")
 	}
 	if version >= g.Version {
-		return problemf(http.StatusBadRequest, ProblemInvalidRequest, "version %d has no move after it: the game ends at version %d", version, g.Version)
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "analysis_last", "Version", num(version), "Last", num(g.Version))
 	}
 	result, ready, err := s.notifier.RequestAnalysis(ctx, id, version)
 	if err != nil {

@@ -18,7 +18,7 @@ func (s *Server) deleteMe(c echo.Context) error {
 		return err
 	}
 	if c.Request().ContentLength > 0 {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "DELETE /v1/me takes no body")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "erase_body")
 	}
 	if err := s.svc.DeleteAccount(c.Request().Context(), p.ID); err != nil {
 		return err

@@ -2,13 +2,16 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/play"
 )
 
@@ -82,7 +85,12 @@ func (s *Server) createGame(c echo.Context) error {
 		return err
 	}
 	if len(req.Seats) > maxSeats {
-		return problemf(http.StatusBadRequest, ProblemInvalidRequest, "a game has at most %d seats", maxSeats)
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "too_many_seats", "Max", num(maxSeats))
+	}
+	// The commonest mistake, said here with the names to choose from
+	// (play refuses it too, in a sentence of its own).
+	if _, err := s.svc.Rules().Get(req.Ruleset); err != nil {
+		return s.unknownRuleset(http.StatusBadRequest, ProblemInvalidRequest, req.Ruleset)
 	}
 	if err := s.limitNewGame(c, p, req.Seats); err != nil {
 		return err
@@ -95,6 +103,14 @@ func (s *Server) createGame(c echo.Context) error {
 	h.Set(echo.HeaderLocation, "/v1/games/"+g.ID)
 	h.Set("ETag", etag(g.Version))
 	return c.JSON(http.StatusCreated, newGameResponse(g, &p))
+}
+
+// unknownRuleset is the problem of a rule set id that names none; it
+// lists the ids there are.
+func (s *Server) unknownRuleset(status int, typ, given string) *Problem {
+	known := slices.Sorted(maps.Keys(s.svc.Rules()))
+	return newProblem(status, typ, "unknown_ruleset", "Ruleset", truncate(given, 64),
+		"Known", localized(func(l *i18n.Localizer) string { return l.List(known) }))
 }
 
 // getGame serves the current state. The body depends on the caller (its
@@ -179,14 +195,38 @@ func (s *Server) joinGame(c echo.Context) error {
 		}
 	}
 	if req.Seat != nil && (*req.Seat < 0 || *req.Seat >= maxSeats) {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "seat must be from 0 to %d", maxSeats-1)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 	}
 	g, err := s.svc.Join(c.Request().Context(), id, p, req.Seat)
+	if errors.Is(err, play.ErrForbidden) {
+		return s.joinProblem(c, id, p, req.Seat, err)
+	}
 	if err != nil {
 		return err
 	}
 	c.Response().Header().Set("ETag", etag(g.Version))
 	return c.JSON(http.StatusOK, newGameResponse(g, &p))
+}
+
+// joinProblem says why a seat could not be taken, from the game as it is
+// now, in play's order: no seat is free (the game started), the caller
+// sits at the table already, or the seat asked for is taken.
+func (s *Server) joinProblem(c echo.Context, id string, p play.Player, seat *int, err error) error {
+	g, lerr := s.svc.Game(c.Request().Context(), id)
+	if lerr != nil {
+		return err
+	}
+	switch {
+	case g.Status != play.StatusOpen:
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_full")
+	case len(g.SeatsOf(p.ID)) > 0:
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_seated")
+	case seat != nil && *seat < len(g.Seats) && (g.Seats[*seat].PlayerID != "" || g.Seats[*seat].Bot != ""):
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_seat_taken", "Seat", num(*seat))
+	case seat != nil && *seat >= len(g.Seats):
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "game_seats", "Max", num(len(g.Seats)-1))
+	}
+	return newProblem(http.StatusForbidden, ProblemForbidden, "join_full")
 }
 
 // legalMovesResponse is the body of GET /v1/games/{id}/legal-moves.
@@ -212,15 +252,14 @@ func (s *Server) legalMoves(c echo.Context) error {
 		return err
 	}
 	if p == nil && seat == nil {
-		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
-			"send a bearer token for your own moves, or ?seat=N for any seat's")
+		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "legal_moves_whose")
 	}
 	g, err := s.svc.Game(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	if seat != nil && *seat >= len(g.Seats) {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "this game has seats 0 to %d", len(g.Seats)-1)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "game_seats", "Max", num(len(g.Seats)-1))
 	}
 	seats := callerSeats(g, p, seat)
 	toAct := g.ToAct()

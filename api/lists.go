@@ -67,11 +67,11 @@ func (s *Server) listGames(c echo.Context) error {
 	case "", play.StatusOpen, play.StatusActive, play.StatusFinished:
 		f.Status = status
 	default:
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "status must be open, active or finished")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "list_status")
 	}
 	if rs := c.QueryParam("ruleset"); rs != "" {
 		if _, err := s.svc.Rules().Get(rs); err != nil {
-			return problemf(http.StatusBadRequest, ProblemBadRequest, "unknown ruleset %q", truncate(rs, 64))
+			return s.unknownRuleset(http.StatusBadRequest, ProblemBadRequest, rs)
 		}
 		f.Ruleset = rs
 	}
@@ -85,7 +85,7 @@ func (s *Server) listGames(c echo.Context) error {
 	case player != "":
 		u, err := uuid.Parse(player)
 		if err != nil || len(player) != 36 {
-			return newProblem(http.StatusBadRequest, ProblemBadRequest, "player must be a player id (UUID) or \"me\"")
+			return newProblem(http.StatusBadRequest, ProblemBadRequest, "list_player")
 		}
 		f.Player = u.String()
 	}
@@ -96,7 +96,7 @@ func (s *Server) listGames(c echo.Context) error {
 	f.Limit = int(limit)
 	f.Cursor = c.QueryParam("cursor")
 	if len(f.Cursor) > maxCursor {
-		return newProblem(http.StatusBadRequest, ProblemBadRequest, "cursor is not one this server gave")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "cursor")
 	}
 	rows, next, err := s.svc.ListGames(c.Request().Context(), f)
 	if err != nil {

@@ -20,7 +20,7 @@ const inboundPath = "/v1/inbound/email"
 // errNoNotifier is served by the mail and webhook routes of a server
 // built without a notifier.
 func errNoNotifier() error {
-	return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "mail and webhooks are not enabled on this server")
+	return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_notifier")
 }
 
 // webhookRequest is the body of POST /v1/webhooks.
@@ -82,9 +82,9 @@ func (s *Server) deleteWebhook(c echo.Context) error {
 func webhookProblem(err error) error {
 	switch {
 	case errors.Is(err, notify.ErrInvalid):
-		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, cleanDetail(err))
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "webhook_invalid")
 	case errors.Is(err, notify.ErrNotFound):
-		return newProblem(http.StatusNotFound, ProblemNotFound, cleanDetail(err))
+		return newProblem(http.StatusNotFound, ProblemNotFound, "webhook_not_found")
 	}
 	return err
 }
@@ -107,7 +107,7 @@ func (s *Server) inboundSecretOK(r *http.Request) bool {
 // inboundEmail takes a raw RFC 5322 message from a mail provider.
 func (s *Server) inboundEmail(c echo.Context) error {
 	if s.notifier == nil || s.inboundSecret == "" {
-		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "inbound mail is not enabled on this server (AZUL_INBOUND_SECRET)")
+		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "inbound_off")
 	}
 	if err := s.checkTokenAttempt(c); err != nil {
 		return err
@@ -115,14 +115,14 @@ func (s *Server) inboundEmail(c echo.Context) error {
 	if !s.inboundSecretOK(c.Request()) {
 		s.countFailedToken(c)
 		c.Response().Header().Set("WWW-Authenticate", `Basic realm="azuld inbound mail"`)
-		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "send the inbound secret as a bearer token or as the basic-auth password")
+		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "inbound_secret")
 	}
 	raw, err := readBody(c)
 	if err != nil {
 		return err
 	}
 	if len(raw) == 0 {
-		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "the body must be the raw message (RFC 5322)")
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "inbound_empty")
 	}
 	env := notify.Envelope{From: firstNonEmpty(c.QueryParam("from"), c.Request().Header.Get("X-Envelope-From"))}
 	for _, v := range append(c.QueryParams()["to"], c.Request().Header.Values("X-Envelope-To")...) {
@@ -134,7 +134,7 @@ func (s *Server) inboundEmail(c echo.Context) error {
 	}
 	outcome, err := s.notifier.Receive(c.Request().Context(), env, raw)
 	if errors.Is(err, notify.ErrMalformed) {
-		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "the message could not be read: "+strings.TrimPrefix(err.Error(), notify.ErrMalformed.Error()+": "))
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "inbound_unreadable")
 	}
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func (s *Server) mailStop(c echo.Context) error {
 	}
 	token := c.QueryParam("token")
 	if len(token) > 128 {
-		return newProblem(http.StatusNotFound, ProblemNotFound, "unknown or expired stop link")
+		return newProblem(http.StatusNotFound, ProblemNotFound, "stop_link")
 	}
 	if err := s.checkTokenAttempt(c); err != nil {
 		return err
@@ -199,7 +199,7 @@ func (s *Server) mailStop(c echo.Context) error {
 	}
 	if !ok {
 		s.countFailedToken(c)
-		return newProblem(http.StatusNotFound, ProblemNotFound, "unknown or expired stop link")
+		return newProblem(http.StatusNotFound, ProblemNotFound, "stop_link")
 	}
 	res := stopResponse{GameID: gameID, Seat: seat, Stopped: stop}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")

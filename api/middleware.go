@@ -237,8 +237,8 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		limit := s.bodyLimitOf(c)
 		if req.ContentLength > limit {
-			return problemf(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
-				"the request body is %d bytes; the limit is %d", req.ContentLength, limit)
+			return newProblem(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
+				"body_size", "Size", num(req.ContentLength), "Limit", num(limit))
 		}
 		if req.Body != nil {
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)

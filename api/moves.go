@@ -13,6 +13,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
@@ -55,18 +56,18 @@ func parseMoveBody(c echo.Context) (moveBody, error) {
 	case isJSONType(mt):
 		return jsonMoveBody(trimmed)
 	}
-	return moveBody{}, problemf(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType,
-		"send the move as application/json or as text/plain notation, not %s", mt)
+	return moveBody{}, newProblem(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType,
+		"move_media_type", "Type", truncate(mt, 64))
 }
 
 // notationBody checks a move in text notation before the engine parses it.
 func notationBody(text string) (moveBody, error) {
 	switch {
 	case text == "":
-		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no move given")
+		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no_move")
 	case len(text) > maxNotation || !utf8.ValidString(text):
-		return moveBody{}, problemf(http.StatusUnprocessableEntity, ProblemMalformedMove,
-			"a move in notation is at most %d characters of UTF-8 text", maxNotation)
+		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove,
+			"notation_long", "Max", num(maxNotation))
 	}
 	return moveBody{Notation: text}, nil
 }
@@ -74,28 +75,27 @@ func notationBody(text string) (moveBody, error) {
 // jsonMoveBody reads the JSON forms of a move.
 func jsonMoveBody(body []byte) (moveBody, error) {
 	if len(body) == 0 {
-		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no move given")
+		return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no_move")
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
-		detail := "expected a JSON object"
 		if err != nil {
-			detail = jsonErrorDetail(err)
+			return moveBody{}, jsonProblem(err)
 		}
-		return moveBody{}, problemf(http.StatusBadRequest, ProblemBadRequest, "invalid JSON body: %s", detail)
+		return moveBody{}, newProblem(http.StatusBadRequest, ProblemBadRequest, "json_not_object", "Given", "null")
 	}
 	var mb moveBody
 	if raw, ok := fields["seat"]; ok {
 		var seat int
 		if err := json.Unmarshal(raw, &seat); err != nil || seat < 0 || seat >= maxSeats {
-			return moveBody{}, problemf(http.StatusBadRequest, ProblemBadRequest, "seat must be an integer from 0 to %d", maxSeats-1)
+			return moveBody{}, newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 		}
 		mb.Seat = &seat
 		delete(fields, "seat")
 	}
 	if raw, ok := fields["move"]; ok {
 		if len(raw) == 0 || raw[0] != '{' {
-			return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, `"move" must be a JSON object`)
+			return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "move_not_object")
 		}
 		mb.Move = raw
 		return mb, nil
@@ -111,18 +111,16 @@ func jsonMoveBody(body []byte) (moveBody, error) {
 	if raw, ok := fields["notation"]; ok {
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, `"notation" must be a string`)
+			return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "notation_not_string")
 		}
 		if len(fields) > 1 {
-			return moveBody{}, newProblem(http.StatusBadRequest, ProblemBadRequest,
-				`a move in notation takes only "notation" and "seat"`)
+			return moveBody{}, newProblem(http.StatusBadRequest, ProblemBadRequest, "notation_fields")
 		}
 		nb, err := notationBody(text)
 		nb.Seat = mb.Seat
 		return nb, err
 	}
-	return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove,
-		`no move given: send {"type": ...}, {"notation": "..."} or {"move": {...}}`)
+	return moveBody{}, newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "no_move")
 }
 
 // moveResponse is the body of a successful move.
@@ -168,7 +166,7 @@ func (s *Server) postMove(c echo.Context) error {
 	}
 	if mb.Seat != nil {
 		if seat != nil && *seat != *mb.Seat {
-			return newProblem(http.StatusBadRequest, ProblemBadRequest, "?seat= and the body's seat differ")
+			return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_differs")
 		}
 		seat = mb.Seat
 	}
@@ -213,13 +211,32 @@ func (s *Server) postMove(c echo.Context) error {
 	return c.JSON(http.StatusCreated, out)
 }
 
+// seatsDetail says a plural message about seats: "seat 1 is to move",
+// "seats 0 and 2 are to move".
+func seatsDetail(id string, seats []int) func(l *i18n.Localizer) string {
+	return func(l *i18n.Localizer) string {
+		return l.N(id, len(seats), "Seats", seatList(seats)(l))
+	}
+}
+
+// seatList names seats in the reader's words: "0, 1 and 2".
+func seatList(seats []int) localized {
+	return func(l *i18n.Localizer) string {
+		items := make([]string, len(seats))
+		for i, s := range seats {
+			items[i] = l.Num(s)
+		}
+		return l.List(items)
+	}
+}
+
 // moveProblem explains a refused move. When the move itself was wrong the
 // problem lists the caller's legal moves, so a client can recover at once.
 func (s *Server) moveProblem(c echo.Context, id string, p play.Player, seat *int, err error) error {
 	pr := toProblem(err)
 	var rule *engine.RuleError
 	wrongMove := errors.As(err, &rule) || errors.Is(err, engine.ErrBadCommand) || errors.Is(err, engine.ErrNotYourTurn)
-	if !wrongMove {
+	if !wrongMove && !errors.Is(err, play.ErrForbidden) {
 		return pr
 	}
 	g, lerr := s.svc.Game(c.Request().Context(), id)
@@ -227,6 +244,21 @@ func (s *Server) moveProblem(c echo.Context, id string, p play.Player, seat *int
 		return pr
 	}
 	seats := g.SeatsOf(p.ID)
+	// Say what is wrong from the game as it is: whose turn it is, which
+	// game this is, which seat is not the caller's.
+	switch {
+	case errors.Is(err, engine.ErrNotYourTurn) && len(g.ToAct()) > 0:
+		pr = rendered(pr.Status, pr.Type, "to_act", seatsDetail("api.detail.to_act", g.ToAct()))
+	case errors.Is(err, engine.ErrBadCommand):
+		pr = newProblem(pr.Status, pr.Type, "malformed_move_of", "Game",
+			localized(func(l *i18n.Localizer) string { return l.T("game.ruleset." + g.Config.Ruleset) }))
+	case errors.Is(err, play.ErrForbidden) && len(seats) == 0:
+		return newProblem(pr.Status, pr.Type, "no_seat_here")
+	case errors.Is(err, play.ErrForbidden) && seat != nil && !seatsContain(seats, *seat):
+		return newProblem(pr.Status, pr.Type, "not_your_seat", "Seat", num(*seat))
+	case !wrongMove:
+		return pr
+	}
 	if seat != nil && seatsContain(seats, *seat) {
 		seats = []int{*seat}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
@@ -13,6 +14,31 @@ import (
 type registerRequest struct {
 	Name  string `json:"name"`
 	Email string `json:"email"`
+	// Language and TimeZone are the player's choices; a missing language
+	// is the best match of Accept-Language, a missing zone UTC.
+	Language *string `json:"language"`
+	TimeZone *string `json:"time_zone"`
+}
+
+// preferences are the language and zone a registration asks for, each
+// checked when given (an empty one is refused, not defaulted).
+func (s *Server) preferences(c echo.Context, req registerRequest) (play.Preferences, error) {
+	var pref play.Preferences
+	if req.Language != nil {
+		if err := play.ValidLanguage(*req.Language); err != nil {
+			return pref, err
+		}
+		pref.Language = *req.Language
+	} else if lang := s.cat.Match(c.Request().Header.Get("Accept-Language")); i18n.Supported(lang) {
+		pref.Language = lang
+	}
+	if req.TimeZone != nil {
+		if err := play.ValidTimeZone(*req.TimeZone); err != nil {
+			return pref, err
+		}
+		pref.TimeZone = *req.TimeZone
+	}
+	return pref, nil
 }
 
 // registerResponse shows the token once: only its hash is stored.
@@ -26,10 +52,15 @@ func (s *Server) registerPlayer(c echo.Context) error {
 	if err := decodeJSON(c, &req, false); err != nil {
 		return err
 	}
+	// Bad choices are refused before they count against the limit.
+	pref, err := s.preferences(c, req)
+	if err != nil {
+		return err
+	}
 	if err := s.limits.Allow(c.Request().Context(), limits.Registrations, clientKey(c)); err != nil {
 		return err
 	}
-	p, token, err := s.svc.RegisterPlayer(c.Request().Context(), req.Name, req.Email, play.Preferences{})
+	p, token, err := s.svc.RegisterPlayer(c.Request().Context(), req.Name, req.Email, pref)
 	if err != nil {
 		return err
 	}

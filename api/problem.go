@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
@@ -24,6 +28,7 @@ import (
 const ProblemBase = "https://azuld.dev/problems/"
 
 // Problem types. They are part of the API contract: never rename one.
+// Each has a title in the catalogue, api.problem.<last segment>.
 const (
 	ProblemBadRequest           = ProblemBase + "bad-request"
 	ProblemInvalidRequest       = ProblemBase + "invalid-request"
@@ -51,35 +56,22 @@ const (
 	ProblemNoMail            = ProblemBase + "no-mail"
 )
 
-// problemTitles are the fixed, human titles of each type.
-var problemTitles = map[string]string{
-	ProblemBadRequest:           "The request is malformed",
-	ProblemInvalidRequest:       "The request is invalid",
-	ProblemUnauthenticated:      "A valid bearer token is required",
-	ProblemForbidden:            "Not allowed",
-	ProblemNotYourTurn:          "It is not this seat's turn",
-	ProblemNotFound:             "Not found",
-	ProblemMethodNotAllowed:     "Method not allowed",
-	ProblemVersionConflict:      "The game has moved on",
-	ProblemGameOver:             "The game is over",
-	ProblemPayloadTooLarge:      "The request body is too large",
-	ProblemUnsupportedMediaType: "Unsupported content type",
-	ProblemIllegalMove:          "The move breaks a rule",
-	ProblemMalformedMove:        "This is not a move of this game",
-	ProblemIdempotencyMismatch:  "The idempotency key was used for another request",
-	ProblemUnavailable:          "Service unavailable",
-	ProblemInternal:             "Internal server error",
-	ProblemTakebackConflict:     "The take-back cannot be answered now",
-	ProblemNothingToTakeBack:    "There is no such move to take back",
-	ProblemBadLog:               "The game log is refused",
-	ProblemRateLimited:          "Too many requests",
-	ProblemVerificationLimit:    "Enough links were mailed to this address today",
-	ProblemAlreadyVerified:      "There is no address to confirm",
-	ProblemNoMail:               "This server sends no mail",
+// problemTypes are every problem type, each with its title in the
+// catalogue (the tests check both).
+var problemTypes = []string{
+	ProblemBadRequest, ProblemInvalidRequest, ProblemUnauthenticated, ProblemForbidden,
+	ProblemNotYourTurn, ProblemNotFound, ProblemMethodNotAllowed, ProblemVersionConflict,
+	ProblemGameOver, ProblemPayloadTooLarge, ProblemUnsupportedMediaType, ProblemIllegalMove,
+	ProblemMalformedMove, ProblemIdempotencyMismatch, ProblemUnavailable, ProblemInternal,
+	ProblemTakebackConflict, ProblemNothingToTakeBack, ProblemBadLog, ProblemRateLimited,
+	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail,
 }
 
 // Problem is an RFC 9457 problem details object. The extension members
-// are set only where they apply.
+// are set only where they apply. Title and Detail are written in the
+// reader's language when the problem is sent (localize); Type, Rule and
+// Limit are the stable, machine-readable part and never change with the
+// language.
 type Problem struct {
 	Type     string `json:"type"`
 	Title    string `json:"title"`
@@ -100,24 +92,94 @@ type Problem struct {
 	// limit; Limit names the limit (limits.Specs).
 	RetryAfter int    `json:"retry_after,omitempty"`
 	Limit      string `json:"limit,omitempty"`
+
+	// detail writes Detail for a reader (nil: no detail); about is what
+	// Error says of it in logs.
+	detail func(l *i18n.Localizer) string
+	about  string
 }
 
-// Error makes a *Problem an error handlers can return.
-func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Type, p.Detail) }
-
-// newProblem builds a problem of a type with a detail.
-func newProblem(status int, typ, detail string) *Problem {
-	return &Problem{Type: typ, Title: problemTitles[typ], Status: status, Detail: detail}
+// Error makes a *Problem an error handlers can return. It is for logs,
+// which are not localized: the type and the detail's message id.
+func (p *Problem) Error() string {
+	return fmt.Sprintf("%d %s: %s", p.Status, p.Type, p.about)
 }
 
-// problemf builds a problem with a formatted detail.
-func problemf(status int, typ, format string, args ...any) *Problem {
-	return newProblem(status, typ, fmt.Sprintf(format, args...))
+// titleID is the catalogue id of a problem type's title:
+// api.problem.<the type's last segment>.
+func titleID(typ string) string {
+	return "api.problem." + strings.TrimPrefix(typ, ProblemBase)
+}
+
+// localize writes the problem's title and detail for a reader.
+func (p *Problem) localize(l *i18n.Localizer) {
+	p.Title = l.T(titleID(p.Type))
+	if p.detail != nil {
+		p.Detail = p.detail(l)
+	}
+}
+
+// localized is a message argument rendered for the reader when the
+// problem is written: a number in their format, a list in their words.
+type localized func(l *i18n.Localizer) string
+
+// num is a number in the reader's format.
+func num[N ~int | ~int64](n N) localized {
+	return func(l *i18n.Localizer) string { return l.Num(int(n)) }
+}
+
+// msg renders a catalogue message with named arguments (pairs);
+// arguments of type localized are rendered for the same reader.
+func msg(id string, pairs ...any) func(l *i18n.Localizer) string {
+	return func(l *i18n.Localizer) string {
+		args := slices.Clone(pairs)
+		for i, v := range args {
+			if f, ok := v.(localized); ok {
+				args[i] = f(l)
+			}
+		}
+		return l.T(id, args...)
+	}
+}
+
+// newProblem builds a problem of a type whose detail is the catalogue
+// message api.detail.<id> with its named arguments (pairs).
+func newProblem(status int, typ, id string, pairs ...any) *Problem {
+	return &Problem{Type: typ, Status: status, detail: msg("api.detail."+id, pairs...), about: id}
+}
+
+// rendered builds a problem whose detail another part of azuld writes
+// for the reader (the engine's rules, the limits).
+func rendered(status int, typ, about string, detail func(l *i18n.Localizer) string) *Problem {
+	return &Problem{Type: typ, Status: status, detail: detail, about: about}
+}
+
+// inputDetail renders a *play.InputError: api.input.<code>, with its
+// values, and the languages a player may choose (for the code language).
+func inputDetail(e *play.InputError) func(l *i18n.Localizer) string {
+	return func(l *i18n.Localizer) string {
+		pairs := append(slices.Clone(e.Args), "Languages", languageList(l))
+		return l.T("api.input."+e.Code, pairs...)
+	}
+}
+
+// languageList names the languages a player may choose, each code with
+// the language's own name: "en (English), nl (Nederlands), …" joined in
+// the reader's words.
+func languageList(l *i18n.Localizer) string {
+	items := make([]string, len(i18n.Languages))
+	for i, lang := range i18n.Languages {
+		self := l.Catalogue().Localizer(lang, nil).T("language.self")
+		items[i] = l.T("api.language_item", "Code", lang, "Name", self)
+	}
+	return l.List(items)
 }
 
 // toProblem maps any error a handler returns to the problem the client
 // sees. Errors not recognised here are server faults (500): every kind of
-// bad input must be mapped to a 4xx before it gets here.
+// bad input must be mapped to a 4xx before it gets here. Bad input that
+// says what is wrong in a code (*play.InputError) is explained in the
+// reader's language; other errors of a kind get that kind's message.
 func toProblem(err error) *Problem {
 	var p *Problem
 	if errors.As(err, &p) {
@@ -129,55 +191,65 @@ func toProblem(err error) *Problem {
 	}
 	var refusal *limits.Refusal
 	if errors.As(err, &refusal) {
-		pr := newProblem(http.StatusTooManyRequests, ProblemRateLimited, refusal.Message)
+		pr := rendered(http.StatusTooManyRequests, ProblemRateLimited, "limit "+refusal.Limit, refusal.Text)
 		pr.RetryAfter, pr.Limit = refusal.RetryAfter, refusal.Limit
 		return pr
 	}
 	var rule *engine.RuleError
 	if errors.As(err, &rule) {
-		pr := newProblem(http.StatusUnprocessableEntity, ProblemIllegalMove, rule.Detail)
+		pr := rendered(http.StatusUnprocessableEntity, ProblemIllegalMove, rule.Rule, msg("rule."+rule.Rule))
 		pr.Rule, pr.Ref = rule.Rule, rule.Ref
 		return pr
 	}
+	pr := kindProblem(err)
+	var input *play.InputError
+	if errors.As(err, &input) && pr.Status < 500 {
+		pr.detail, pr.about = inputDetail(input), input.Code
+	}
+	return pr
+}
+
+// kindProblem maps an error by its kind (the sentinel it wraps).
+func kindProblem(err error) *Problem {
 	var conflict *events.ConflictError
 	switch {
 	case errors.As(err, &conflict):
-		pr := problemf(http.StatusConflict, ProblemVersionConflict,
-			"the game is at version %d, not %d: reload it and try again", conflict.Actual, conflict.Expected)
+		pr := newProblem(http.StatusConflict, ProblemVersionConflict, "version_conflict",
+			"Actual", num(conflict.Actual), "Expected", num(conflict.Expected))
 		pr.CurrentVersion = &conflict.Actual
 		return pr
 	case errors.Is(err, events.ErrConflict):
-		return newProblem(http.StatusConflict, ProblemVersionConflict, "another move was appended at the same time: try again")
+		return newProblem(http.StatusConflict, ProblemVersionConflict, "conflict")
 	case errors.Is(err, events.ErrIdempotencyMismatch):
-		return newProblem(http.StatusUnprocessableEntity, ProblemIdempotencyMismatch,
-			"this Idempotency-Key was already used for a different request: use a new key")
+		return newProblem(http.StatusUnprocessableEntity, ProblemIdempotencyMismatch, "idempotency_key_reused")
 	case errors.Is(err, play.ErrUnauthenticated):
-		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
-			"send Authorization: Bearer <token> with the token POST /v1/players returned")
+		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "unauthenticated")
 	case errors.Is(err, engine.ErrNotYourTurn):
-		return newProblem(http.StatusForbidden, ProblemNotYourTurn, cleanDetail(err))
+		return newProblem(http.StatusForbidden, ProblemNotYourTurn, "not_your_turn")
+	case errors.Is(err, web.ErrCSRF):
+		return newProblem(http.StatusForbidden, ProblemForbidden, "csrf")
 	case errors.Is(err, play.ErrForbidden):
-		return newProblem(http.StatusForbidden, ProblemForbidden, cleanDetail(err))
+		return newProblem(http.StatusForbidden, ProblemForbidden, "forbidden")
 	case errors.Is(err, play.ErrNotFound), errors.Is(err, events.ErrNotFound):
-		return newProblem(http.StatusNotFound, ProblemNotFound, cleanDetail(err))
+		return newProblem(http.StatusNotFound, ProblemNotFound, "not_found")
 	case errors.Is(err, play.ErrTakebackConflict):
-		return newProblem(http.StatusConflict, ProblemTakebackConflict, cleanDetail(err))
+		return newProblem(http.StatusConflict, ProblemTakebackConflict, "takeback_conflict")
 	case errors.Is(err, play.ErrNothingToTakeBack):
-		return newProblem(http.StatusUnprocessableEntity, ProblemNothingToTakeBack, cleanDetail(err))
+		return newProblem(http.StatusUnprocessableEntity, ProblemNothingToTakeBack, "nothing_to_take_back")
 	case errors.Is(err, play.ErrBadLog):
-		return newProblem(http.StatusUnprocessableEntity, ProblemBadLog, cleanDetail(err))
+		return newProblem(http.StatusUnprocessableEntity, ProblemBadLog, "bad_game_log")
 	case errors.Is(err, engine.ErrGameOver):
-		return newProblem(http.StatusConflict, ProblemGameOver, "the game is over: no more moves are accepted")
+		return newProblem(http.StatusConflict, ProblemGameOver, "game_over")
 	case errors.Is(err, engine.ErrBadCommand):
-		return newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, cleanDetail(err))
+		return newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "malformed_move")
 	case errors.Is(err, play.ErrInvalid), errors.Is(err, projections.ErrInvalid), errors.Is(err, events.ErrInvalid):
-		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, cleanDetail(err))
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "invalid")
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "the request was cancelled or took too long: try again")
+		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "cancelled")
 	case databaseUnreachable(err):
-		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "the database does not answer: try again")
+		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_database")
 	}
-	return newProblem(http.StatusInternalServerError, ProblemInternal, "")
+	return &Problem{Type: ProblemInternal, Status: http.StatusInternalServerError, about: "internal"}
 }
 
 // databaseUnreachable reports a connection to the database that could not
@@ -190,52 +262,47 @@ func databaseUnreachable(err error) bool {
 	return errors.As(err, &ce) || errors.As(err, &ne)
 }
 
-// cleanDetail is the message of an error the client caused. Such errors
-// describe the request, not the server, so they are safe to show.
-func cleanDetail(err error) string { return err.Error() }
-
 // fromHTTPError maps echo's own errors (router 404/405, body limit 413,
-// binding 400/415) to problems.
+// binding 400/415) to problems. Their English messages are not shown:
+// each status has its message in the catalogue.
 func fromHTTPError(he *echo.HTTPError) *Problem {
-	detail := ""
-	if msg, ok := he.Message.(string); ok && msg != http.StatusText(he.Code) {
-		detail = msg
-	}
 	switch he.Code {
 	case http.StatusNotFound:
-		if detail == "" {
-			detail = "no such resource: see /openapi.json for the routes"
-		}
-		return newProblem(he.Code, ProblemNotFound, detail)
+		return newProblem(he.Code, ProblemNotFound, "no_route")
 	case http.StatusMethodNotAllowed:
-		return newProblem(he.Code, ProblemMethodNotAllowed, "this resource does not support this method (see the Allow header)")
+		return newProblem(he.Code, ProblemMethodNotAllowed, "method_not_allowed")
 	case http.StatusRequestEntityTooLarge:
-		return newProblem(he.Code, ProblemPayloadTooLarge, "the request body exceeds the server's limit")
+		return newProblem(he.Code, ProblemPayloadTooLarge, "body_too_large")
 	case http.StatusUnsupportedMediaType:
-		return newProblem(he.Code, ProblemUnsupportedMediaType, detail)
+		return newProblem(he.Code, ProblemUnsupportedMediaType, "unsupported_media_type")
 	case http.StatusUnauthorized:
-		return newProblem(he.Code, ProblemUnauthenticated, detail)
+		return newProblem(he.Code, ProblemUnauthenticated, "unauthenticated")
 	}
 	if he.Code >= 400 && he.Code < 500 {
-		return &Problem{Type: ProblemBadRequest, Title: http.StatusText(he.Code), Status: he.Code, Detail: detail}
+		return newProblem(he.Code, ProblemBadRequest, "bad_request")
 	}
-	return newProblem(http.StatusInternalServerError, ProblemInternal, "")
+	return &Problem{Type: ProblemInternal, Status: http.StatusInternalServerError, about: "internal"}
 }
 
-// writeProblem sends a problem as application/problem+json.
-func writeProblem(c echo.Context, p *Problem) error {
+// writeProblem sends a problem as application/problem+json, its title
+// and detail in the reader's language (Content-Language names it).
+func writeProblem(c echo.Context, l *i18n.Localizer, p *Problem) error {
 	if p.RequestID == "" {
 		p.RequestID = c.Response().Header().Get(echo.HeaderXRequestID)
 	}
+	p.localize(l)
 	body, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("encode problem: %w", err)
 	}
+	h := c.Response().Header()
+	h.Set("Content-Language", l.Lang())
+	h.Add(echo.HeaderVary, "Accept-Language")
 	if p.Status == http.StatusUnauthorized {
-		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="azuld"`)
+		h.Set("WWW-Authenticate", `Bearer realm="azuld"`)
 	}
 	if p.RetryAfter > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		h.Set("Retry-After", strconv.Itoa(p.RetryAfter))
 	}
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(p.Status)

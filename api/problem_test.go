@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
@@ -62,22 +64,34 @@ func TestToProblemMapsEveryKnownError(t *testing.T) {
 			typ    string
 		}{fmt.Errorf("load game g: %w", err), http.StatusServiceUnavailable, ProblemUnavailable})
 	}
+	cat, err := i18n.New(i18n.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := cat.Localizer("en", nil)
 	for _, c := range cases {
 		p := toProblem(c.err)
-		if p.Status != c.status || p.Type != c.typ || p.Title == "" {
+		p.localize(en)
+		if p.Status != c.status || p.Type != c.typ || p.Title == "" || strings.HasPrefix(p.Title, "[") {
 			t.Errorf("%v: got %d %s %q, want %d %s", c.err, p.Status, p.Type, p.Title, c.status, c.typ)
 		}
 	}
 	p := toProblem(rule)
-	if p.Rule != rule.Rule || p.Ref != rule.Ref || p.Detail != rule.Detail {
+	p.localize(en)
+	if p.Rule != rule.Rule || p.Ref != rule.Ref || p.Detail != "That pattern line already holds another colour: a pattern line holds one colour only." {
 		t.Errorf("illegal move problem %+v does not name the rule", p)
 	}
 	p = toProblem(&events.ConflictError{Expected: 3, Actual: 5})
-	if p.CurrentVersion == nil || *p.CurrentVersion != 5 {
+	p.localize(en)
+	if p.CurrentVersion == nil || *p.CurrentVersion != 5 || p.Detail != "The game is at version 5, not 3: reload it and try again." {
 		t.Errorf("conflict problem %+v does not give the current version", p)
 	}
 	// A server fault never shows its internals.
-	if p := toProblem(errors.New("password authentication failed for user x")); p.Detail != "" {
+	p = toProblem(errors.New("password authentication failed for user x"))
+	if p.localize(en); p.Detail != "" {
 		t.Errorf("internal error leaked: %q", p.Detail)
+	}
+	if missing := cat.Missing(); len(missing) > 0 {
+		t.Errorf("messages missing from the catalogue: %v", missing)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/api/web"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/play"
@@ -33,6 +34,19 @@ type RateLimits struct {
 	// skips the database, and must be refused to them all the same.
 	mu      sync.Mutex
 	blocked map[string]time.Time
+
+	// cat writes the SMTP listener's refusals (nil: their English log
+	// text, limits.Refusal.Message).
+	cat *i18n.Catalogue
+}
+
+// WithCatalogue makes the SMTP listener's refusals come from the
+// catalogue; it returns r (nil stays nil).
+func (r *RateLimits) WithCatalogue(c *i18n.Catalogue) *RateLimits {
+	if r != nil {
+		r.cat = c
+	}
+	return r
 }
 
 // maxBlocked bounds the addresses remembered; past it the list starts
@@ -265,7 +279,13 @@ func (r *RateLimits) AdmitMail(ctx context.Context, remote net.Addr, from, rcpt 
 	}
 	var ref *limits.Refusal
 	if errors.As(err, &ref) {
-		return &smtpin.Reject{Code: 450, Message: "4.7.1 " + ref.Message}
+		// The reply goes to a sending server, not to a reader whose
+		// language is known, and SMTP replies are ASCII: English.
+		text := ref.Message
+		if r.cat != nil {
+			text = ref.Text(r.cat.Localizer(i18n.Default, nil))
+		}
+		return &smtpin.Reject{Code: 450, Message: "4.7.1 " + text}
 	}
 	return err
 }

@@ -47,7 +47,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 	}
 	lines := c.QueryParam("format") == "jsonl" || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), MIMEJSONLines)
 	if f := c.QueryParam("format"); f != "" && f != "jsonl" && f != "json" {
-		return newProblem(http.StatusBadRequest, ProblemBadRequest, "format must be json or jsonl")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "events_format")
 	}
 	def := int64(defaultEventsLimit)
 	if lines {
@@ -70,7 +70,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 		}
 	}
 	if len(types) > maxTypeFilters {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "at most %d type filters", maxTypeFilters)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "type_filters", "Max", num(maxTypeFilters))
 	}
 	evs, err := s.svc.AuditLog(c.Request().Context(), id, play.LogQuery{After: after, Limit: int(limit), Types: types, Seat: seat})
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *Server) gameDiff(c echo.Context) error {
 		return err
 	}
 	if c.QueryParam("from") == "" || c.QueryParam("to") == "" {
-		return newProblem(http.StatusBadRequest, ProblemBadRequest, "give both ?from= and ?to= versions")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "diff_range")
 	}
 	from, err := queryInt(c, "from", 0, 1, 1<<53)
 	if err != nil {
@@ -225,10 +225,10 @@ func (s *Server) requestTakeback(c echo.Context) error {
 		return err
 	}
 	if body.Moves < 0 || body.Moves > play.MaxTakebackMoves {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "moves must be from 1 to %d", play.MaxTakebackMoves)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "takeback_moves", "Max", num(play.MaxTakebackMoves))
 	}
 	if body.Seat != nil && (*body.Seat < 0 || *body.Seat >= maxSeats) {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "seat must be from 0 to %d", maxSeats-1)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 	}
 	res, err := s.svc.RequestTakeback(c.Request().Context(), play.TakebackRequest{
 		GameID: id, Player: p, Seat: body.Seat, Moves: body.Moves, Channel: "api",
@@ -272,14 +272,14 @@ func (s *Server) getTakeback(c echo.Context) error {
 			return c.JSON(http.StatusOK, t)
 		}
 	}
-	return problemf(http.StatusNotFound, ProblemNotFound, "no take-back %d in game %s", tid, id)
+	return newProblem(http.StatusNotFound, ProblemNotFound, "no_takeback", "ID", num(tid))
 }
 
 // takebackID reads the {tid} path parameter.
 func takebackID(c echo.Context) (int64, error) {
 	tid, err := strconv.ParseInt(c.Param("tid"), 10, 64)
 	if err != nil || tid < 1 {
-		return 0, newProblem(http.StatusNotFound, ProblemNotFound, "a take-back id is the version of its request: a positive integer")
+		return 0, newProblem(http.StatusNotFound, ProblemNotFound, "takeback_id")
 	}
 	return tid, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -24,6 +23,12 @@ import (
 // its web session cookie when it sends no Authorization (a state-changing
 // request with the cookie must carry the page's X-CSRF-Token).
 func (s *Server) authenticate(c echo.Context) (play.Player, error) {
+	p, err := s.authenticated(c)
+	c.Set(playerKey, p.ID)
+	return p, err
+}
+
+func (s *Server) authenticated(c echo.Context) (play.Player, error) {
 	token, ok := bearerToken(c.Request())
 	if !ok && c.Request().Header.Get(echo.HeaderAuthorization) == "" && web.HasSession(c.Request()) {
 		p, found, err := s.web.Authenticate(c.Request())
@@ -35,8 +40,7 @@ func (s *Server) authenticate(c echo.Context) (play.Player, error) {
 		}
 	}
 	if !ok {
-		return play.Player{}, newProblem(http.StatusUnauthorized, ProblemUnauthenticated,
-			"send Authorization: Bearer <token> with the token POST /v1/players returned")
+		return play.Player{}, newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "unauthenticated")
 	}
 	p, err := s.verifyToken(c, token)
 	if err != nil {
@@ -57,6 +61,7 @@ func (s *Server) optionalPlayer(c echo.Context) (*play.Player, error) {
 		if err != nil || !found {
 			return nil, err
 		}
+		c.Set(playerKey, p.ID)
 		return &p, nil
 	}
 	p, err := s.authenticate(c)
@@ -83,7 +88,7 @@ func bearerToken(r *http.Request) (string, bool) {
 func gameID(c echo.Context) (string, error) {
 	id := c.Param("id")
 	if u, err := uuid.Parse(id); err != nil || len(id) != 36 || u.String() != strings.ToLower(id) {
-		return "", problemf(http.StatusNotFound, ProblemNotFound, "no game %q: game ids are UUIDs", truncate(id, 64))
+		return "", newProblem(http.StatusNotFound, ProblemNotFound, "game_id", "ID", truncate(id, 64))
 	}
 	return strings.ToLower(id), nil
 }
@@ -97,10 +102,10 @@ func readBody(c echo.Context) ([]byte, error) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, problemf(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
-				"the request body exceeds the limit of %d bytes", tooLarge.Limit)
+			return nil, newProblem(http.StatusRequestEntityTooLarge, ProblemPayloadTooLarge,
+				"body_limit", "Limit", num(tooLarge.Limit))
 		}
-		return nil, problemf(http.StatusBadRequest, ProblemBadRequest, "reading the request body failed")
+		return nil, newProblem(http.StatusBadRequest, ProblemBadRequest, "body_unreadable")
 	}
 	return body, nil
 }
@@ -114,7 +119,7 @@ func mediaType(c echo.Context) (string, error) {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return "", problemf(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType, "unreadable Content-Type %q", truncate(ct, 64))
+		return "", newProblem(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType, "content_type_unreadable", "Type", truncate(ct, 64))
 	}
 	return mt, nil
 }
@@ -151,13 +156,13 @@ func decodeJSON(c echo.Context, v any, optional bool) error {
 		return err
 	}
 	if mt = sniffedType(mt, body); !isJSONType(mt) {
-		return problemf(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType, "send application/json, not %s", mt)
+		return newProblem(http.StatusUnsupportedMediaType, ProblemUnsupportedMediaType, "json_only", "Type", truncate(mt, 64))
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {
 			return nil
 		}
-		return newProblem(http.StatusBadRequest, ProblemBadRequest, "the request needs a JSON body")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_needed")
 	}
 	return unmarshalStrict(body, v)
 }
@@ -167,31 +172,37 @@ func unmarshalStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return problemf(http.StatusBadRequest, ProblemBadRequest, "invalid JSON body: %s", jsonErrorDetail(err))
+		return jsonProblem(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return newProblem(http.StatusBadRequest, ProblemBadRequest, "invalid JSON body: unexpected data after the JSON value")
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_trailing")
 	}
 	return nil
 }
 
-// jsonErrorDetail describes a JSON decoding error without echoing Go type
-// names at clients.
-func jsonErrorDetail(err error) string {
+// jsonProblem describes a JSON decoding error without echoing Go type
+// names at clients: the field, the JSON type given, the byte of a syntax
+// error.
+func jsonProblem(err error) *Problem {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
 		if typeErr.Field != "" {
-			return fmt.Sprintf("field %q has the wrong type (%s)", typeErr.Field, typeErr.Value)
+			return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_field_type",
+				"Field", truncate(typeErr.Field, 64), "Given", truncate(typeErr.Value, 32))
 		}
-		return fmt.Sprintf("expected a JSON object, not %s", typeErr.Value)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_not_object", "Given", truncate(typeErr.Value, 32))
 	case errors.As(err, &syntaxErr):
-		return fmt.Sprintf("syntax error at byte %d", syntaxErr.Offset)
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_syntax", "Offset", num(syntaxErr.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "the JSON value is incomplete"
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_incomplete")
 	}
-	return truncate(err.Error(), 200)
+	// encoding/json says an unknown field so (DisallowUnknownFields).
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_unknown_field", "Field", truncate(strings.Trim(field, `"`), 64))
+	}
+	return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_invalid")
 }
 
 // queryInt reads an optional integer query parameter within [min, max].
@@ -202,7 +213,7 @@ func queryInt(c echo.Context, name string, def, min, max int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(text, 10, 64)
 	if err != nil || n < min || n > max {
-		return 0, problemf(http.StatusBadRequest, ProblemBadRequest, "query parameter %s must be an integer from %d to %d", name, min, max)
+		return 0, newProblem(http.StatusBadRequest, ProblemBadRequest, "query_int", "Name", name, "Min", num(min), "Max", num(max))
 	}
 	return n, nil
 }
@@ -234,11 +245,11 @@ func idempotencyKey(c echo.Context) (string, error) {
 		return "", nil
 	}
 	if len(key) > maxIdempotencyKey {
-		return "", problemf(http.StatusBadRequest, ProblemBadRequest, "Idempotency-Key is longer than %d characters", maxIdempotencyKey)
+		return "", newProblem(http.StatusBadRequest, ProblemBadRequest, "idempotency_key_long", "Max", num(maxIdempotencyKey))
 	}
 	for i := 0; i < len(key); i++ {
 		if key[i] < 0x21 || key[i] > 0x7e {
-			return "", newProblem(http.StatusBadRequest, ProblemBadRequest, "Idempotency-Key must be printable ASCII without spaces")
+			return "", newProblem(http.StatusBadRequest, ProblemBadRequest, "idempotency_key_chars")
 		}
 	}
 	return key, nil
@@ -253,8 +264,7 @@ func parseIfMatch(c echo.Context) (*int64, error) {
 	}
 	v, ok := parseVersionTag(h)
 	if !ok {
-		return nil, problemf(http.StatusBadRequest, ProblemBadRequest,
-			"If-Match must be one game version, e.g. If-Match: \"12\" (the ETag of the game)")
+		return nil, newProblem(http.StatusBadRequest, ProblemBadRequest, "if_match")
 	}
 	return &v, nil
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,6 +116,8 @@ type Server struct {
 	accounts *account.Service
 	// limits are the rate limits (nil: none).
 	limits *RateLimits
+	// cat writes problems in their reader's language.
+	cat *i18n.Catalogue
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -172,7 +175,13 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log)
+	if s.cat = cfg.Catalogue; s.cat == nil {
+		if s.cat, err = i18n.New(i18n.Options{}); err != nil {
+			return nil, fmt.Errorf("api: %w", err)
+		}
+		cfg.Catalogue = s.cat
+	}
+	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log).WithCatalogue(s.cat)
 	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies,
 		Catalogue: cfg.Catalogue, Words: cfg.Words}
 	if s.limits != nil {
@@ -266,12 +275,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	p := toProblem(err)
+	if p.about == "not_found" && strings.HasPrefix(c.Path(), "/v1/games/:id") && !strings.Contains(c.Path(), ":tid") {
+		// The game of the route is what was not found: name it.
+		p = newProblem(http.StatusNotFound, ProblemNotFound, "no_game", "ID", truncate(c.Param("id"), 64))
+	}
 	if p.Status >= 500 && !errors.Is(c.Request().Context().Err(), context.Canceled) {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
 			"method", c.Request().Method, "route", routeOf(c), "err", err.Error())
 	}
-	if werr := writeProblem(c, p); werr != nil {
+	if werr := writeProblem(c, s.reader(c), p); werr != nil {
 		s.log.WarnContext(c.Request().Context(), "writing a problem response failed", "err", werr.Error())
 	}
 }
@@ -288,11 +301,43 @@ func (s *Server) readyz(c echo.Context) error {
 		defer cancel()
 		if err := s.pool.Ping(ctx); err != nil {
 			s.log.WarnContext(ctx, "readiness check failed", "err", err.Error())
-			return problemf(http.StatusServiceUnavailable, ProblemUnavailable, "the database does not answer")
+			return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_database")
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// errNoListener is served by the stream endpoint without a listener.
-var errNoListener = fmt.Errorf("live streams are not enabled on this server")
+// playerKey is where a request's authenticated player id is kept (see
+// authenticate; "" when authentication failed), so that its problems can
+// be written in the player's language.
+const playerKey = "azuld.player"
+
+// reader is the localizer of a request's reader: the best match of its
+// Accept-Language; a client that sends none gets the language and time
+// zone of the signed-in player's account, and a stranger English. The
+// header wins over the account because it is what this client asks for
+// now (a shared script, a browser set to another language).
+func (s *Server) reader(c echo.Context) *i18n.Localizer {
+	if h := strings.TrimSpace(c.Request().Header.Get("Accept-Language")); h != "" {
+		return s.cat.Localizer(s.cat.Match(h), nil)
+	}
+	id, tried := c.Get(playerKey).(string)
+	if !tried {
+		// The request failed before its handler looked at its token (a
+		// malformed id, a bad body): look now, as any route would, so a
+		// wrong token counts against the failed-token limit once.
+		if token, ok := bearerToken(c.Request()); ok {
+			if p, err := s.verifyToken(c, token); err == nil {
+				id = p.ID
+			}
+		}
+	}
+	if id != "" && s.accounts != nil {
+		// A problem is rare, so one read of the profile costs little;
+		// a failed read falls back to English rather than fail twice.
+		if prof, err := s.accounts.Profile(c.Request().Context(), id); err == nil {
+			return s.cat.For(prof.Language, prof.TimeZone)
+		}
+	}
+	return s.cat.Localizer(i18n.Default, nil)
+}

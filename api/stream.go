@@ -38,7 +38,7 @@ func (s *Server) stream(c echo.Context) error {
 		return err
 	}
 	if s.listener == nil {
-		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, errNoListener.Error())
+		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_streams")
 	}
 	lastSent, err := lastEventID(c)
 	if err != nil {
@@ -156,7 +156,7 @@ func lastEventID(c echo.Context) (int64, error) {
 	}
 	v, err := strconv.ParseInt(text, 10, 64)
 	if err != nil || v < 0 {
-		return 0, newProblem(http.StatusBadRequest, ProblemBadRequest, "Last-Event-ID must be a game version (a non-negative integer)")
+		return 0, newProblem(http.StatusBadRequest, ProblemBadRequest, "last_event_id")
 	}
 	return v, nil
 }

@@ -77,11 +77,13 @@ func (s *Server) resendVerification(c echo.Context) error {
 		return c.JSON(http.StatusAccepted, verificationResponse{Sent: true, Email: p.Email})
 	case errors.Is(err, notify.ErrLinkMailLimit):
 		c.Response().Header().Set("Retry-After", "86400")
-		return newProblem(http.StatusTooManyRequests, ProblemVerificationLimit, err.Error())
-	case errors.Is(err, web.ErrAlreadyVerified), errors.Is(err, web.ErrNoAddress):
-		return newProblem(http.StatusConflict, ProblemAlreadyVerified, err.Error())
+		return newProblem(http.StatusTooManyRequests, ProblemVerificationLimit, "verification_limit")
+	case errors.Is(err, web.ErrAlreadyVerified):
+		return newProblem(http.StatusConflict, ProblemAlreadyVerified, "already_verified")
+	case errors.Is(err, web.ErrNoAddress):
+		return newProblem(http.StatusConflict, ProblemAlreadyVerified, "no_address")
 	case errors.Is(err, web.ErrNoMail):
-		return newProblem(http.StatusServiceUnavailable, ProblemNoMail, err.Error())
+		return newProblem(http.StatusServiceUnavailable, ProblemNoMail, "no_mail")
 	}
 	return err
 }

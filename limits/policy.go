@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/azuld/azuld/i18n"
 )
 
 // Names of azuld's limits. Each is configured by AZUL_LIMIT_<NAME> (upper
@@ -184,10 +186,54 @@ type Refusal struct {
 	Limit string
 	// RetryAfter is in whole seconds, at least 1.
 	RetryAfter int
-	Message    string
+	// Count and Period are the limit's rule: Count events per Period.
+	Count  int
+	Period time.Duration
+	// Message is the refusal in English, for logs; people read Text.
+	Message string
 }
 
 func (r *Refusal) Error() string { return r.Message }
+
+// Text says the refusal in a reader's language: what was limited, the
+// limit (its number and period, with the language's plural forms) and
+// when to try again. The messages are api.limit.* in the catalogue.
+func (r *Refusal) Text(l *i18n.Localizer) string {
+	what := l.T("api.limit.what.unknown")
+	if _, ok := SpecOf(r.Limit); ok {
+		what = l.T("api.limit.what." + r.Limit)
+	}
+	return l.T("api.limit.refused", "What", what, "Rate", rateText(l, r.Count, r.Period), "Wait", waitText(l, r.RetryAfter))
+}
+
+// rateText is "5 per hour" in the reader's words.
+func rateText(l *i18n.Localizer, n int, period time.Duration) string {
+	switch period {
+	case time.Second:
+		return l.N("api.limit.per_second", n)
+	case time.Minute:
+		return l.N("api.limit.per_minute", n)
+	case time.Hour:
+		return l.N("api.limit.per_hour", n)
+	case 24 * time.Hour:
+		return l.N("api.limit.per_day", n)
+	}
+	if period < time.Minute {
+		return l.N("api.limit.per_seconds", n, "Seconds", l.Num(int(period/time.Second)))
+	}
+	return l.N("api.limit.per_span", n, "Span", l.Span(period))
+}
+
+// waitText is "in 45 seconds", "in 3 hours 5 minutes" in the reader's
+// words.
+func waitText(l *i18n.Localizer, secs int) string {
+	if secs < 60 {
+		return l.N("api.limit.in_seconds", secs)
+	}
+	// Rounded up to the minute: trying a little late is harmless, a
+	// little early is refused again.
+	return l.In(time.Duration((secs+59)/60) * time.Minute)
+}
 
 // Refuse builds the refusal of a decision that did not allow.
 func Refuse(rule Rule, d Decision) *Refusal {
@@ -199,6 +245,8 @@ func Refuse(rule Rule, d Decision) *Refusal {
 	return &Refusal{
 		Limit:      rule.Name,
 		RetryAfter: secs,
+		Count:      rule.Limit,
+		Period:     rule.Period,
 		Message: fmt.Sprintf("Too many %s: the limit is %s. Nothing was done; try again in %s.",
 			what, RatePhrase(rule), waitPhrase(secs)),
 	}

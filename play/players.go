@@ -46,15 +46,40 @@ func ValidPlayer(name, email string) (string, string, error) {
 	name = strings.TrimSpace(name)
 	email = strings.TrimSpace(email)
 	if name == "" || utf8.RuneCountInString(name) > 64 || !utf8.ValidString(name) || strings.ContainsAny(name, "\r\n\x00") {
-		return "", "", fmt.Errorf("%w: name must be 1 to 64 characters on one line", ErrInvalid)
+		return "", "", Invalid(ErrInvalid, "name", "name must be 1 to 64 characters on one line")
 	}
 	if email != "" {
 		addr, err := mail.ParseAddress(email)
 		if err != nil || addr.Address != email || len(email) > 254 {
-			return "", "", fmt.Errorf("%w: email must be a plain address like ana@example.org", ErrInvalid)
+			return "", "", Invalid(ErrInvalid, "email", "email must be a plain address like ana@example.org")
 		}
 	}
 	return name, email, nil
+}
+
+// InputError is bad input with a stable Code, so that every surface can
+// say what is wrong in its reader's language (the catalogue message
+// api.input.<Code>, its placeholders filled from Args). Its Error is
+// English, for logs. It wraps Kind (ErrInvalid, ErrNotFound,
+// ErrBadPreferences…), which decides how a surface answers.
+type InputError struct {
+	Kind error
+	// Code names the mistake: "name", "email", "language", "time_zone"…
+	Code string
+	// Args are the message's named values, as pairs: "Given", "fr".
+	Args []any
+	// English is the text of Error.
+	English string
+}
+
+func (e *InputError) Error() string { return e.Kind.Error() + ": " + e.English }
+
+func (e *InputError) Unwrap() error { return e.Kind }
+
+// Invalid builds an InputError of a kind; args are name/value pairs of
+// the message.
+func Invalid(kind error, code, english string, args ...any) *InputError {
+	return &InputError{Kind: kind, Code: code, Args: args, English: english}
 }
 
 // RegistrationToken names the token registration returns, in the
@@ -73,8 +98,9 @@ type Preferences struct {
 	TimeZone string
 }
 
-// ErrBadPreferences wraps an unknown language or time zone.
-var ErrBadPreferences = errors.New("bad language or time zone")
+// ErrBadPreferences wraps an unknown language or time zone. It wraps
+// ErrInvalid: a surface answers it as any bad input.
+var ErrBadPreferences = fmt.Errorf("%w: bad language or time zone", ErrInvalid)
 
 func (p Preferences) valid() (Preferences, error) {
 	if p.Language == "" {
@@ -83,13 +109,46 @@ func (p Preferences) valid() (Preferences, error) {
 	if p.TimeZone == "" {
 		p.TimeZone = "UTC"
 	}
-	if !i18n.Supported(p.Language) {
-		return p, fmt.Errorf("%w: language %q is not one of %s", ErrBadPreferences, p.Language, strings.Join(i18n.Languages, ", "))
+	if err := ValidLanguage(p.Language); err != nil {
+		return p, err
 	}
-	if _, err := i18n.LoadZone(p.TimeZone); err != nil {
-		return p, fmt.Errorf("%w: time zone %q is not an IANA time zone name", ErrBadPreferences, p.TimeZone)
+	if err := ValidTimeZone(p.TimeZone); err != nil {
+		return p, err
 	}
 	return p, nil
+}
+
+// ValidLanguage checks a language a player chooses: one of
+// i18n.Languages. The error's code is "language", with the value given.
+func ValidLanguage(lang string) error {
+	if !i18n.Supported(lang) {
+		return Invalid(ErrBadPreferences, "language",
+			fmt.Sprintf("language %.20q is not one of %s", lang, strings.Join(i18n.Languages, ", ")), "Given", clip(lang, 20))
+	}
+	return nil
+}
+
+// ValidTimeZone checks a time zone a player chooses: an IANA name such
+// as Europe/Amsterdam or UTC ("Local" and "" are not names a player
+// means). The error's code is "time_zone", with the value given.
+func ValidTimeZone(zone string) error {
+	if len(zone) > 64 || strings.ContainsAny(zone, " \r\n\x00") {
+		return Invalid(ErrBadPreferences, "time_zone_form", "time_zone must be an IANA time zone name like Europe/Amsterdam or UTC")
+	}
+	if _, err := i18n.LoadZone(zone); err != nil {
+		return Invalid(ErrBadPreferences, "time_zone",
+			fmt.Sprintf("time_zone %q is not a known IANA time zone (like Europe/Amsterdam or UTC)", zone), "Given", zone)
+	}
+	return nil
+}
+
+// clip shortens a value quoted back in an error.
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // RegisterPlayer creates a player and returns its bearer token, shown once.

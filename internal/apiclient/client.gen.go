@@ -366,6 +366,30 @@ func (e RegisteredPlayerEmailStatus) Valid() bool {
 	}
 }
 
+// Defines values for RegistrationLanguage.
+const (
+	RegistrationLanguageDe RegistrationLanguage = "de"
+	RegistrationLanguageEn RegistrationLanguage = "en"
+	RegistrationLanguageIt RegistrationLanguage = "it"
+	RegistrationLanguageNl RegistrationLanguage = "nl"
+)
+
+// Valid indicates whether the value is a known member of the RegistrationLanguage enum.
+func (e RegistrationLanguage) Valid() bool {
+	switch e {
+	case RegistrationLanguageDe:
+		return true
+	case RegistrationLanguageEn:
+		return true
+	case RegistrationLanguageIt:
+		return true
+	case RegistrationLanguageNl:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Ruleset.
 const (
 	AzulMini           Ruleset = "azul-mini"
@@ -1164,9 +1188,11 @@ type PlayerView struct {
 // Problem defines model for Problem.
 type Problem struct {
 	// CurrentVersion After a version conflict or a refused move: the game's version
-	CurrentVersion *int    `json:"current_version,omitempty"`
-	Detail         *string `json:"detail,omitempty"`
-	Instance       *string `json:"instance,omitempty"`
+	CurrentVersion *int `json:"current_version,omitempty"`
+
+	// Detail What went wrong and what to do, in the reader's language; for an illegal move, the broken rule (see rule)
+	Detail   *string `json:"detail,omitempty"`
+	Instance *string `json:"instance,omitempty"`
 
 	// LegalMoves After a refused move: the caller's legal moves
 	LegalMoves *[]LegalMove `json:"legal_moves,omitempty"`
@@ -1186,7 +1212,9 @@ type Problem struct {
 	// Rule illegal-move: the broken rule's id, e.g. azul.line-holds-other-colour
 	Rule   *string `json:"rule,omitempty"`
 	Status int     `json:"status"`
-	Title  string  `json:"title"`
+
+	// Title The type's title, in the reader's language (see Content-Language)
+	Title string `json:"title"`
 
 	// Type Stable problem type
 	Type ProblemType `json:"type"`
@@ -1222,15 +1250,17 @@ type ProfileLanguage string
 // ProfileUpdate defines model for ProfileUpdate.
 type ProfileUpdate struct {
 	// Email A plain address like ana@example.org; empty: no mail
-	Email    *string                `json:"email,omitempty"`
+	Email *string `json:"email,omitempty"`
+
+	// Language One of en, nl, de, it; any other value is a 400 whose detail lists them, and nothing changes.
 	Language *ProfileUpdateLanguage `json:"language,omitempty"`
 	Name     *string                `json:"name,omitempty"`
 
-	// TimeZone An IANA time zone name, like Europe/Amsterdam or UTC
+	// TimeZone An IANA time zone name, like Europe/Amsterdam or UTC; an unknown one is a 400, and nothing changes.
 	TimeZone *string `json:"time_zone,omitempty"`
 }
 
-// ProfileUpdateLanguage defines model for ProfileUpdate.Language.
+// ProfileUpdateLanguage One of en, nl, de, it; any other value is a 400 whose detail lists them, and nothing changes.
 type ProfileUpdateLanguage string
 
 // RegisteredPlayer defines model for RegisteredPlayer.
@@ -1256,8 +1286,17 @@ type RegisteredPlayerEmailStatus string
 // Registration defines model for Registration.
 type Registration struct {
 	Email *openapi_types.Email `json:"email,omitempty"`
-	Name  string               `json:"name"`
+
+	// Language The player's language (mails, pages, problem details); absent: the best match of Accept-Language, else en. Any other value is a 400 listing the supported ones.
+	Language *RegistrationLanguage `json:"language,omitempty"`
+	Name     string                `json:"name"`
+
+	// TimeZone An IANA time zone name, like Europe/Amsterdam or UTC (the default); an unknown one is a 400.
+	TimeZone *string `json:"time_zone,omitempty"`
 }
+
+// RegistrationLanguage The player's language (mails, pages, problem details); absent: the best match of Accept-Language, else en. Any other value is a 400 listing the supported ones.
+type RegistrationLanguage string
 
 // Rounds defines model for Rounds.
 type Rounds struct {
@@ -3484,7 +3523,7 @@ type ClientInterface interface {
 
 	// RegisterPlayerWithBody Register a player
 	//
-	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3493,7 +3532,7 @@ type ClientInterface interface {
 
 	// RegisterPlayer Register a player
 	//
-	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4855,7 +4894,7 @@ func (c *Client) ResendVerification(ctx context.Context, reqEditors ...RequestEd
 
 // RegisterPlayerWithBody Register a player
 //
-// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4874,7 +4913,7 @@ func (c *Client) RegisterPlayerWithBody(ctx context.Context, contentType string,
 
 // RegisterPlayer Register a player
 //
-// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8419,7 +8458,7 @@ type ClientWithResponsesInterface interface {
 
 	// RegisterPlayerWithBodyWithResponse Register a player
 	//
-	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8428,7 +8467,7 @@ type ClientWithResponsesInterface interface {
 
 	// RegisterPlayerWithResponse Register a player
 	//
-	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+	// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13031,7 +13070,7 @@ func (c *ClientWithResponses) ResendVerificationWithResponse(ctx context.Context
 
 // RegisterPlayerWithBodyWithResponse Register a player
 //
-// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13046,7 +13085,7 @@ func (c *ClientWithResponses) RegisterPlayerWithBodyWithResponse(ctx context.Con
 
 // RegisterPlayerWithResponse Register a player
 //
-// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored.
+// Returns the player and its bearer token. The token is shown once: only its SHA-256 hash is stored. The new player's language is the body's language, else the best match of the request's Accept-Language, else en; the time zone is the body's time_zone, else UTC.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
