@@ -127,6 +127,20 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.Sender.From.Address == "" {
 		cfg.Sender.From = mail.Address{Name: "azuld", Address: "azuld@" + cfg.Sender.Domain}
 	}
+	if cfg.Catalogue == nil {
+		cat, err := i18n.New(i18n.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("notify: %w", err)
+		}
+		cfg.Catalogue = cat
+	}
+	words, err := notation.OrNew(cfg.Words)
+	if err != nil {
+		return nil, fmt.Errorf("notify: %w", err)
+	}
+	cfg.Words = words
+	// Every mail is written with them, in its reader's language.
+	cfg.Sender.Catalogue, cfg.Sender.Words = cfg.Catalogue, cfg.Words
 	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient}
 	if n.log == nil {
 		n.log = slog.Default()
