@@ -104,6 +104,9 @@ type Notifier struct {
 	mailer Mailer
 	http   *http.Client
 	svc    *play.Service
+	// commands are the reply's command words of every language
+	// (mail.command.*) and the command each names.
+	commands map[string]string
 
 	// deliveries counts delivery attempts by channel and outcome;
 	// inbound counts inbound mails by outcome.
@@ -141,7 +144,8 @@ func New(cfg Config) (*Notifier, error) {
 	cfg.Words = words
 	// Every mail is written with them, in its reader's language.
 	cfg.Sender.Catalogue, cfg.Sender.Words = cfg.Catalogue, cfg.Words
-	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient}
+	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient,
+		commands: commandWords(cfg.Catalogue)}
 	if n.log == nil {
 		n.log = slog.Default()
 	}
