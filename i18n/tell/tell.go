@@ -202,15 +202,13 @@ func pavilionTaken(l *i18n.Localizer, who string, e *pavilion.Event) string {
 	if e.WildTaken > 0 {
 		tiles = append(tiles, l.N("tell.pavilion.wilds", int(e.WildTaken)))
 	}
+	if e.Token {
+		tiles = append(tiles, l.T("tell.pavilion.the_token"))
+	}
 	what := l.List(tiles)
-	var took string
-	switch {
-	case e.Source != pavilion.Center:
+	took := l.T("tell.pavilion.took_centre", "Name", who, "Tiles", what)
+	if e.Source != pavilion.Center {
 		took = l.T("tell.pavilion.took_factory", "Name", who, "Tiles", what, "Factory", "F"+strconv.Itoa(int(e.Source)+1))
-	case e.Token:
-		took = l.T("tell.pavilion.took_centre_token", "Name", who, "Tiles", what)
-	default:
-		took = l.T("tell.pavilion.took_centre", "Name", who, "Tiles", what)
 	}
 	if e.Lost > 0 {
 		return l.T("tell.pavilion.took_lost", "Took", took, "Points", l.Signed(-int(e.Lost)))

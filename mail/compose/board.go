@@ -284,6 +284,9 @@ func blocksText(blocks []block) string {
 			for _, c := range r.Cells {
 				line.WriteString(" " + c.Text)
 			}
+			if r.counted && len(r.Cells) == 0 {
+				line.WriteString(" –")
+			}
 			b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 		}
 	}
