@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 )
 
 var placeholder = regexp.MustCompile(`{{\s*\.(\w+)\s*}}`)
@@ -211,5 +213,52 @@ func TestLoadZone(t *testing.T) {
 	}
 	if _, err := LoadZone("Europe/Rome"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestFastPathAgreesWithGoI18n: the compiled messages render exactly as
+// go-i18n's templates do, for every message, language and plural count.
+func TestFastPathAgreesWithGoI18n(t *testing.T) {
+	c, err := New(Options{Pseudo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, _ := Messages(LocaleFS(), Default)
+	for _, lang := range append(slices.Clone(Languages), Pseudo) {
+		l := c.Localizer(lang, time.UTC)
+		for _, id := range c.IDs() {
+			data := map[string]any{}
+			var pairs []any
+			_, plural := en[id]["one"]
+			for _, p := range placeholders(en[id]) {
+				if p == "Count" && plural {
+					continue
+				}
+				data[p] = "‹" + p + "›"
+				pairs = append(pairs, p, "‹"+p+"›")
+			}
+			counts := []int{-1}
+			if plural {
+				counts = []int{0, 1, 2, 5, 21, 1000}
+			}
+			for _, n := range counts {
+				cfg := &goi18n.LocalizeConfig{MessageID: id, TemplateData: data}
+				var fast string
+				if n >= 0 {
+					cfg.PluralCount = n
+					data["Count"] = l.Num(n)
+					fast = l.N(id, n, pairs...)
+				} else {
+					fast = l.T(id, pairs...)
+				}
+				slow, err := l.loc.Localize(cfg)
+				if err != nil {
+					t.Fatalf("%s %s: %v", lang, id, err)
+				}
+				if fast != slow {
+					t.Errorf("%s %s (%d): fast %q, go-i18n %q", lang, id, n, fast, slow)
+				}
+			}
+		}
 	}
 }

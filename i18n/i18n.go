@@ -62,6 +62,9 @@ type Catalogue struct {
 	langs   []string // what Match may answer
 	// ids are every message id of the default language, sorted.
 	ids []string
+	// compiled holds every message of every language split into text and
+	// placeholders, so that rendering is a map lookup and a copy.
+	compiled map[string]map[string]*compiled
 
 	mu         sync.Mutex
 	localizers map[localizerKey]*Localizer
@@ -114,10 +117,24 @@ func load(fsys fs.FS, opts Options) (*Catalogue, error) {
 		c.ids = append(c.ids, id)
 	}
 	sort.Strings(c.ids)
+	c.compiled = map[string]map[string]*compiled{}
+	for _, lang := range Languages {
+		msgs, err := Messages(fsys, lang)
+		if err != nil {
+			return nil, err
+		}
+		c.compiled[lang] = compileAll(msgs)
+	}
 	if opts.Pseudo {
-		if err := bundle.AddMessages(language.Make(Pseudo), pseudoMessages(en)...); err != nil {
+		pseudo := pseudoMessages(en)
+		if err := bundle.AddMessages(language.Make(Pseudo), pseudo...); err != nil {
 			return nil, fmt.Errorf("i18n: pseudo-locale: %w", err)
 		}
+		msgs := map[string]map[string]string{}
+		for _, m := range pseudo {
+			msgs[m.ID] = forms(m)
+		}
+		c.compiled[Pseudo] = compileAll(msgs)
 		c.langs = append(c.langs, Pseudo)
 	}
 	tags := make([]language.Tag, len(c.langs))

@@ -15,17 +15,19 @@ import (
 
 // Localizer renders messages for one reader.
 type Localizer struct {
-	cat     *Catalogue
-	lang    string
-	zone    *time.Location
-	loc     *goi18n.Localizer
-	printer *message.Printer
+	cat      *Catalogue
+	compiled map[string]*compiled
+	tag      language.Tag
+	lang     string
+	zone     *time.Location
+	loc      *goi18n.Localizer
+	printer  *message.Printer
 }
 
 func newLocalizer(c *Catalogue, lang string, zone *time.Location) *Localizer {
 	tag := language.Make(lang)
 	return &Localizer{
-		cat: c, lang: lang, zone: zone,
+		cat: c, lang: lang, zone: zone, tag: tag, compiled: c.compiled[lang],
 		loc:     goi18n.NewLocalizer(c.bundle, lang),
 		printer: message.NewPrinter(tag),
 	}
@@ -55,13 +57,27 @@ func (l *Localizer) N(id string, count int, pairs ...any) string {
 }
 
 func (l *Localizer) render(id string, count *int, pairs []any) string {
+	if m, ok := l.compiled[id]; ok && !m.rich {
+		value := func(name string) (string, bool) {
+			for i := 0; i+1 < len(pairs); i += 2 {
+				if k, _ := pairs[i].(string); k == name {
+					return l.text(pairs[i+1]), true
+				}
+			}
+			if name == "Count" && count != nil {
+				return l.Num(*count), true
+			}
+			return "", false
+		}
+		if s, ok := m.render(l.tag, count, value); ok {
+			return s
+		}
+	}
 	data := make(map[string]any, len(pairs)/2+1)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		k, ok := pairs[i].(string)
-		if !ok {
-			continue
+		if k, ok := pairs[i].(string); ok {
+			data[k] = l.text(pairs[i+1])
 		}
-		data[k] = pairs[i+1]
 	}
 	cfg := &goi18n.LocalizeConfig{MessageID: id, TemplateData: data}
 	if count != nil {
@@ -81,6 +97,22 @@ func (l *Localizer) render(id string, count *int, pairs []any) string {
 		}
 	}
 	return s
+}
+
+// text is a placeholder's value as the reader reads it: integers in
+// their number format.
+func (l *Localizer) text(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int:
+		return l.Num(v)
+	case int64:
+		return l.Num(int(v))
+	case fmt.Stringer:
+		return v.String()
+	}
+	return fmt.Sprint(v)
 }
 
 // Num is an integer in the reader's format (1,234 / 1.234).
