@@ -98,6 +98,7 @@ func kindsIn(t testing.TB, lang string) map[string]Mail {
 		"timedout":        TimedOut(sender, r, g, "F1 black 3", now),
 		"timedout-resign": TimedOut(sender, stopped, g, "resign", now),
 		"refused":         Refused(sender, r, g, l.T("mail.refusal.no_such_number", "Number", "120", "Max", "97"), moves, now),
+		"refused-rule":    Refused(sender, r, g, l.T("mail.refusal.rule", "Rule", l.T("rule.azul.line-holds-other-colour")), moves, now),
 		"refused-waiting": Refused(sender, notYours, g, l.T("mail.refusal.not_your_turn"), nil, now),
 		"takeback":        TakebackRequested(sender, r, g, "Bob", 2, 15, now),
 		"unreachable":     Unreachable(sender, r, g, 1, now),
