@@ -38,6 +38,8 @@ type doc struct {
 	seat    int
 	stopped bool
 	subject string
+	// drawn caches the drawn table: both parts show it.
+	drawn []block
 }
 
 // table is the table the mail shows in the text part: drawn from the
@@ -61,10 +63,14 @@ func (d *doc) table() string {
 
 // blocks is the drawn table: from the state when there is one.
 func (d *doc) blocks() []block {
-	if d.game.View != nil {
-		return drawView(d.l, d.game, d.seat)
+	if d.drawn == nil {
+		if d.game.View != nil {
+			d.drawn = drawView(d.l, d.game, d.seat)
+		} else {
+			d.drawn = drawBoard(d.game.Ruleset, d.table())
+		}
 	}
-	return drawBoard(d.game.Ruleset, d.table())
+	return d.drawn
 }
 
 // Numbered is the list of moves a mail numbers: every legal move, except
