@@ -181,3 +181,34 @@ func TestDutchRepliesInDutch(t *testing.T) {
 		t.Fatalf("an ambiguous reply changed the game: version %d, want %d", v, cur.Version)
 	}
 }
+
+// TestUnreachableNoticeInEachReadersLanguage: when a Dutch player's
+// address bounces, the other seats are told, each in their language.
+func TestUnreachableNoticeInEachReadersLanguage(t *testing.T) {
+	t.Parallel()
+	e := newEnvWithConfig(t, 2, verifying)
+	daan := e.registerIn("Daan", "nl", "Europe/Amsterdam")
+	giulia := e.registerIn("Giulia", "it", "Europe/Rome")
+	jonas := e.registerIn("Jonas", "de", "Europe/Berlin")
+	e.markVerified(daan, giulia, jonas)
+	g, err := e.svc.CreateGame(context.Background(), daan, play.CreateGame{
+		Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: giulia.ID}, {Player: jonas.ID}},
+		Seed: strings.Repeat("5a", 32),
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := e.relay.wait(t, "first mail to Daan", func(m outMail) bool { return m.game == g.ID && slices.Contains(m.to, daan.Email) })
+	rp := returnPath(t, first)
+	if err := e.sendBounce(rp, report(t, "postfix-user-unknown.eml", rp)); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[*play.Player]string{&giulia: "Daan potrebbe non ricevere notizie", &jonas: "Daan erfährt womöglich nichts"} {
+		told := e.relay.wait(t, "the notice to "+p.Name, func(m outMail) bool {
+			return m.kind == compose.KindUnreachable && slices.Contains(m.to, p.Email)
+		})
+		if !strings.Contains(flatText(told), want) {
+			t.Errorf("the notice to %s is not in their language (%q):\n%s", p.Name, want, told.text)
+		}
+	}
+}
