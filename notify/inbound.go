@@ -12,11 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/reply"
 	"github.com/azuld/azuld/mail/smtpin"
@@ -128,10 +131,16 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return OutcomeForged, n.record(ctx, key, gameID, seat, OutcomeForged)
 	}
 	command := strings.TrimSpace(msg.Command)
+	// The player writes in their own language: its command words, and
+	// the move words of every language (words.Read).
+	lang, _, err := n.readerOf(ctx, player.ID)
+	if err != nil {
+		return "", err
+	}
 	// The List-Unsubscribe mailto sends "stop" as the subject, with any
 	// body (often none, or the client's signature): the subject alone
 	// stops.
-	if isStop(command) || isStop(bareSubject(msg.Subject)) {
+	if n.isStop(command) || n.isStop(bareSubject(msg.Subject)) {
 		if err := n.StopMails(ctx, gameID, seat); err != nil {
 			return "", err
 		}
@@ -139,11 +148,11 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return OutcomeStopped, n.record(ctx, key, gameID, seat, OutcomeStopped)
 	}
 
-	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); word == "accept" || word == "decline" || word == "undo" {
+	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); n.commandWord(word) != "" {
 		if g.Status != play.StatusActive {
-			return n.refuse(ctx, log, key, g, seat, player, "the game is not running")
+			return n.refuse(ctx, log, key, g, seat, player, reason{id: "not_running"})
 		}
-		return n.takebackByMail(ctx, log, key, g, seat, player, word, strings.TrimSpace(arg))
+		return n.takebackByMail(ctx, log, key, g, seat, player, n.commandWord(word), strings.TrimSpace(arg))
 	}
 
 	req := play.MoveRequest{
@@ -159,28 +168,42 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		}},
 	}
 	if g.Status == play.StatusFinished {
-		return n.refuse(ctx, log, key, g, seat, player, "the game is over")
+		return n.refuse(ctx, log, key, g, seat, player, reason{id: "game_over"})
 	}
 	if n.cfg.MailAuth != nil && env.RemoteIP.IsValid() {
 		// Recorded, not enforced: the reply token and the sender decide.
 		req.MailAuth = n.cfg.MailAuth.Check(ctx, env.RemoteIP, env.From, raw).String()
 	}
-	if command != "" && !slices.Contains(g.ToAct(), seat) && !isResignation(g, command) {
+	number, numErr := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(command, "#"), "."))
+	canonical := command
+	if numErr != nil && command != "" && !strings.HasPrefix(command, "{") {
+		// A word that means different things is refused with its
+		// candidates, in the sender's language; nothing is played.
+		canonical, err = reply.Move(n.cfg.Words, lang, g.Config.Ruleset, command)
+		var amb *notation.AmbiguousError
+		if errors.As(err, &amb) {
+			return n.refuse(ctx, log, key, g, seat, player, reason{id: "ambiguous", args: map[string]string{"command": command}})
+		}
+		if err != nil {
+			return "", fmt.Errorf("read the move: %w", err)
+		}
+	}
+	if command != "" && !slices.Contains(g.ToAct(), seat) && !isResignation(g, canonical) {
 		// Whatever the reply holds, this seat cannot move now; a number
 		// would otherwise be refused as out of an empty range.
-		return n.refuse(ctx, log, key, g, seat, player, "it is not your turn")
+		return n.refuse(ctx, log, key, g, seat, player, reason{id: "not_your_turn"})
 	}
 	answered := n.answeredVersion(msg, gameID, seat, tokenVersion)
-	if number, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(command, "#"), ".")); err == nil {
+	if numErr == nil {
 		if answered != g.Version {
-			return n.refuse(ctx, log, key, g, seat, player,
-				fmt.Sprintf("the game has moved on since the mail you answered (version %d, now %d), so move %d no longer means what it did; here are the moves now", answered, g.Version, number))
+			return n.refuse(ctx, log, key, g, seat, player, reason{id: "moved_on", args: map[string]string{
+				"answered": strconv.FormatInt(answered, 10), "now": strconv.FormatInt(g.Version, 10), "number": strconv.Itoa(number)}})
 		}
 		// Numbers count in the list the mail showed.
 		moves, _ := compose.Numbered(g.LegalMoves(seat))
 		if number < 1 || number > len(moves) {
-			return n.refuse(ctx, log, key, g, seat, player,
-				fmt.Sprintf("there is no move %d: answer with a number from 1 to %d, or a move in notation", number, len(moves)))
+			return n.refuse(ctx, log, key, g, seat, player, reason{id: "no_such_number", args: map[string]string{
+				"number": strconv.Itoa(number), "max": strconv.Itoa(len(moves))}})
 		}
 		req.Move = moves[number-1].JSON
 		version := g.Version
@@ -188,14 +211,14 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	} else if strings.HasPrefix(command, "{") {
 		req.Move = []byte(command)
 	} else if command == "" {
-		return n.refuse(ctx, log, key, g, seat, player, "the reply holds no move: write the move on the first line, above the quoted mail")
+		return n.refuse(ctx, log, key, g, seat, player, reason{id: "empty"})
 	} else {
-		req.Notation = command
+		req.Notation = canonical
 	}
 	res, err := n.svc.Move(ctx, req)
 	if err != nil {
-		if reason, ok := refusal(err); ok {
-			return n.refuse(ctx, log, key, g, seat, player, reason)
+		if why, ok := refusal(err, command); ok {
+			return n.refuse(ctx, log, key, g, seat, player, why)
 		}
 		return "", fmt.Errorf("move by mail: %w", err)
 	}
@@ -225,11 +248,48 @@ func isResignation(g *play.Game, command string) bool {
 	return err == nil && cmd.Notation() == "resign"
 }
 
-// isStop tells a stop command: "stop" or "unsubscribe", any case, with a
-// full stop or an exclamation mark.
-func isStop(s string) bool {
-	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), ".!"))
-	return s == "stop" || s == "unsubscribe"
+// isStop tells a stop command: "stop" or "unsubscribe" or their words
+// in any language, any case, with a full stop or an exclamation mark.
+func (n *Notifier) isStop(s string) bool {
+	return n.commandWord(strings.Trim(strings.TrimSpace(s), ".!")) == "stop"
+}
+
+// commandWord is the command a reply's word names in any language
+// ("accept", "decline", "undo", "stop"), "" for none.
+func (n *Notifier) commandWord(word string) string {
+	return n.commands[strings.ToLower(strings.TrimSpace(word))]
+}
+
+// commandWords reads the command words of every language from the
+// catalogue: mail.command.<command> is a comma-separated list. A word
+// two languages give different commands is left out.
+func commandWords(cat *i18n.Catalogue) map[string]string {
+	out := map[string]string{}
+	clash := map[string]bool{}
+	for _, lang := range i18n.Languages {
+		l := cat.Localizer(lang, time.UTC)
+		for _, c := range []string{"accept", "decline", "undo", "stop"} {
+			for _, w := range strings.Split(l.T("mail.command."+c), ",") {
+				w = strings.ToLower(strings.TrimSpace(w))
+				if w == "" {
+					continue
+				}
+				if prev, ok := out[w]; ok && prev != c {
+					clash[w] = true
+				}
+				out[w] = c
+			}
+		}
+	}
+	for w := range clash {
+		delete(out, w)
+	}
+	// The English words always work, whatever the catalogue says.
+	for _, c := range []string{"accept", "decline", "undo", "stop"} {
+		out[c] = c
+	}
+	out["unsubscribe"] = "stop"
+	return out
 }
 
 // bareSubject is a subject without the reply and forward prefixes mail
@@ -263,20 +323,20 @@ func (n *Notifier) takebackByMail(ctx context.Context, log *slog.Logger, key str
 		moves := 1
 		if arg != "" {
 			if moves, err = strconv.Atoi(arg); err != nil || moves < 1 {
-				return n.refuse(ctx, log, key, g, seat, p, fmt.Sprintf("write undo, or undo and how many of your moves (1 to %d)", play.MaxTakebackMoves))
+				return n.refuse(ctx, log, key, g, seat, p, reason{id: "undo_count", args: map[string]string{"max": strconv.Itoa(play.MaxTakebackMoves)}})
 			}
 		}
 		_, err = n.svc.RequestTakeback(ctx, play.TakebackRequest{GameID: g.ID, Player: p, Seat: &seat, Moves: moves, Channel: "email"})
 	default:
 		t := g.PendingTakeback()
 		if t == nil {
-			return n.refuse(ctx, log, key, g, seat, p, "there is no take-back request to "+word)
+			return n.refuse(ctx, log, key, g, seat, p, reason{id: "no_takeback"})
 		}
 		_, err = n.svc.AnswerTakeback(ctx, g.ID, t.ID, p, word == "accept", "email")
 	}
 	if err != nil {
-		if reason, ok := takebackRefusal(err); ok {
-			return n.refuse(ctx, log, key, g, seat, p, reason)
+		if why, ok := takebackRefusal(err); ok {
+			return n.refuse(ctx, log, key, g, seat, p, why)
 		}
 		return "", fmt.Errorf("take-back by mail: %w", err)
 	}
@@ -285,11 +345,14 @@ func (n *Notifier) takebackByMail(ctx context.Context, log *slog.Logger, key str
 }
 
 // takebackRefusal is refusal for the errors of take-back commands.
-func takebackRefusal(err error) (string, bool) {
-	if errors.Is(err, play.ErrTakebackConflict) || errors.Is(err, play.ErrNothingToTakeBack) {
-		return err.Error(), true
+func takebackRefusal(err error) (reason, bool) {
+	switch {
+	case errors.Is(err, play.ErrTakebackConflict):
+		return reason{id: "takeback_conflict", english: err.Error()}, true
+	case errors.Is(err, play.ErrNothingToTakeBack):
+		return reason{id: "nothing_to_take_back", english: err.Error()}, true
 	}
-	return refusal(err)
+	return refusal(err, "")
 }
 
 // answeredVersion is the game version of the mail a reply answers: from
@@ -308,37 +371,92 @@ func (n *Notifier) answeredVersion(msg *reply.Message, gameID string, seat int, 
 	return tokenVersion
 }
 
-// refusal turns an error of the command path into the sentence a player
+// reason is why a reply was refused: the id of a mail.refusal message
+// and its arguments, written in the reader's language when the answer
+// is sent (reasonText); english is for the log.
+type reason struct {
+	id      string
+	args    map[string]string
+	english string
+}
+
+// refusal turns an error of the command path into the reason a player
 // reads; ok is false for errors that are not the player's (a database
-// failure), which are retried instead.
-func refusal(err error) (string, bool) {
+// failure), which are retried instead. command is what the player wrote.
+func refusal(err error, command string) (reason, bool) {
 	var rule *engine.RuleError
 	var conflict *events.ConflictError
+	r := reason{english: err.Error()}
 	switch {
 	case errors.As(err, &rule):
-		s := "that move breaks a rule: " + rule.Detail
-		if rule.Ref != "" {
-			s += " (" + rule.Ref + ")"
-		}
-		return s, true
+		r.id, r.args = "rule", map[string]string{"rule": rule.Rule}
 	case errors.As(err, &conflict) || errors.Is(err, events.ErrConflict):
-		return "the game moved on while your move arrived; here are the moves now", true
+		r.id = "conflict"
 	case errors.Is(err, engine.ErrNotYourTurn):
-		return "it is not your turn", true
+		r.id = "not_your_turn"
 	case errors.Is(err, engine.ErrGameOver):
-		return "the game is over", true
-	case errors.Is(err, engine.ErrBadCommand):
-		return "the move could not be read: " + err.Error(), true
-	case errors.Is(err, play.ErrInvalid), errors.Is(err, play.ErrForbidden), errors.Is(err, events.ErrIdempotencyMismatch):
-		return err.Error(), true
+		r.id = "game_over"
+	case errors.Is(err, engine.ErrBadCommand), errors.Is(err, play.ErrInvalid):
+		r.id, r.args = "unreadable", map[string]string{"move": command}
+	case errors.Is(err, play.ErrForbidden), errors.Is(err, events.ErrIdempotencyMismatch):
+		r.id = "refused"
+	default:
+		return reason{}, false
 	}
-	return "", false
+	return r, true
+}
+
+// reasonText is a refusal's reason in the reader's words.
+func (n *Notifier) reasonText(l *i18n.Localizer, ruleset string, a MailArgs) string {
+	args := a.ReasonArgs
+	switch a.ReasonID {
+	case "":
+		// A job queued by an older server, which wrote the reason in English.
+		return a.Reason
+	case "rule":
+		id := "rule." + args["rule"]
+		if !l.Catalogue().Has(id) {
+			return l.T("mail.refusal.rule_id", "Rule", args["rule"])
+		}
+		return l.T("mail.refusal.rule", "Rule", l.T(id))
+	case "ambiguous":
+		_, err := n.cfg.Words.Read(l.Lang(), ruleset, args["command"])
+		var amb *notation.AmbiguousError
+		if errors.As(err, &amb) {
+			return amb.Message()
+		}
+		return l.T("mail.refusal.unreadable", "Move", oneLineOf(args["command"]))
+	case "unreadable":
+		return l.T("mail.refusal.unreadable", "Move", oneLineOf(args["move"]))
+	case "moved_on":
+		return l.T("mail.refusal.moved_on", "Answered", args["answered"], "Now", args["now"], "Number", args["number"])
+	case "no_such_number":
+		return l.T("mail.refusal.no_such_number", "Number", args["number"], "Max", args["max"])
+	case "undo_count":
+		return l.T("mail.refusal.undo_count", "Undo", firstOf(l.T("mail.command.undo")), "Max", args["max"])
+	}
+	return l.T("mail.refusal." + a.ReasonID)
+}
+
+// firstOf is the first of a comma-separated list of words.
+func firstOf(list string) string {
+	w, _, _ := strings.Cut(list, ",")
+	return strings.TrimSpace(w)
+}
+
+// oneLineOf keeps what a player wrote to one short line.
+func oneLineOf(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80]) + "…"
+	}
+	return s
 }
 
 // refuse records the refusal and enqueues the answer with the current
 // legal moves, in one transaction, so a redelivered mail is neither
 // answered twice nor lost.
-func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, reason string) (Outcome, error) {
+func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, why reason) (Outcome, error) {
 	tx, err := n.pool.Begin(ctx)
 	if err != nil {
 		return "", fmt.Errorf("refuse mail: %w", err)
@@ -353,7 +471,7 @@ func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *
 	}
 	_, err = n.client.InsertTx(ctx, tx, MailArgs{
 		Mail: compose.KindRefused, GameID: g.ID, Version: g.Version, Seat: seat,
-		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), Reason: reason,
+		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), ReasonID: why.id, ReasonArgs: why.args,
 	}, nil)
 	if err != nil {
 		return "", fmt.Errorf("enqueue refusal: %w", err)
@@ -361,7 +479,7 @@ func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *
 	if err := tx.Commit(ctx); err != nil {
 		return "", fmt.Errorf("refuse mail: %w", err)
 	}
-	log.InfoContext(ctx, "move by mail refused", "reason", reason)
+	log.InfoContext(ctx, "move by mail refused", "reason", why.id, "detail", why.english)
 	return OutcomeRefused, nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/tell"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -40,7 +42,14 @@ type MailArgs struct {
 	// news of the start.
 	Started  bool   `json:"started,omitempty"`
 	Notation string `json:"notation,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	// Reason is a refusal's reason in English, as jobs queued by an
+	// older server carry it; a newer one carries its id (ReasonID, a
+	// message of the mail.refusal catalogue, or "rule" with the engine's
+	// rule id as ReasonArgs["rule"]) and its arguments, so that it is
+	// written in the reader's language at send time.
+	Reason     string            `json:"reason,omitempty"`
+	ReasonID   string            `json:"reason_id,omitempty"`
+	ReasonArgs map[string]string `json:"reason_args,omitempty"`
 	// Takeback (the request's id), Requester, Moves and ToVersion
 	// describe a take-back request.
 	Takeback  int64  `json:"takeback,omitempty"`
@@ -152,7 +161,14 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 		return "", err
 	}
 	s := n.cfg.Sender
-	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter}
+	// The reader's language and zone are read now, not when the job was
+	// queued: a mail is written as its reader wants it when it leaves.
+	lang, zone, err := n.readerOf(ctx, a.PlayerID)
+	if err != nil {
+		return "", err
+	}
+	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter, Lang: lang, Zone: zone}
+	l := n.cfg.Catalogue.Localizer(lang, zone)
 	info := gameInfo(g)
 	info.Started = a.Started
 	switch a.Mail {
@@ -161,7 +177,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("news of game %s for seat %d: %w", g.ID, a.Seat, err)
 		}
-		info.News = newsItems(news)
+		info.News = newsItems(l, news)
 	}
 	moves := g.LegalMoves(a.Seat)
 	var m compose.Mail
@@ -189,7 +205,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	case compose.KindTimedOut:
 		m = compose.TimedOut(s, r, info, a.Notation, a.At)
 	case compose.KindRefused:
-		m = compose.Refused(s, r, info, a.Reason, moves, a.At)
+		m = compose.Refused(s, r, info, n.reasonText(l, g.Config.Ruleset, a), moves, a.At)
 	case compose.KindTakeback:
 		m = compose.TakebackRequested(s, r, info, a.Requester, a.Moves, a.ToVersion, a.At)
 	case compose.KindUnreachable:
@@ -228,12 +244,35 @@ func (n *Notifier) threadRoot(ctx context.Context, gameID string, seat int) (str
 	return id, nil
 }
 
+// readerOf is a player's language and time zone (English and UTC for
+// no player, or one whose zone this server does not know).
+func (n *Notifier) readerOf(ctx context.Context, playerID string) (string, *time.Location, error) {
+	if playerID == "" {
+		return i18n.Default, time.UTC, nil
+	}
+	var lang, zone string
+	err := n.pool.QueryRow(ctx, `SELECT language, time_zone FROM players WHERE id = $1`, playerID).Scan(&lang, &zone)
+	if isNoRows(err) {
+		return i18n.Default, time.UTC, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("read the reader's language: %w", err)
+	}
+	loc, err := i18n.LoadZone(zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	return lang, loc, nil
+}
+
 // gameInfo is what every mail shows of a game.
 func gameInfo(g *play.Game) compose.GameInfo {
 	info := compose.GameInfo{ID: g.ID, Ruleset: g.Config.Ruleset, Version: g.Version, Board: g.Text(), ToAct: g.ToAct()}
 	var scores []int
 	if g.State != nil {
 		scores = g.State.Scores()
+		v := g.State.View()
+		info.View = &v
 	}
 	for seat, s := range g.Seats {
 		p := compose.PlayerScore{Seat: seat, Name: s.Name}
@@ -248,16 +287,29 @@ func gameInfo(g *play.Game) compose.GameInfo {
 	return info
 }
 
-// newsItems is the news as the mail shows it.
-func newsItems(news play.News) []compose.NewsItem {
+// newsItems is the news as the mail shows it, in the reader's words.
+func newsItems(l *i18n.Localizer, news play.News) []compose.NewsItem {
 	out := make([]compose.NewsItem, 0, len(news.Items))
 	for _, it := range news.Items {
-		item := compose.NewsItem{Text: it.Text}
-		if sc := it.Scoring; sc != nil {
-			item.Scoring = &compose.RoundScoring{Round: sc.Round}
-			for _, s := range sc.Seats {
-				item.Scoring.Seats = append(item.Scoring.Seats, compose.SeatScoring{Seat: s.Seat, Items: s.Items, Gained: s.Gained, Score: s.Score})
+		var item compose.NewsItem
+		switch {
+		case it.Scoring != nil:
+			item.Scoring = &compose.RoundScoring{Round: it.Scoring.Round}
+			for _, s := range it.Scoring.Seats {
+				items := make([]string, 0, len(s.Items))
+				for _, ev := range s.Items {
+					if t := tell.Item(l, news.Table, ev); t != "" {
+						items = append(items, t)
+					}
+				}
+				item.Scoring.Seats = append(item.Scoring.Seats, compose.SeatScoring{Seat: s.Seat, Items: items, Gained: s.Gained, Score: s.Score})
 			}
+		case it.Event != nil:
+			item.Text = tell.Line(l, news.Table, it.Event)
+		case it.TakenBackTo > 0:
+			item.Text = tell.TakenBack(l, it.TakenBackTo)
+		default:
+			continue
 		}
 		out = append(out, item)
 	}

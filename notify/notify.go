@@ -104,6 +104,9 @@ type Notifier struct {
 	mailer Mailer
 	http   *http.Client
 	svc    *play.Service
+	// commands are the reply's command words of every language
+	// (mail.command.*) and the command each names.
+	commands map[string]string
 
 	// deliveries counts delivery attempts by channel and outcome;
 	// inbound counts inbound mails by outcome.
@@ -127,7 +130,22 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.Sender.From.Address == "" {
 		cfg.Sender.From = mail.Address{Name: "azuld", Address: "azuld@" + cfg.Sender.Domain}
 	}
-	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient}
+	if cfg.Catalogue == nil {
+		cat, err := i18n.New(i18n.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("notify: %w", err)
+		}
+		cfg.Catalogue = cat
+	}
+	words, err := notation.OrNew(cfg.Words)
+	if err != nil {
+		return nil, fmt.Errorf("notify: %w", err)
+	}
+	cfg.Words = words
+	// Every mail is written with them, in its reader's language.
+	cfg.Sender.Catalogue, cfg.Sender.Words = cfg.Catalogue, cfg.Words
+	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient,
+		commands: commandWords(cfg.Catalogue)}
 	if n.log == nil {
 		n.log = slog.Default()
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -237,7 +236,7 @@ func TestTimeControl(t *testing.T) {
 				t.Fatalf("bot: %q, status %s", m.Notation, after.Status)
 			}
 			// The seat hears what was played for it.
-			want := "the game's time control played " + strconv.Quote(m.Notation) + " for you"
+			want := "the game's time control played “" + m.Notation + "” for you"
 			if action == "forfeit" {
 				want = "the game's time control resigned for you"
 			}

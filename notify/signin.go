@@ -62,10 +62,16 @@ func (w *signinWorker) Timeout(*river.Job[SigninArgs]) time.Duration { return w.
 func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) error {
 	n, a := w.n, job.Args
 	kind := compose.KindSignin
-	m := compose.Signin(n.cfg.Sender, a.Name, a.To, a.Link, a.Valid, a.At)
+	lang, zone, err := n.readerOf(ctx, a.PlayerID)
+	if err != nil {
+		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
+		return err
+	}
+	r := compose.Recipient{Name: a.Name, Address: a.To, Lang: lang, Zone: zone}
+	m := compose.Signin(n.cfg.Sender, r, a.Link, a.Valid, a.At)
 	if a.Verify {
 		kind = compose.KindVerify
-		m = compose.Verification(n.cfg.Sender, a.Name, a.To, a.Link, a.Valid, a.At)
+		m = compose.Verification(n.cfg.Sender, r, a.Link, a.Valid, a.At)
 	}
 	raw, err := m.Bytes()
 	if err != nil {

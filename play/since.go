@@ -5,33 +5,38 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/azul"
 	"github.com/azuld/azuld/engine/pavilion"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n/tell"
 )
 
-// News is what happened in a game since a seat last moved, told for its
-// player with the players' names: what the others played, and how each
-// round that ended meanwhile was scored for everyone. A player who
-// answers by mail days later reads it before the table.
+// News is what happened in a game since a seat last moved: what the
+// others played, and how each round that ended meanwhile was scored for
+// everyone. A player who answers by mail days later reads it before the
+// table. It holds the events themselves, not words: the reader's
+// language is chosen where it is read (tell.Line, tell.Item with a
+// reader's Localizer and Table).
 type News struct {
 	// After is the version before the seat's last move (0: it has not
 	// moved yet). The news tells the events after it but the seat's own
 	// moves: what its last move set off (the end of a round) is news.
 	After int64 `json:"after"`
+	// Table names the seats and the board's side, for tell.
+	Table tell.Table `json:"-"`
 	// Items are in the order they happened.
 	Items []NewsItem `json:"items"`
 }
 
-// NewsItem is one line of news (Text: "Ana took 4 red from F2 to line
-// 4") or, with Scoring set, how a round was scored.
+// NewsItem is one item of news: an event (told by tell.Line), an agreed
+// take-back (TakenBackTo, told by tell.TakenBack), or, with Scoring set,
+// how a round was scored.
 type NewsItem struct {
-	Text    string        `json:"text,omitempty"`
-	Scoring *RoundScoring `json:"scoring,omitempty"`
+	Event       engine.Event  `json:"-"`
+	TakenBackTo int64         `json:"taken_back_to,omitempty"`
+	Scoring     *RoundScoring `json:"scoring,omitempty"`
 }
 
 // RoundScoring is how a round was scored, seat by seat.
@@ -43,9 +48,9 @@ type RoundScoring struct {
 // SeatScoring is one seat's part of a round's scoring.
 type SeatScoring struct {
 	Seat int `json:"seat"`
-	// Items say what scored or cost points, in words: "red from line 4
-	// to the wall: +3", "floor, 2 tiles: −2".
-	Items []string `json:"items"`
+	// Items are the events that scored or cost points (told by
+	// tell.Item: "red from line 4 to the wall: +3").
+	Items []engine.Event `json:"-"`
 	// Gained is what the round changed the seat's score by; Score is the
 	// score after it.
 	Gained int `json:"gained"`
@@ -103,6 +108,10 @@ func newsOf(reg engine.Registry, id string, recs []events.Record, seat int, name
 		}
 	}
 	news.Items = t.items
+	news.Table = tell.Table{Monochrome: t.g.Config.Options.Board == "monochrome"}
+	for _, st := range t.g.Seats {
+		news.Table.Names = append(news.Table.Names, st.displayName())
+	}
 	if news.Items == nil {
 		news.Items = []NewsItem{}
 	}
@@ -121,7 +130,7 @@ type teller struct {
 	// scored what each seat scored or lost in it.
 	round   int
 	started []int
-	scored  map[int][]string
+	scored  map[int][]engine.Event
 	// placed counts the items told of the round's placements and passes
 	// (Summer Pavilion), which its scoring tells again: they are dropped
 	// when the round ends within the news.
@@ -133,31 +142,21 @@ func byActor(rec events.Record, seat int) bool {
 	return rec.Meta.Actor.Seat != nil && *rec.Meta.Actor.Seat == seat
 }
 
-// line adds one line of news about an event after the seat's last move,
+// line adds an item of news about an event after the seat's last move,
 // unless it tells the reader's own move (by is the seat that moved, -1
 // for what no seat chose).
-func (t *teller) line(version int64, by int, format string, args ...any) {
+func (t *teller) line(version int64, by int, it NewsItem) {
 	if version > t.after && !(t.readers && by == t.reader) {
-		t.items = append(t.items, NewsItem{Text: fmt.Sprintf(format, args...)})
+		t.items = append(t.items, it)
 	}
 }
 
-// score notes what a seat scored in the round.
-func (t *teller) score(seat int, item string) {
+// score notes an event that scored for a seat in the round.
+func (t *teller) score(seat int, ev engine.Event) {
 	if t.scored == nil {
-		t.scored = map[int][]string{}
+		t.scored = map[int][]engine.Event{}
 	}
-	t.scored[seat] = append(t.scored[seat], item)
-}
-
-// name is a seat's player name ("seat N" for a seat without one).
-func (t *teller) name(seat int) string {
-	if seat >= 0 && seat < len(t.g.Seats) {
-		if n := t.g.Seats[seat].displayName(); n != "" {
-			return n
-		}
-	}
-	return "seat " + strconv.Itoa(seat)
+	t.scored[seat] = append(t.scored[seat], ev)
 }
 
 // nextRound ends the round being played, telling how it was scored, and
@@ -198,7 +197,7 @@ func (t *teller) tell(rec events.Record) error {
 		if err := json.Unmarshal(rec.Data, &tb); err != nil {
 			return err
 		}
-		t.line(rec.Version, -1, "A take-back was agreed: the game went back to version %d.", tb.ToVersion)
+		t.line(rec.Version, -1, NewsItem{TakenBackTo: tb.ToVersion})
 		return nil
 	}
 	if isServerEvent(rec.Type) || t.g.Rules == nil {
@@ -218,170 +217,53 @@ func (t *teller) tell(rec events.Record) error {
 }
 
 func (t *teller) tellAzul(v int64, e azul.Event) {
-	who := t.name(int(e.Seat))
 	switch e.Kind {
 	case azul.EvFactoriesFilled:
 		t.nextRound(v, int(e.Round))
 		if e.Round > 1 {
-			t.line(v, -1, "Round %d began; %s starts.", e.Round, who)
+			t.line(v, -1, NewsItem{Event: e})
 		}
 	case azul.EvTilesTaken:
-		took := fmt.Sprintf("%s took %s from %s", who, tilesOf(int(e.Count), e.Color.String()), sourceName(e.Source, e.Source == azul.Center))
-		if e.Marker {
-			took += " and the start marker"
-		}
-		var to []string
-		if e.ToLine > 0 {
-			to = append(to, fmt.Sprintf("%d to line %d", e.ToLine, e.Line))
-		}
-		if e.ToFloor > 0 {
-			to = append(to, fmt.Sprintf("%d to the floor", e.ToFloor))
-		}
-		if e.ToLid > 0 {
-			to = append(to, fmt.Sprintf("%d to the lid", e.ToLid))
-		}
-		switch {
-		case len(to) == 1 && !e.Marker:
-			// "4 red to line 4": the count is said once.
-			_, where, _ := strings.Cut(to[0], " ")
-			t.line(v, int(e.Seat), "%s %s.", took, where)
-		default:
-			t.line(v, int(e.Seat), "%s: %s.", took, strings.Join(to, ", "))
-		}
-	case azul.EvWallTiled:
-		t.score(int(e.Seat), fmt.Sprintf("%s from line %d to the wall: %s", e.Color, e.Line, signed(int(e.Points))))
-	case azul.EvLineToFloor:
-		t.score(int(e.Seat), fmt.Sprintf("line %d (%s) had no free wall space: %d to the floor", e.Line, tilesOf(int(e.Count), e.Color.String()), e.ToFloor))
-	case azul.EvFloorScored:
-		item := fmt.Sprintf("floor, %s: %s", tilesOf(int(e.FloorLen), "tile"), signed(-int(e.Points)))
-		if e.Points < e.Penalty {
-			item += fmt.Sprintf(" (of %s: a score does not go below 0)", signed(-int(e.Penalty)))
-		}
-		t.score(int(e.Seat), item)
+		t.line(v, int(e.Seat), NewsItem{Event: e})
+	case azul.EvWallTiled, azul.EvLineToFloor, azul.EvFloorScored:
+		t.score(int(e.Seat), e)
 	case azul.EvGameEnded:
 		t.nextRound(v, 0)
 	}
 }
 
 func (t *teller) tellPavilion(v int64, e *pavilion.Event) {
-	who := t.name(int(e.Seat))
 	switch e.Kind {
 	case pavilion.EvRoundStarted:
 		t.nextRound(v, int(e.Round))
 		if e.Round > 1 {
-			t.line(v, -1, "Round %d began: %s is wild; %s starts.", e.Round, e.Wild, who)
+			t.line(v, -1, NewsItem{Event: e})
 		}
 	case pavilion.EvTilesTaken:
-		took := fmt.Sprintf("%s took %s", who, tilesOf(int(e.Count), e.Colour.String()))
-		if e.WildTaken > 0 {
-			took += fmt.Sprintf(" and %d wild", e.WildTaken)
-		}
-		took += " from " + sourceName(e.Source, e.Source == pavilion.Center)
 		if e.Token {
-			took += " and the start token"
-			item := "took the start token"
-			if e.Lost > 0 {
-				item = "start token: " + signed(-int(e.Lost))
-			}
-			t.score(int(e.Seat), item)
+			t.score(int(e.Seat), e)
 		}
-		if e.Lost > 0 {
-			took += ": " + signed(-int(e.Lost))
-		}
-		t.line(v, int(e.Seat), "%s.", took)
+		t.line(v, int(e.Seat), NewsItem{Event: e})
 	case pavilion.EvAcquisitionEnded:
-		t.line(v, -1, "No tiles are left to take: placing began, %s first.", who)
-	case pavilion.EvTilePlaced:
-		what := fmt.Sprintf("%s on %s, space %d", e.Colour, t.star(int(e.Star)), e.Space)
-		var done []string
-		for f := range pavilion.NumFeatures {
-			if e.Features&(1<<uint(f)) != 0 {
-				done = append(done, fmt.Sprintf("the %s of star %d", pavilion.FeatureKind(f), pavilion.FeatureStar(f)))
-			}
-		}
-		if len(done) > 0 {
-			what += ", completing " + strings.Join(done, " and ")
-		}
-		item := what + ": " + signed(int(e.Points))
-		t.score(int(e.Seat), item)
-		t.placedLine(v, int(e.Seat), "%s placed %s.", who, item)
+		t.line(v, -1, NewsItem{Event: e})
+	case pavilion.EvTilePlaced, pavilion.EvPassed:
+		t.score(int(e.Seat), e)
+		t.placedLine(v, int(e.Seat), NewsItem{Event: e})
 	case pavilion.EvBonusTaken:
-		t.placedLine(v, int(e.Seat), "%s took bonus tiles: %s.", who, tileCounts(e.Tiles))
-	case pavilion.EvPassed:
-		item := "passed, keeping " + tileCounts(e.Tiles)
-		if n := e.Discarded.Total(); n > 0 {
-			item += ", discarding " + tilesOf(int(n), "tile")
-		}
-		if e.Lost > 0 {
-			item += ": " + signed(-int(e.Lost))
-		}
-		t.score(int(e.Seat), item)
-		t.placedLine(v, int(e.Seat), "%s %s.", who, item)
+		t.placedLine(v, int(e.Seat), NewsItem{Event: e})
 	case pavilion.EvResigned:
-		t.line(v, int(e.Seat), "%s resigned.", who)
+		t.line(v, int(e.Seat), NewsItem{Event: e})
 	case pavilion.EvGameEnded:
 		t.nextRound(v, 0)
 	}
 }
 
-// placedLine adds a line that the round's scoring tells again, and notes
-// it so that it can be dropped if the round ends within the news.
-func (t *teller) placedLine(v int64, by int, format string, args ...any) {
+// placedLine adds an item that the round's scoring tells again, and
+// notes it so that it can be dropped if the round ends within the news.
+func (t *teller) placedLine(v int64, by int, it NewsItem) {
 	n := len(t.items)
-	t.line(v, by, format, args...)
+	t.line(v, by, it)
 	if len(t.items) > n {
 		t.placed = append(t.placed, n)
 	}
-}
-
-// star names a Summer Pavilion star as the table does.
-func (t *teller) star(star int) string {
-	if star == 0 {
-		return "the centre star"
-	}
-	if c, ok := pavilion.StarColour(star); ok && t.g.Config.Options.Board != "monochrome" {
-		return "the " + c.String() + " star"
-	}
-	return "star " + strconv.Itoa(star)
-}
-
-// sourceName names a factory ("F2", counting from 1) or the centre.
-func sourceName(source int8, centre bool) string {
-	if centre {
-		return "the centre"
-	}
-	return fmt.Sprintf("F%d", source+1)
-}
-
-// tilesOf is "1 red", "4 red", "1 tile", "3 tiles".
-func tilesOf(n int, what string) string {
-	if what == "tile" && n != 1 {
-		what = "tiles"
-	}
-	return strconv.Itoa(n) + " " + what
-}
-
-// tileCounts is "4 yellow, 1 red" ("none" for no tiles).
-func tileCounts(t pavilion.Tiles) string {
-	var parts []string
-	for c, n := range t {
-		if n > 0 {
-			parts = append(parts, tilesOf(int(n), pavilion.Colour(c).String()))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// signed is "+3", "−2", "0" (a minus sign, as the tables print it).
-func signed(n int) string {
-	switch {
-	case n > 0:
-		return "+" + strconv.Itoa(n)
-	case n < 0:
-		return "−" + strconv.Itoa(-n)
-	}
-	return "0"
 }

@@ -12,8 +12,8 @@ func TestVerification(t *testing.T) {
 	s := Sender{Domain: "azul.example.org"}
 	link := "https://azul.example.org/signin/link/abcdefghijklmnopqrstuvwxyz234567"
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	m := Verification(s, "Ana", "ana@example.org", link, 48*time.Hour, at)
-	for _, want := range []string{link, "confirm", "48 hours", "no mail about games", "nothing more will come"} {
+	m := Verification(s, Recipient{Name: "Ana", Address: "ana@example.org"}, link, 48*time.Hour, at)
+	for _, want := range []string{link, "confirm", "2 days", "no mail about games", "nothing more will come"} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, m.Text)
 		}
@@ -24,7 +24,7 @@ func TestVerification(t *testing.T) {
 	if !strings.HasPrefix(m.MessageID, "<"+KindVerify+".") || strings.Contains(m.MessageID, "abcdefghij") {
 		t.Fatalf("Message-ID %q", m.MessageID)
 	}
-	if Signin(s, "Ana", "ana@example.org", link, 48*time.Hour, at).MessageID == m.MessageID {
+	if Signin(s, Recipient{Name: "Ana", Address: "ana@example.org"}, link, 48*time.Hour, at).MessageID == m.MessageID {
 		t.Fatal("the verification and sign-in mails of one link share a Message-ID")
 	}
 	if _, err := m.Bytes(); err != nil {

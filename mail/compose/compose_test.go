@@ -18,15 +18,35 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 )
+
+// testCat and testWords are the catalogue and move words every test
+// mail is written with (the pseudo-locale included).
+var (
+	testCat   = must(i18n.New(i18n.Options{Pseudo: true}))
+	testWords = must(notation.New(i18n.Options{Pseudo: true}))
+	// en is the English reader of the tests that read words.
+	en = testCat.Localizer("en", time.UTC)
+)
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	sender = Sender{
-		Domain:  "azul.example.org",
-		From:    mail.Address{Name: "azuld", Address: "azuld@azul.example.org"},
-		BaseURL: "https://azul.example.org",
+		Domain:    "azul.example.org",
+		From:      mail.Address{Name: "azuld", Address: "azuld@azul.example.org"},
+		BaseURL:   "https://azul.example.org",
+		Catalogue: testCat,
+		Words:     testWords,
 	}
 	now      = time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC)
 	deadline = now.Add(3*24*time.Hour + 2*time.Hour)
@@ -58,7 +78,8 @@ func table(t testing.TB, ruleset string, players int) engine.State {
 }
 
 func info(s engine.State, names ...string) GameInfo {
-	g := GameInfo{ID: gameID, Ruleset: s.Config().Ruleset, Version: 17, Board: s.Text(), ToAct: s.ToAct()}
+	v := s.View()
+	g := GameInfo{ID: gameID, Ruleset: s.Config().Ruleset, Version: 17, Board: s.Text(), View: &v, ToAct: s.ToAct()}
 	for i, sc := range s.Scores() {
 		g.Players = append(g.Players, PlayerScore{Seat: i, Name: names[i], Score: sc})
 	}
@@ -87,7 +108,7 @@ func everyMail(t testing.TB, ruleset string) (map[string]Mail, string) {
 		"accepted":   Accepted(sender, r, g, moves[0].Notation, now),
 		"refused":    Refused(sender, r, g, "line 3 already holds blue tiles (RULES.md §2.2): azul.line-holds-other-colour", moves, now),
 		"takeback":   TakebackRequested(sender, r, g, names[1], 2, g.Version-1, now),
-	}, g.Board
+	}, blocksText(drawView(en, g, 0))
 }
 
 // parsed is a mail read back with the standard library only.
@@ -284,7 +305,7 @@ func TestMoveMailsShowBoardMovesAndVersion(t *testing.T) {
 			"refused":  Refused(sender, r, g, "no such move", moves, now),
 		} {
 			t.Run(ruleset+"/"+name, func(t *testing.T) {
-				for _, l := range strings.Split(strings.TrimRight(boardText(g, 0), "\n"), "\n") {
+				for _, l := range strings.Split(strings.TrimRight(blocksText(drawView(en, g, 0)), "\n"), "\n") {
 					if !strings.Contains(m.Text, l+"\n") {
 						t.Fatalf("text lacks board line %q", l)
 					}

@@ -187,13 +187,13 @@ func TestGameOverInWords(t *testing.T) {
 			t.Errorf("%s: no reason in words:\n%s", ruleset, m.Text)
 		}
 	}
-	if got := itemText(engine.ScoreItem{Item: "all_1s", Count: 1, Points: 4}); got != "every space 1 covered on all stars: +4 points" {
+	if got := itemText(en, engine.ScoreItem{Item: "all_1s", Count: 1, Points: 4}); got != "every space 1 covered on all stars: +4 points" {
 		t.Errorf("all_1s: %q", got)
 	}
-	if got := itemText(engine.ScoreItem{Item: "kept_tiles", Count: 3, Points: -1}); got != "3 tiles left over: -1 point" {
+	if got := itemText(en, engine.ScoreItem{Item: "kept_tiles", Count: 3, Points: -1}); got != "3 tiles left over: −1 point" {
 		t.Errorf("kept_tiles: %q", got)
 	}
-	if got := itemText(engine.ScoreItem{Item: "rows", Count: 1, Points: 2}); got != "1 complete row: +2 points" {
+	if got := itemText(en, engine.ScoreItem{Item: "rows", Count: 1, Points: 2}); got != "1 complete row: +2 points" {
 		t.Errorf("rows: %q", got)
 	}
 }

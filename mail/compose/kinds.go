@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/i18n"
 )
 
 // Mail kinds, used in Message-IDs.
@@ -31,54 +32,56 @@ const (
 // version the game began (g.Started) it is also the news of the start, so
 // that no "your turn" ever comes before "the game has started".
 func Turn(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline *time.Time, now time.Time) Mail {
+	l := s.localizer(r)
 	d := doc{board: true, moves: moves, showMoves: true, news: g.News}
-	what := "Your turn in %s"
+	subject := "mail.turn.subject"
 	if g.Started {
-		d.intro = append(d.intro, startedLine(g, r))
-		what = "Your turn in a new game of %s"
-	}
-	if g.Started {
-		d.intro = append(d.intro, fmt.Sprintf("It is your turn. Your board is the one marked “%s”.", youLabel(g, r.Seat)))
+		d.intro = append(d.intro, startedLine(l, g, r))
+		subject = "mail.turn.subject_new"
+		d.intro = append(d.intro, l.T("mail.turn.yours_new", "You", youLabel(l, g, r.Seat)))
 	} else {
-		d.intro = append(d.intro, fmt.Sprintf("It is your turn in %s. Your board is the one marked “%s”.", gameName(g), youLabel(g, r.Seat)))
+		d.intro = append(d.intro, l.T("mail.turn.yours", "Game", gameName(l, g), "You", youLabel(l, g, r.Seat)))
 	}
 	if deadline != nil {
-		d.intro = append(d.intro, "Please move by "+when(*deadline, now)+".")
+		d.intro = append(d.intro, l.T("mail.turn.deadline", "When", when(l, *deadline, now)))
 	}
-	return build(s, r, g, KindTurn, what, d, now)
+	return build(s, r, g, KindTurn, subject, d, now)
 }
 
 // Reminder tells r that their move is still awaited and when time runs out.
 func Reminder(s Sender, r Recipient, g GameInfo, moves []engine.Move, deadline time.Time, now time.Time) Mail {
+	l := s.localizer(r)
 	d := doc{
 		intro: []string{
-			fmt.Sprintf("Your move in %s is still awaited. Your board is the one marked “%s”.", gameName(g), youLabel(g, r.Seat)),
-			"Time runs out " + when(deadline, now) + "; after that the game's time control decides for you.",
+			l.T("mail.reminder.awaited", "Game", gameName(l, g), "You", youLabel(l, g, r.Seat)),
+			l.T("mail.reminder.runs_out", "When", when(l, deadline, now)),
 		},
 		board: true, moves: moves, showMoves: true, news: g.News,
 	}
 	// Several reminders may be sent at one version.
 	kind := KindReminder + "-" + strconv.FormatInt(now.Unix(), 36)
-	return build(s, r, g, kind, "Reminder: your turn in %s", d, now)
+	return build(s, r, g, kind, "mail.reminder.subject", d, now)
 }
 
 // Invitation tells r that inviter gave them a seat in a game that still
 // has free seats: the game starts when they are taken.
 func Invitation(s Sender, r Recipient, g GameInfo, inviter string, now time.Time) Mail {
+	l := s.localizer(r)
 	d := doc{intro: []string{
-		fmt.Sprintf("%s has given you a seat in a game of %s.", cleanName(inviter, "Someone"), gameName(g)),
-		"The game starts when its other seats are taken; you will get a mail then, and one whenever it is your turn. You play by answering them.",
+		l.T("mail.invitation.given", "Inviter", cleanName(inviter, l.T("mail.someone")), "Game", gameName(l, g)),
+		l.T("mail.invitation.how"),
 	}}
-	return build(s, r, g, KindInvitation, "Invitation to %s", d, now)
+	return build(s, r, g, KindInvitation, "mail.invitation.subject", d, now)
 }
 
 // Started tells r the game has begun, with the first table.
 func Started(s Sender, r Recipient, g GameInfo, now time.Time) Mail {
+	l := s.localizer(r)
 	d := doc{intro: []string{
-		startedLine(g, r) + fmt.Sprintf(" Your board is the one marked “%s”.", youLabel(g, r.Seat)),
-		toActLine(g, r),
+		startedLine(l, g, r) + " " + l.T("mail.your_board", "You", youLabel(l, g, r.Seat)),
+		toActLine(l, g, r),
 	}, board: true}
-	return build(s, r, g, KindStarted, "New game of %s", d, now)
+	return build(s, r, g, KindStarted, "mail.started.subject", d, now)
 }
 
 // sentence ends s with a full stop unless it ends with punctuation.
@@ -90,67 +93,69 @@ func sentence(s string) string {
 }
 
 // startedLine is the news of the start, with who gave r their seat.
-func startedLine(g GameInfo, r Recipient) string {
+func startedLine(l *i18n.Localizer, g GameInfo, r Recipient) string {
 	if r.Inviter != "" {
-		return fmt.Sprintf("%s has given you a seat in a game of %s, and the game has started.", cleanName(r.Inviter, "Someone"), gameName(g))
+		return l.T("mail.started.given", "Inviter", cleanName(r.Inviter, l.T("mail.someone")), "Game", gameName(l, g))
 	}
-	return fmt.Sprintf("The game of %s has started.", gameName(g))
+	return l.T("mail.started.line", "Game", gameName(l, g))
 }
 
 // GameOver gives r the final result: ranks, scores and their breakdown.
 func GameOver(s Sender, r Recipient, g GameInfo, final *engine.Final, now time.Time) Mail {
-	d := doc{intro: []string{fmt.Sprintf("The game of %s is over.", gameName(g))}, board: true, news: g.News}
+	l := s.localizer(r)
+	d := doc{intro: []string{l.T("mail.over.line", "Game", gameName(l, g))}, board: true, news: g.News}
 	if final != nil {
-		d.intro[0] = fmt.Sprintf("The game of %s is over%s.", gameName(g), reasonText(final.Reason))
-		d.intro = append(d.intro, winnersLine(g, final))
-		d.final = finalRows(g, final)
+		d.intro[0] = overLine(l, g, final.Reason)
+		d.intro = append(d.intro, winnersLine(l, g, final))
+		d.final = finalRows(l, g, final)
 	}
-	return build(s, r, g, KindGameOver, "Game over in %s", d, now)
+	return build(s, r, g, KindGameOver, "mail.over.subject", d, now)
 }
 
 // Accepted confirms that the move r sent by email (notation) was played;
 // g is the game after it.
 func Accepted(s Sender, r Recipient, g GameInfo, notation string, now time.Time) Mail {
+	l := s.localizer(r)
 	d := doc{intro: []string{
-		fmt.Sprintf("Your move %q was played in %s.", oneLine(notation, 60), gameName(g)),
-		toActLine(g, r),
+		l.T("mail.accepted.line", "Move", oneLine(s.say(l, g.Ruleset, notation), 60), "Game", gameName(l, g)),
+		toActLine(l, g, r),
 	}, board: true}
-	return build(s, r, g, KindAccepted, "Move played in %s", d, now)
+	return build(s, r, g, KindAccepted, "mail.accepted.subject", d, now)
 }
 
 // TimedOut tells r that their time ran out and what the game's time
 // control played for them (notation; "resign" when it forfeits); g is the
 // game after it.
 func TimedOut(s Sender, r Recipient, g GameInfo, notation string, now time.Time) Mail {
-	played := fmt.Sprintf("the game's time control played %q for you.", oneLine(notation, 60))
+	l := s.localizer(r)
+	line := l.T("mail.timedout.played", "Game", gameName(l, g), "Move", oneLine(s.say(l, g.Ruleset, notation), 60))
 	if strings.EqualFold(notation, "resign") {
-		played = "the game's time control resigned for you."
+		line = l.T("mail.timedout.resigned", "Game", gameName(l, g))
 	}
-	d := doc{intro: []string{
-		fmt.Sprintf("Your time ran out in %s: %s", gameName(g), played),
-		toActLine(g, r),
-	}, board: true}
-	return build(s, r, g, KindTimedOut, "Time ran out in %s", d, now)
+	d := doc{intro: []string{line, toActLine(l, g, r)}, board: true}
+	return build(s, r, g, KindTimedOut, "mail.timedout.subject", d, now)
 }
 
-// Refused tells r why the move they sent was not played (reason names the
-// broken rule) and, when r may move, lists the legal moves at g.Version.
+// Refused tells r why the move they sent was not played (reason, in r's
+// language, names the broken rule) and, when r may move, lists the legal
+// moves at g.Version.
 func Refused(s Sender, r Recipient, g GameInfo, reason string, moves []engine.Move, now time.Time) Mail {
+	l := s.localizer(r)
 	d := doc{intro: []string{
-		fmt.Sprintf("Your move in %s was not played: %s", gameName(g), sentence(oneLine(reason, 400))),
+		l.T("mail.refused.line", "Game", gameName(l, g), "Reason", sentence(oneLine(reason, 400))),
 	}, board: true}
 	switch {
 	case len(moves) > 0:
-		d.intro = append(d.intro, "Nothing changed in the game. Please answer again with one of the moves below.")
+		d.intro = append(d.intro, l.T("mail.refused.again"))
 		d.moves, d.showMoves = moves, true
 	case len(g.ToAct) == 0:
-		d.intro = append(d.intro, "Nothing changed in the game, and no move can be made in it any more.")
+		d.intro = append(d.intro, l.T("mail.refused.no_more"))
 	default:
-		d.intro = append(d.intro, "Nothing changed in the game. "+toActLine(g, r))
+		d.intro = append(d.intro, l.T("mail.refused.unchanged", "Next", toActLine(l, g, r)))
 	}
 	// Several refusals may be sent at one version.
 	kind := KindRefused + "-" + strconv.FormatInt(now.UnixNano(), 36)
-	return build(s, r, g, kind, "Move refused in %s", d, now)
+	return build(s, r, g, kind, "mail.refused.subject", d, now)
 }
 
 // TakebackRequested asks r to consent to a take-back: requester wants to
@@ -158,24 +163,30 @@ func Refused(s Sender, r Recipient, g GameInfo, reason string, moves []engine.Mo
 // after version to (other seats' moves included). g is the game with the
 // request pending.
 func TakebackRequested(s Sender, r Recipient, g GameInfo, requester string, moves int, to int64, now time.Time) Mail {
-	what := "their last move"
-	if moves > 1 {
-		what = fmt.Sprintf("their last %d moves", moves)
-	}
+	l := s.localizer(r)
 	d := doc{intro: []string{
-		fmt.Sprintf("%s asks to take back %s in %s: the game would go back to version %d.", cleanName(requester, "A player"), what, gameName(g), to),
-		"Answer accept or decline on the first line of your reply, or answer on the game page. A move by anyone lets the request lapse.",
+		l.N("mail.takeback.asks", max(moves, 1), "Name", cleanName(requester, l.T("mail.a_player")), "Game", gameName(l, g), "Version", strconv.FormatInt(to, 10)),
+		l.T("mail.takeback.how", "Accept", firstWord(l.T("mail.command.accept")), "Decline", firstWord(l.T("mail.command.decline"))),
 	}, board: true}
-	return build(s, r, g, KindTakeback, "Take-back asked in %s", d, now)
+	return build(s, r, g, KindTakeback, "mail.takeback.subject", d, now)
 }
 
-// build fills the parts every mail shares; subject says what the mail
-// wants, with a %s for the game (see Subject).
+// firstWord is the first of a comma-separated list of words.
+func firstWord(list string) string {
+	w, _, _ := strings.Cut(list, ",")
+	return strings.TrimSpace(w)
+}
+
+// build fills the parts every mail shares; subject is the id of the
+// message that says what the mail wants, with {{.Game}} (see Subject).
 func build(s Sender, r Recipient, g GameInfo, kind, subject string, d doc, now time.Time) Mail {
+	l := s.localizer(r)
 	token := cleanToken(r.SeatToken)
 	domain := strings.ToLower(s.Domain)
 	base := strings.TrimRight(s.BaseURL, "/")
-	d.greeting = "Hello " + cleanName(r.Name, "player") + ","
+	d.l = l
+	d.say = func(n string) string { return s.say(l, g.Ruleset, n) }
+	d.greeting = l.T("mail.greeting", "Name", cleanName(r.Name, l.T("mail.player")))
 	d.game = g
 	d.seat = r.Seat
 	d.stopped = r.Stopped
@@ -183,7 +194,7 @@ func build(s Sender, r Recipient, g GameInfo, kind, subject string, d doc, now t
 	m := Mail{
 		From:      s.From,
 		To:        mail.Address{Name: cleanName(r.Name, ""), Address: r.Address},
-		Subject:   Subject(subject, g, r.Seat),
+		Subject:   Subject(l, subject, g, r.Seat),
 		MessageID: MessageID(s, g.ID, g.Version, r.Seat, kind),
 		Date:      now,
 	}
@@ -204,40 +215,33 @@ func build(s Sender, r Recipient, g GameInfo, kind, subject string, d doc, now t
 	return m
 }
 
-// Subject says what a mail wants of its reader and in which game:
-// format has one %s, which becomes the game with the other players'
-// names ("Your turn in %s": "Your turn in Azul Mini with Ana"). Each kind
-// of mail has its own, so that an inbox tells a turn from news; the
-// threading headers (In-Reply-To, References), not the subject, keep the
-// mails of a game one conversation.
-func Subject(format string, g GameInfo, reader int) string {
-	game := Title(g.Ruleset)
+// Subject says what a mail wants of its reader and in which game: id is
+// a message with {{.Game}}, which becomes the game with the other
+// players' names ("Your turn in Azul Mini with Ana"). Each kind of mail
+// has its own, so that an inbox tells a turn from news; the threading
+// headers (In-Reply-To, References), not the subject, keep the mails of
+// a game one conversation.
+func Subject(l *i18n.Localizer, id string, g GameInfo, reader int) string {
+	game := TitleIn(l, g.Ruleset)
 	var others []string
 	for _, p := range g.Players {
 		if p.Seat != reader && strings.TrimSpace(p.Name) != "" {
 			others = append(others, cleanName(p.Name, ""))
 		}
 	}
-	with := andList(others)
+	with := l.List(others)
 	// Long names would push what the mail wants out of sight.
 	if utf8.RuneCountInString(with) > 40 && len(others) > 1 {
-		with = fmt.Sprintf("%s and %d others", others[0], len(others)-1)
+		with = l.N("mail.subject.others", len(others)-1, "First", others[0])
 	}
 	if with != "" {
-		game += " with " + with
+		game = l.T("mail.subject.with", "Game", game, "Names", with)
 	}
-	return fmt.Sprintf(format, game)
+	return l.T(id, "Game", game)
 }
 
-// andList is "Ana", "Ana and Ben", "Ana, Ben and Cy".
-func andList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// Title is a rule set's name for people ("Azul: Summer Pavilion").
+// Title is a rule set's name for people in English ("Azul: Summer
+// Pavilion"); TitleIn says it in a reader's language.
 func Title(ruleset string) string {
 	switch ruleset {
 	case "azul-mini":
@@ -250,9 +254,21 @@ func Title(ruleset string) string {
 	return "Azul (" + oneLine(ruleset, 30) + ")"
 }
 
+// TitleIn is a rule set's name for people in the reader's language
+// ("Azul: Summer Pavilion", "Azul: Zomerpaviljoen").
+func TitleIn(l *i18n.Localizer, ruleset string) string {
+	switch ruleset {
+	case "azul-mini":
+		return l.T("game.ruleset.azul-mini")
+	case "summer-pavilion", "summer-pavilion-mini":
+		return l.T("mail.title.family", "Name", l.T("game.ruleset."+ruleset))
+	}
+	return l.T("mail.title.unknown", "Ruleset", oneLine(ruleset, 30))
+}
+
 // gameName names a game in a sentence: "Azul Mini (game 3c4d5e6f)".
-func gameName(g GameInfo) string {
-	return Title(g.Ruleset) + " (game " + shortID(g.ID) + ")"
+func gameName(l *i18n.Localizer, g GameInfo) string {
+	return l.T("mail.game_name", "Title", TitleIn(l, g.Ruleset), "ID", shortID(g.ID))
 }
 
 // shortID is the first 8 letters or digits of a game id, the head the
@@ -336,68 +352,47 @@ func urlPathSegment(id string) string {
 	return b.String()
 }
 
-// when is the deadline for people: the UTC time and how far away it is.
-func when(deadline, now time.Time) string {
-	at := deadline.UTC().Format("Mon 2 Jan 2006 15:04 MST")
+// when is the deadline for the reader: the time in their zone, the zone
+// named, and how far away it is.
+func when(l *i18n.Localizer, deadline, now time.Time) string {
 	left := deadline.Sub(now)
 	if left <= 0 {
-		return at + " (now)"
+		return l.T("mail.when_now", "Time", l.Time(deadline))
 	}
-	return at + " (in " + span(left) + ")"
+	return l.T("mail.when", "Time", l.Time(deadline), "In", l.In(left))
 }
 
-func span(d time.Duration) string {
-	days := int(d / (24 * time.Hour))
-	hours := int(d % (24 * time.Hour) / time.Hour)
-	mins := int(d % time.Hour / time.Minute)
-	plural := func(n int, unit string) string {
-		if n == 1 {
-			return "1 " + unit
-		}
-		return strconv.Itoa(n) + " " + unit + "s"
-	}
-	switch {
-	case days > 0 && hours > 0:
-		return plural(days, "day") + " " + plural(hours, "hour")
-	case days > 0:
-		return plural(days, "day")
-	case hours > 0:
-		return plural(hours, "hour")
-	case mins > 0:
-		return plural(mins, "minute")
-	}
-	return "less than a minute"
-}
-
-func nameOf(g GameInfo, seat int) string {
+func nameOf(l *i18n.Localizer, g GameInfo, seat int) string {
 	for _, p := range g.Players {
 		if p.Seat == seat {
-			return cleanName(p.Name, "seat "+strconv.Itoa(seat))
+			return cleanName(p.Name, l.T("tell.seat", "N", strconv.Itoa(seat)))
 		}
 	}
-	return "seat " + strconv.Itoa(seat)
+	return l.T("tell.seat", "N", strconv.Itoa(seat))
 }
 
 // youLabel is how the reader's board is marked: "Ana (you)".
-func youLabel(g GameInfo, seat int) string {
-	return nameOf(g, seat) + " (you)"
+func youLabel(l *i18n.Localizer, g GameInfo, seat int) string {
+	return l.T("mail.you", "Name", nameOf(l, g, seat))
 }
 
 // seatWord finds the seats the engine's table names ("Seat 0", "seat 1").
 var seatWord = regexp.MustCompile(`\b[Ss]eat (\d+)\b`)
 
 // boardText is the engine's table with the players' names in place of
-// seat numbers, the reader's marked "(you)".
-func boardText(g GameInfo, reader int) string {
+// seat numbers, the reader's marked "(you)": the table of a game whose
+// state the caller did not give (GameInfo.View nil), in the engine's
+// English.
+func boardText(l *i18n.Localizer, g GameInfo, reader int) string {
 	return seatWord.ReplaceAllStringFunc(g.Board, func(m string) string {
 		n, err := strconv.Atoi(m[len("seat "):])
 		if err != nil || !slices.ContainsFunc(g.Players, func(p PlayerScore) bool { return p.Seat == n }) {
 			return m
 		}
 		if n == reader {
-			return youLabel(g, n)
+			return youLabel(l, g, n)
 		}
-		return nameOf(g, n)
+		return nameOf(l, g, n)
 	})
 }
 
@@ -426,76 +421,77 @@ func withoutResult(board string) string {
 
 // toActLine says who moves next from the reader's point of view; a
 // reader who stopped the game's mails is not promised a turn mail.
-func toActLine(g GameInfo, r Recipient) string {
+func toActLine(l *i18n.Localizer, g GameInfo, r Recipient) string {
 	if len(g.ToAct) == 0 {
-		return "Nobody is to move now."
+		return l.T("mail.to_act.nobody")
 	}
 	if slices.Contains(g.ToAct, r.Seat) {
 		if r.Stopped {
-			return "It is your turn. You stopped the mails of this game, so none will list your moves: play on the game page, or answer this mail with a move in notation."
+			return l.T("mail.to_act.you_stopped")
 		}
-		return "It is your turn: you will get a mail with your legal moves."
+		return l.T("mail.to_act.you")
 	}
 	names := make([]string, len(g.ToAct))
 	for i, s := range g.ToAct {
-		names[i] = nameOf(g, s)
+		names[i] = nameOf(l, g, s)
 	}
-	next := "Next to move: " + strings.Join(names, ", ") + "."
 	if r.Stopped {
-		return next + " You stopped the mails of this game, so none will tell you when it is your turn: follow it on the game page."
+		return l.T("mail.to_act.next_stopped", "Names", l.List(names))
 	}
-	return next + " You will get a mail when it is your turn."
+	return l.T("mail.to_act.next", "Names", l.List(names))
 }
 
-func winnersLine(g GameInfo, f *engine.Final) string {
+func winnersLine(l *i18n.Localizer, g GameInfo, f *engine.Final) string {
 	names := make([]string, len(f.Winners))
 	for i, s := range f.Winners {
-		names[i] = nameOf(g, s)
+		names[i] = nameOf(l, g, s)
 	}
 	switch len(names) {
 	case 0:
-		return "There is no winner."
+		return l.T("mail.over.no_winner")
 	case 1:
-		return names[0] + " wins."
+		return l.T("mail.over.wins", "Name", names[0])
 	}
-	return "Shared victory: " + strings.Join(names, ", ") + "."
+	return l.T("mail.over.shared", "Names", l.List(names))
 }
 
-// reasonText says why a game ended, for "The game … is over<reason>.".
-func reasonText(reason string) string {
+// overLine says that the game is over and why.
+func overLine(l *i18n.Localizer, g GameInfo, reason string) string {
+	game := gameName(l, g)
 	switch reason {
 	case "rounds_played", "round_limit":
-		return " after its last round"
-	case "row_completed":
-		return ": a row of a wall was completed"
-	case "no_tiles":
-		return ": the tiles ran out"
-	case "resigned":
-		return ": a player resigned"
+		return l.T("mail.over.rounds_played", "Game", game)
+	case "row_completed", "no_tiles", "resigned":
+		return l.T("mail.over."+reason, "Game", game)
 	case "":
-		return ""
+		return l.T("mail.over.line", "Game", game)
 	}
-	return " (" + strings.ReplaceAll(oneLine(reason, 40), "_", " ") + ")"
+	return l.T("mail.over.reason", "Game", game, "Reason", strings.ReplaceAll(oneLine(reason, 40), "_", " "))
 }
 
 // finalRow is one seat's line of the result table.
 type finalRow struct {
 	Rank, Seat, Score int
 	Name              string
-	Resigned          bool
+	// Points is the score in words ("57 points"), Resigned "(resigned)"
+	// or "".
+	Points, Resigned string
 	// Items are the breakdown in words: "2 complete rows: +4 points".
 	Items []string
 }
 
-func finalRows(g GameInfo, f *engine.Final) []finalRow {
+func finalRows(l *i18n.Localizer, g GameInfo, f *engine.Final) []finalRow {
 	rows := make([]finalRow, 0, len(f.Players))
 	for _, p := range f.Players {
-		row := finalRow{Rank: p.Rank, Seat: p.Seat, Score: p.Score, Name: nameOf(g, p.Seat), Resigned: p.Resigned}
+		row := finalRow{Rank: p.Rank, Seat: p.Seat, Score: p.Score, Name: nameOf(l, g, p.Seat), Points: l.N("game.points", p.Score)}
+		if p.Resigned {
+			row.Resigned = l.T("mail.final.resigned")
+		}
 		for _, it := range p.Breakdown {
 			if it.Count == 0 && it.Points == 0 {
 				continue // "0 complete columns: +0 points" says nothing
 			}
-			row.Items = append(row.Items, itemText(it))
+			row.Items = append(row.Items, itemText(l, it))
 		}
 		rows = append(rows, row)
 	}
@@ -503,24 +499,9 @@ func finalRows(g GameInfo, f *engine.Final) []finalRow {
 	return rows
 }
 
-// points is "1 point", "-2 points", "+4 points" (signed when sign is set).
-func points(n int, sign bool) string {
-	s := strconv.Itoa(n)
-	if sign && n >= 0 {
-		s = "+" + s
-	}
-	if n == 1 || n == -1 {
-		return s + " point"
-	}
-	return s + " points"
-}
-
-// countOf is "1 complete row", "3 complete rows".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+// signedPoints is "+4 points", "−1 point".
+func signedPoints(l *i18n.Localizer, n int) string {
+	return l.N("game.points", n, "Count", l.Signed(n))
 }
 
 var (
@@ -529,28 +510,27 @@ var (
 )
 
 // itemText puts one item of the final breakdown into words.
-func itemText(it engine.ScoreItem) string {
-	pts := ": " + points(it.Points, true)
+func itemText(l *i18n.Localizer, it engine.ScoreItem) string {
+	what := ""
 	switch it.Item {
 	case "play":
-		return "scored during the rounds (" + countOf(it.Count, "tile", "tiles") + " on the wall)" + pts
-	case "rows":
-		return countOf(it.Count, "complete row", "complete rows") + pts
-	case "columns":
-		return countOf(it.Count, "complete column", "complete columns") + pts
+		what = l.N("mail.final.play", it.Count)
+	case "rows", "columns", "kept_tiles":
+		what = l.N("mail.final."+it.Item, it.Count)
 	case "colours", "colors":
-		return countOf(it.Count, "colour placed five times", "colours placed five times") + pts
-	case "kept_tiles":
-		return countOf(it.Count, "tile left over", "tiles left over") + pts
+		what = l.N("mail.final.colours", it.Count)
 	}
-	if m := starItem.FindStringSubmatch(it.Item); m != nil {
-		if m[1] == "0" || m[2] == "multicoloured" {
-			return "centre star complete" + pts
+	if m := starItem.FindStringSubmatch(it.Item); what == "" && m != nil {
+		what = l.T("mail.final.star_centre")
+		if m[1] != "0" && m[2] != "multicoloured" {
+			what = l.T("mail.final.star", "Colour", l.T("tell.colour."+m[2]))
 		}
-		return m[2] + " star complete" + pts
 	}
-	if m := allItem.FindStringSubmatch(it.Item); m != nil {
-		return "every space " + m[1] + " covered on all stars" + pts
+	if m := allItem.FindStringSubmatch(it.Item); what == "" && m != nil {
+		what = l.T("mail.final.all", "N", m[1])
 	}
-	return strings.ReplaceAll(oneLine(it.Item, 40), "_", " ") + " " + strconv.Itoa(it.Count) + "×" + pts
+	if what == "" {
+		what = l.T("mail.final.item", "Item", strings.ReplaceAll(oneLine(it.Item, 40), "_", " "), "Count", strconv.Itoa(it.Count))
+	}
+	return l.T("tell.item_points", "What", what, "Points", signedPoints(l, it.Points))
 }

@@ -27,6 +27,10 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 )
 
 // Sender is the server's mail identity.
@@ -39,6 +43,33 @@ type Sender struct {
 	// BaseURL is the public web address without a trailing slash; a game's
 	// page is BaseURL + "/games/" + id.
 	BaseURL string
+	// Catalogue writes every mail in its reader's language; Words says
+	// the moves in the reader's words. Both are built once by the caller
+	// and shared.
+	Catalogue *i18n.Catalogue
+	Words     *notation.Words
+}
+
+// localizer is r's view of the catalogue: their language and zone. A
+// Sender without a catalogue (a caller that forgot it) writes English in
+// UTC from one built for the call, rather than failing the mail.
+func (s Sender) localizer(r Recipient) *i18n.Localizer {
+	cat := s.Catalogue
+	if cat == nil {
+		var err error
+		if cat, err = i18n.New(i18n.Options{}); err != nil {
+			panic(fmt.Sprintf("compose: the embedded catalogue does not load: %v", err))
+		}
+	}
+	return cat.Localizer(r.Lang, r.Zone)
+}
+
+// say writes a canonical move in the reader's words.
+func (s Sender) say(l *i18n.Localizer, ruleset, canonical string) string {
+	if s.Words == nil {
+		return canonical
+	}
+	return s.Words.Say(l.Lang(), ruleset, canonical)
 }
 
 // Recipient is one seat's player.
@@ -58,6 +89,11 @@ type Recipient struct {
 	// Inviter is who gave the seat to this player ("" when they took it
 	// themselves); a game's first mail says it.
 	Inviter string
+	// Lang is the player's language (i18n.Languages; another reads as
+	// English) and Zone their time zone (nil: UTC): every word and time
+	// of the mail is theirs.
+	Lang string
+	Zone *time.Location
 }
 
 // PlayerScore is one seat's current score.
@@ -72,7 +108,10 @@ type GameInfo struct {
 	ID, Ruleset string
 	// Version the legal moves refer to (the game's event count).
 	Version int64
-	// Board is the engine's State.Text(): the table in monospace, ≤ 72 columns.
+	// View is the table (the engine's State.View()), which the mail
+	// draws in the reader's words. Board, the engine's State.Text() in
+	// English, is shown only when View is nil.
+	View    *engine.View
 	Board   string
 	Players []PlayerScore
 	ToAct   []int

@@ -1,8 +1,10 @@
 package compose
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/azuld/azuld/i18n"
 )
 
 // NewsItem is one line of what happened since the reader's last move
@@ -45,27 +47,27 @@ type scoredSeat struct {
 // newsBlocks groups the news for reading: runs of lines under "Since
 // your last move:" (later runs under "Then:"), each round's scoring a
 // block of its own.
-func newsBlocks(g GameInfo, reader int, news []NewsItem) []newsBlock {
+func newsBlocks(l *i18n.Localizer, g GameInfo, reader int, news []NewsItem) []newsBlock {
 	var out []newsBlock
 	for i, it := range news {
 		if sc := it.Scoring; sc != nil {
-			heading := fmt.Sprintf("Round %d was scored:", sc.Round)
+			heading := l.T("mail.news.scored", "Round", strconv.Itoa(sc.Round))
 			if i == 0 {
-				heading = fmt.Sprintf("Since your last move, round %d was scored:", sc.Round)
+				heading = l.T("mail.news.scored_first", "Round", strconv.Itoa(sc.Round))
 			}
 			b := newsBlock{Heading: heading}
 			for _, s := range sc.Seats {
-				name := nameOf(g, s.Seat)
+				name := nameOf(l, g, s.Seat)
 				if s.Seat == reader {
-					name = youLabel(g, s.Seat)
+					name = youLabel(l, g, s.Seat)
 				}
-				total := fmt.Sprintf("%s (%s)", points(s.Score, false), signedPoints(s.Gained))
+				total := l.T("mail.news.total", "Points", l.N("game.points", s.Score), "Gained", gained(l, s.Gained))
 				var items []string
 				for _, item := range s.Items {
 					items = append(items, oneLine(item, 200))
 				}
 				if len(items) == 0 {
-					items = []string{"nothing scored"}
+					items = []string{l.T("mail.news.nothing_scored")}
 				}
 				b.Seats = append(b.Seats, scoredSeat{Name: name, Total: total, Items: items})
 			}
@@ -77,9 +79,9 @@ func newsBlocks(g GameInfo, reader int, news []NewsItem) []newsBlock {
 			continue
 		}
 		if len(out) == 0 || out[len(out)-1].Seats != nil {
-			heading := "Since your last move:"
+			heading := l.T("mail.news.since")
 			if len(out) > 0 {
-				heading = "Then:"
+				heading = l.T("mail.news.then")
 			}
 			out = append(out, newsBlock{Heading: heading})
 		}
@@ -89,15 +91,12 @@ func newsBlocks(g GameInfo, reader int, news []NewsItem) []newsBlock {
 	return out
 }
 
-// signedPoints is "+5", "−2", "±0".
-func signedPoints(n int) string {
-	switch {
-	case n > 0:
-		return fmt.Sprintf("+%d", n)
-	case n < 0:
-		return fmt.Sprintf("−%d", -n)
+// gained is "+5", "−2", "±0".
+func gained(l *i18n.Localizer, n int) string {
+	if n == 0 {
+		return "±0"
 	}
-	return "±0"
+	return l.Signed(n)
 }
 
 // newsText is the news in the text part: lines indented under their

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/textcols"
 )
 
@@ -18,6 +19,9 @@ const textWidth = 72
 // doc is the content of one mail, rendered to text and to HTML from the
 // same data so both parts always say the same.
 type doc struct {
+	// l writes the reader's language; say a move in their words.
+	l        *i18n.Localizer
+	say      func(canonical string) string
 	greeting string
 	// news is what happened since the reader's last move, told first.
 	news      []NewsItem
@@ -34,18 +38,39 @@ type doc struct {
 	seat    int
 	stopped bool
 	subject string
+	// drawn caches the drawn table: both parts show it.
+	drawn []block
 }
 
-// board is the table the mail shows: names for seats, the reader's board
-// marked, the result left to the mail's own table.
+// table is the table the mail shows in the text part: drawn from the
+// state in the reader's words, or (without a state) the engine's text
+// with names for seats, the result left to the mail's own table.
 func (d *doc) table() string {
-	if !d.board || strings.TrimSpace(d.game.Board) == "" {
+	if !d.board {
+		return ""
+	}
+	if d.game.View != nil {
+		return blocksText(d.blocks())
+	}
+	if strings.TrimSpace(d.game.Board) == "" {
 		return ""
 	}
 	// The engine's own result block speaks in seat numbers and item
 	// codes: the game-over mail gives the result in words instead.
-	b := withoutResult(boardText(d.game, d.seat))
+	b := withoutResult(boardText(d.l, d.game, d.seat))
 	return strings.TrimRight(strings.ReplaceAll(b, "\r\n", "\n"), "\n")
+}
+
+// blocks is the drawn table: from the state when there is one.
+func (d *doc) blocks() []block {
+	if d.drawn == nil {
+		if d.game.View != nil {
+			d.drawn = drawView(d.l, d.game, d.seat)
+		} else {
+			d.drawn = drawBoard(d.game.Ruleset, d.table())
+		}
+	}
+	return d.drawn
 }
 
 // Numbered is the list of moves a mail numbers: every legal move, except
@@ -78,7 +103,7 @@ func isPass(m engine.Move) bool {
 
 // passHint describes passing once, with a pass from the legal moves as
 // the example.
-func passHint(moves []engine.Move) string {
+func (d *doc) passHint(moves []engine.Move) string {
 	example := ""
 	for _, m := range moves {
 		if isPass(m) && strings.Count(m.Notation, " ") > strings.Count(example, " ") && strings.Count(m.Notation, " ") <= 3 {
@@ -86,17 +111,17 @@ func passHint(moves []engine.Move) string {
 		}
 	}
 	if example == "" {
-		return `Or pass: "pass".`
+		return d.l.T("mail.moves.pass", "Pass", d.say("pass"))
 	}
-	return fmt.Sprintf(`Or pass, keeping up to four tiles of your hand for the next round: %q (just "pass" keeps none).`, example)
+	return d.l.T("mail.moves.pass_keep", "Example", d.say(example), "Pass", d.say("pass"))
 }
 
 // onlyPass is what a mail says instead of a list of moves when every
 // legal move is a pass (Summer Pavilion, when no tile of the hand can be
 // placed): an empty list under "Your legal moves" reads as a fault.
-func onlyPass(moves []engine.Move, version int64) (heading, how string) {
-	heading = fmt.Sprintf("You cannot place a tile now: your only move at version %d is to pass.", version)
-	how = `Answer "pass".`
+func (d *doc) onlyPass(moves []engine.Move, version int64) (heading, how string) {
+	heading = d.l.T("mail.moves.only_pass", "Version", strconv.FormatInt(version, 10))
+	how = d.l.T("mail.moves.only_pass_how", "Pass", d.say("pass"))
 	example := ""
 	for _, m := range moves {
 		if strings.HasPrefix(m.Notation, "pass keep ") && strings.Count(m.Notation, " ") <= 3 && len(m.Notation) > len(example) {
@@ -104,18 +129,16 @@ func onlyPass(moves []engine.Move, version int64) (heading, how string) {
 		}
 	}
 	if example != "" {
-		how = fmt.Sprintf(`Answer "pass" to keep none of the tiles of your hand for the next round, or name up to four to keep, for example %q.`, example)
+		how = d.l.T("mail.moves.only_pass_keep", "Pass", d.say("pass"), "Example", d.say(example))
 	}
 	return heading, how
 }
 
-// replyHint fits one line of the text part.
-const replyHint = `Answer with the number, the notation or the JSON of one move.`
-
 func (d *doc) text() string {
+	l := d.l
 	var b strings.Builder
 	b.WriteString(d.greeting + "\n\n")
-	b.WriteString(newsText(newsBlocks(d.game, d.seat, d.news)))
+	b.WriteString(newsText(newsBlocks(l, d.game, d.seat, d.news)))
 	for _, p := range d.intro {
 		b.WriteString(wrap(p, textWidth) + "\n\n")
 	}
@@ -123,44 +146,40 @@ func (d *doc) text() string {
 		b.WriteString(board + "\n\n")
 	}
 	if len(d.final) > 0 {
-		b.WriteString("Final result:\n")
+		b.WriteString(l.T("mail.final.heading") + "\n")
 		for _, r := range d.final {
-			line := fmt.Sprintf("  %d. %s: %s", r.Rank, r.Name, points(r.Score, false))
-			if r.Resigned {
-				line += " (resigned)"
+			line := l.T("mail.final.row", "Rank", strconv.Itoa(r.Rank), "Name", r.Name, "Points", r.Points)
+			if r.Resigned != "" {
+				line += " " + r.Resigned
 			}
-			b.WriteString(line + "\n")
+			b.WriteString("  " + line + "\n")
 			for _, it := range r.Items {
 				b.WriteString(indent(wrap(it, textWidth-7), "       ") + "\n")
 			}
 		}
 		b.WriteString("\n")
-	} else if ps := d.scores(); len(ps) > 0 {
-		var scores []string
-		for _, p := range ps {
-			scores = append(scores, fmt.Sprintf("%s %d", p.Name, p.Score))
-		}
-		b.WriteString(wrap("Scores: "+strings.Join(scores, ", "), textWidth) + "\n\n")
+	} else if s := d.scoreLine(); s != "" {
+		b.WriteString(wrap(s, textWidth) + "\n\n")
 	}
 	if numbered, passes := Numbered(d.moves); d.showMoves && passes && len(numbered) == 0 {
-		heading, how := onlyPass(d.moves, d.game.Version)
+		heading, how := d.onlyPass(d.moves, d.game.Version)
 		b.WriteString(wrap(heading, textWidth) + "\n" + wrap(how, textWidth) + "\n\n")
 	} else if d.showMoves {
-		b.WriteString(fmt.Sprintf("Your legal moves at version %d:\n", d.game.Version))
-		b.WriteString(moveColumns(numbered))
+		b.WriteString(l.T("mail.moves.heading", "Version", strconv.FormatInt(d.game.Version, 10)) + "\n")
+		b.WriteString(moveColumns(numbered, d.say))
 		if passes {
-			b.WriteString(wrap(passHint(d.moves), textWidth) + "\n")
+			b.WriteString(wrap(d.passHint(d.moves), textWidth) + "\n")
 		}
-		b.WriteString("\n" + wrap(replyHint, textWidth) + "\n")
+		b.WriteString("\n" + wrap(l.T("mail.moves.hint"), textWidth) + "\n")
 		if len(numbered) > 0 {
-			b.WriteString(wrap(fmt.Sprintf(`For example: "1" or %q.`, numbered[0].Notation), textWidth) + "\n")
+			b.WriteString(wrap(l.T("mail.moves.example", "Move", d.say(numbered[0].Notation)), textWidth) + "\n")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("Game page: " + d.gameURL + "\n")
+	b.WriteString(l.T("mail.game_page", "URL", d.gameURL) + "\n")
 	if d.stopURL != "" && !d.stopped {
 		b.WriteString("\n-- \n")
-		b.WriteString(wrap(`To stop mails about this game, reply "stop" or open:`, textWidth) + "\n")
+		b.WriteString(wrap(l.T("mail.stop_text", "Stop", firstWord(l.T("mail.command.stop"))), textWidth) + "\n")
 		b.WriteString(d.stopURL + "\n")
 	}
 	return b.String()
@@ -174,16 +193,30 @@ func (d *doc) scores() []PlayerScore {
 	}
 	var ps []PlayerScore
 	for _, p := range d.game.Players {
-		ps = append(ps, PlayerScore{Seat: p.Seat, Name: cleanName(p.Name, "seat "+strconv.Itoa(p.Seat)), Score: p.Score})
+		ps = append(ps, PlayerScore{Seat: p.Seat, Name: cleanName(p.Name, d.l.T("tell.seat", "N", strconv.Itoa(p.Seat))), Score: p.Score})
 	}
 	return ps
 }
 
-// moveColumns lists moves as "  n. notation" in as many columns as fit.
-func moveColumns(moves []engine.Move) string {
+// scoreLine is "Scores: Ann 7, Bob 0" ("" without scores).
+func (d *doc) scoreLine() string {
+	ps := d.scores()
+	if len(ps) == 0 {
+		return ""
+	}
+	var scores []string
+	for _, p := range ps {
+		scores = append(scores, p.Name+" "+d.l.Num(p.Score))
+	}
+	return d.l.T("mail.scores", "Scores", strings.Join(scores, d.l.T("common.list_separator")))
+}
+
+// moveColumns lists moves as "  n. move" (in the reader's words) in as
+// many columns as fit.
+func moveColumns(moves []engine.Move, say func(string) string) string {
 	cells := make([]string, len(moves))
 	for i, m := range moves {
-		cells[i] = fmt.Sprintf("%4d. %s", i+1, oneLine(m.Notation, 60))
+		cells[i] = fmt.Sprintf("%4d. %s", i+1, oneLine(say(m.Notation), 60))
 	}
 	return textcols.Columns(cells, textWidth)
 }
@@ -220,46 +253,50 @@ type htmlMove struct {
 }
 
 func (d *doc) html() string {
+	l := d.l
 	data := map[string]any{
-		"Greeting": d.greeting,
-		"News":     newsBlocks(d.game, d.seat, d.news),
-		"Intro":    d.intro,
-		"Final":    d.final,
-		"GameURL":  d.gameURL,
-		"Version":  d.game.Version,
-		"Hint":     replyHint,
-		"Title":    d.subject,
+		"Lang":      l.Lang(),
+		"Greeting":  d.greeting,
+		"News":      newsBlocks(l, d.game, d.seat, d.news),
+		"Intro":     d.intro,
+		"Final":     d.final,
+		"FinalHead": l.T("mail.final.heading_html"),
+		"GameURL":   d.gameURL,
+		"OpenGame":  l.T("mail.open_game"),
+		"Hint":      l.T("mail.moves.hint"),
+		"Title":     d.subject,
 	}
-	if !d.stopped {
-		data["StopURL"] = d.stopURL
+	if !d.stopped && d.stopURL != "" {
+		data["Stop"] = htmlWithLink(l.T("mail.stop_html", "Stop", firstWord(l.T("mail.command.stop")), "Link", "\x00"), d.stopURL, l.T("mail.click_here"))
 	}
-	if board := d.table(); board != "" {
-		var b strings.Builder
-		if err := boardTemplate.Execute(&b, drawBoard(d.game.Ruleset, board)); err == nil {
-			data["Board"] = template.HTML(b.String())
+	if d.board {
+		if blocks := d.blocks(); len(blocks) > 0 {
+			var b strings.Builder
+			if err := boardTemplate.Execute(&b, blocks); err == nil {
+				data["Board"] = template.HTML(b.String())
+			}
 		}
 	}
-	if ps := d.scores(); len(ps) > 0 {
-		data["Players"] = ps
+	if s := d.scoreLine(); s != "" {
+		data["Scores"] = s
 	}
 	if numbered, passes := Numbered(d.moves); d.showMoves && passes && len(numbered) == 0 {
-		data["OnlyPass"], data["PassHow"] = onlyPass(d.moves, d.game.Version)
+		data["OnlyPass"], data["PassHow"] = d.onlyPass(d.moves, d.game.Version)
 	} else if d.showMoves {
 		ms := make([]htmlMove, len(numbered))
+		width := 0
 		for i, m := range numbered {
-			ms[i] = htmlMove{N: i + 1, Notation: m.Notation, JSON: string(m.JSON)}
+			ms[i] = htmlMove{N: i + 1, Notation: d.say(m.Notation), JSON: string(m.JSON)}
+			width = max(width, utf8.RuneCountInString(ms[i].Notation))
 		}
 		data["ShowMoves"] = true
+		data["MovesHead"] = l.T("mail.moves.heading", "Version", strconv.FormatInt(d.game.Version, 10))
 		data["Moves"] = ms
 		// Columns as wide as the longest move and its number, so that
 		// none runs into the next column.
-		width := 0
-		for _, m := range numbered {
-			width = max(width, utf8.RuneCountInString(m.Notation))
-		}
 		data["ColumnWidth"] = template.CSS(strconv.Itoa(width+6) + "ch")
 		if passes {
-			data["Pass"] = passHint(d.moves)
+			data["Pass"] = d.passHint(d.moves)
 		}
 	}
 	var b strings.Builder
@@ -271,11 +308,19 @@ func (d *doc) html() string {
 	return b.String()
 }
 
+// htmlWithLink escapes a message and puts a link where it holds a NUL
+// (the placeholder the caller rendered the message with).
+func htmlWithLink(msg, href, text string) template.HTML {
+	before, after, _ := strings.Cut(msg, "\x00")
+	return template.HTML(template.HTMLEscapeString(before) + `<a href="` + template.HTMLEscapeString(href) + `">` +
+		template.HTMLEscapeString(text) + `</a>` + template.HTMLEscapeString(after))
+}
+
 // The page is one column at most 600 pixels wide, the width mail
 // programs give a message; the move list flows in columns where there is
 // room.
 var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title></head>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title></head>
 <body style="margin:0;padding:0">
 <div style="max-width:600px;margin:0 auto;padding:12px;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#222222">
 <p>{{.Greeting}}</p>
@@ -289,21 +334,21 @@ var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
 {{end}}{{end}}{{range .Intro}}<p>{{.}}</p>
 {{end}}{{with .Board}}<div style="margin:12px 0;overflow-x:auto">
 {{.}}</div>
-{{end}}{{with .Players}}<p>Scores: {{range $i, $p := .}}{{if $i}}, {{end}}{{$p.Name}} {{$p.Score}}{{end}}</p>
-{{end}}{{with .Final}}<p style="margin-bottom:4px"><b>Final result</b></p>
+{{end}}{{with .Scores}}<p>{{.}}</p>
+{{end}}{{with .Final}}<p style="margin-bottom:4px"><b>{{$.FinalHead}}</b></p>
 <table cellpadding="4" style="border-collapse:collapse">
-{{range .}}<tr style="vertical-align:top;border-top:1px solid #dddddd"><td>{{.Rank}}.</td><td><b>{{.Name}}</b>{{if .Resigned}} (resigned){{end}}</td><td style="white-space:nowrap">{{.Score}} {{if eq .Score 1}}point{{else}}points{{end}}</td><td style="font-size:13px">{{range $i, $it := .Items}}{{if $i}}<br>{{end}}{{$it}}{{end}}</td></tr>
+{{range .}}<tr style="vertical-align:top;border-top:1px solid #dddddd"><td>{{.Rank}}.</td><td><b>{{.Name}}</b>{{with .Resigned}} {{.}}{{end}}</td><td style="white-space:nowrap">{{.Points}}</td><td style="font-size:13px">{{range $i, $it := .Items}}{{if $i}}<br>{{end}}{{$it}}{{end}}</td></tr>
 {{end}}</table>
-{{end}}{{if .ShowMoves}}<p>Your legal moves at version {{.Version}}:</p>
+{{end}}{{if .ShowMoves}}<p>{{.MovesHead}}</p>
 <ol style="font-family:monospace;font-size:13px;column-width:{{.ColumnWidth}};column-gap:1em;padding-left:3.5em;margin:0">
 {{range .Moves}}<li title="{{.JSON}}">{{.Notation}}</li>
 {{end}}</ol>
 {{with .Pass}}<p style="font-family:monospace;font-size:13px">{{.}}</p>
 {{end}}<p>{{.Hint}}</p>
 {{end}}{{with .OnlyPass}}<p>{{.}}<br>{{$.PassHow}}</p>
-{{end}}<p><a href="{{.GameURL}}">Open the game page</a></p>
-{{with .StopURL}}<hr style="border:0;border-top:1px solid #dddddd">
-<p style="font-size:12px;color:#666666">To stop mails about this game, reply “stop” or <a href="{{.}}">click here</a>.</p>
+{{end}}<p><a href="{{.GameURL}}">{{.OpenGame}}</a></p>
+{{with .Stop}}<hr style="border:0;border-top:1px solid #dddddd">
+<p style="font-size:12px;color:#666666">{{.}}</p>
 {{end}}</div>
 </body></html>
 `))

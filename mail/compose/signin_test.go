@@ -15,7 +15,7 @@ func TestSignin(t *testing.T) {
 	s := Sender{Domain: "Azul.Example.org", BaseURL: "https://azul.example.org"}
 	link := "https://azul.example.org/signin/link/abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst"
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	m := Signin(s, "Ana <\r\nBcc: x>", "ana@example.org", link, 15*time.Minute, at)
+	m := Signin(s, Recipient{Name: "Ana <\r\nBcc: x>", Address: "ana@example.org"}, link, 15*time.Minute, at)
 	if !strings.Contains(m.Text, link) || !strings.Contains(m.HTML, `href="`+link+`"`) {
 		t.Fatalf("the link is missing:\n%s\n%s", m.Text, m.HTML)
 	}
@@ -28,10 +28,10 @@ func TestSignin(t *testing.T) {
 	if strings.Contains(m.MessageID, "abcdefghij") || !strings.HasSuffix(m.MessageID, "@azul.example.org>") {
 		t.Fatalf("Message-ID %q", m.MessageID)
 	}
-	if again := Signin(s, "Ana", "ana@example.org", link, 15*time.Minute, at); again.MessageID != m.MessageID {
+	if again := Signin(s, Recipient{Name: "Ana", Address: "ana@example.org"}, link, 15*time.Minute, at); again.MessageID != m.MessageID {
 		t.Fatal("the Message-ID changes between renderings")
 	}
-	if other := Signin(s, "Ana", "ana@example.org", link+"x", 15*time.Minute, at); other.MessageID == m.MessageID {
+	if other := Signin(s, Recipient{Name: "Ana", Address: "ana@example.org"}, link+"x", 15*time.Minute, at); other.MessageID == m.MessageID {
 		t.Fatal("two links share a Message-ID")
 	}
 	raw, err := m.Bytes()

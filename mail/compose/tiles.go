@@ -76,7 +76,8 @@ func allColours(words []string) bool {
 
 // cell is one drawn space.
 type cell struct {
-	Letter string
+	// Letter is drawn in the HTML cell, Text in the text part.
+	Letter, Text string
 	// Style is one of the fixed styles above, never player input.
 	Style template.CSS
 }
@@ -104,12 +105,13 @@ func tileCell(ruleset, colour, letter string, tile bool) cell {
 	p, ok := colours[colour]
 	switch {
 	case !ok:
-		return cell{letter, cellBase + "border:1px solid #bbbbbb;color:#555555"}
+		return cell{letter, letter, cellBase + "border:1px solid #bbbbbb;color:#555555"}
 	case tile:
-		return cell{letter, cellBase + template.CSS("border:1px solid #555555;background:"+p.bg+";color:"+p.fg)}
+		return cell{letter, letter, cellBase + template.CSS("border:1px solid #555555;background:"+p.bg+";color:"+p.fg)}
 	}
 	// An empty wall space that takes this colour: pale, letter small.
-	return cell{strings.ToLower(letter), cellBase + template.CSS("border:1px dashed "+p.line+";background:#fafafa;color:"+p.line+";font-weight:normal")}
+	small := strings.ToLower(letter)
+	return cell{small, small, cellBase + template.CSS("border:1px dashed "+p.line+";background:#fafafa;color:"+p.line+";font-weight:normal")}
 }
 
 // drawLine returns the drawn row of a line of the table, ok false for a
@@ -142,7 +144,7 @@ func drawLine(ruleset, line string) (row, bool) {
 			}
 			count, _ := strconv.Atoi(n)
 			if colour == "start marker" {
-				r.Cells = append(r.Cells, cell{"1", cellBase + "border:1px solid #555555;background:#cfcfcf;color:#222222"})
+				r.Cells = append(r.Cells, cell{"1", "1", cellBase + "border:1px solid #555555;background:#cfcfcf;color:#222222"})
 				continue
 			}
 			if _, ok := colours[colour]; !ok || count > 30 {
@@ -157,7 +159,7 @@ func drawLine(ruleset, line string) (row, bool) {
 	if m := numberLine.FindStringSubmatch(line); m != nil {
 		r := row{right: true}
 		for _, n := range strings.Fields(m[1]) {
-			r.Cells = append(r.Cells, cell{n, cellBase + "color:#777777;font-weight:normal"})
+			r.Cells = append(r.Cells, cell{n, n, cellBase + "color:#777777;font-weight:normal"})
 		}
 		return r, true
 	}
@@ -167,7 +169,7 @@ func drawLine(ruleset, line string) (row, bool) {
 	}
 	lt := letters(ruleset)
 	// The empty spaces of a coloured star take its colour.
-	empty := cell{"", cellBase + "border:1px solid #cccccc;background:#f2f2f2"}
+	empty := cell{"", ".", cellBase + "border:1px solid #cccccc;background:#f2f2f2"}
 	if sl := starLabel.FindStringSubmatch(m[1]); sl != nil {
 		if p, ok := colours[sl[1]]; ok {
 			empty.Style = cellBase + template.CSS("border:1px solid "+p.line+";background:#fafafa")
@@ -182,7 +184,7 @@ func drawLine(ruleset, line string) (row, bool) {
 		case c == '.':
 			r.Cells = append(r.Cells, empty)
 		case c == '|':
-			r.Cells = append(r.Cells, cell{"", "width:8px;padding:0"})
+			r.Cells = append(r.Cells, cell{"", "|", "width:8px;padding:0"})
 		case c >= 'A' && c <= 'Z':
 			r.Cells = append(r.Cells, tileCell(ruleset, lt[c], string(c), true))
 		default:
