@@ -72,7 +72,10 @@ func (s *Server) gameEvents(c echo.Context) error {
 	if len(types) > maxTypeFilters {
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "type_filters", "Max", num(maxTypeFilters))
 	}
-	evs, err := s.svc.AuditLog(c.Request().Context(), id, play.LogQuery{After: after, Limit: int(limit), Types: types, Seat: seat})
+	reader := s.reader(c)
+	// The descriptions are in the reader's language; say which.
+	c.Response().Header().Set("Content-Language", reader.Lang())
+	evs, err := s.svc.AuditLog(c.Request().Context(), id, play.LogQuery{After: after, Limit: int(limit), Types: types, Seat: seat, Reader: reader})
 	if err != nil {
 		return err
 	}
@@ -184,7 +187,10 @@ func (s *Server) gameDiff(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.Diff(c.Request().Context(), id, from, to)
+	reader := s.reader(c)
+	// The descriptions are in the reader's language; say which.
+	c.Response().Header().Set("Content-Language", reader.Lang())
+	d, err := s.svc.Diff(c.Request().Context(), id, from, to, reader)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/tell"
 )
 
 // LogEvent is one event of the audit trail: the stored record, a one-line
@@ -34,10 +36,10 @@ type LogQuery struct {
 	Types []string
 	// Seat keeps only events caused by this seat.
 	Seat *int
+	// Reader is the language and zone the descriptions are written in;
+	// nil: English.
+	Reader *i18n.Localizer
 }
-
-// summarizer is an engine event that can describe itself in one line.
-type summarizer interface{ Summary() string }
 
 // AuditLog returns a page of the game's events with descriptions and
 // undone marks. Descriptions need the game's seats and the engine events
@@ -50,6 +52,13 @@ func (s *Service) AuditLog(ctx context.Context, id string, q LogQuery) ([]LogEve
 	}
 	if !validUUID(id) {
 		return nil, fmt.Errorf("%w: game %q", ErrNotFound, id)
+	}
+	if q.Reader == nil {
+		cat, err := s.catalogue()
+		if err != nil {
+			return nil, err
+		}
+		q.Reader = cat.Localizer(i18n.Default, time.UTC)
 	}
 	g := newGame(id)
 	if q.After > 0 {
@@ -88,7 +97,7 @@ func describePage(reg engine.Registry, g *Game, recs []events.Record, q LogQuery
 		if q.Seat != nil && (rec.Meta.Actor.Seat == nil || *rec.Meta.Actor.Seat != *q.Seat) {
 			continue
 		}
-		e := LogEvent{Record: rec, Description: g.describe(rec)}
+		e := LogEvent{Record: rec, Description: g.describe(q.Reader, rec)}
 		if by, ok := undoneBy[rec.Version]; ok {
 			e.Undone, e.UndoneBy = true, by
 		}
@@ -116,25 +125,24 @@ func UndoneVersions(recs []events.Record) map[int64]int64 {
 	return undone
 }
 
-// seatPattern finds the seat numbers in the engines' summaries.
-var seatPattern = regexp.MustCompile(`\bseat (\d+)`)
-
-// describe is the one-line description of a record just folded into g.
-func (g *Game) describe(rec events.Record) string {
-	var text string
+// describe is the one-line description of a record just folded into g,
+// in the reader's language: the game's events through i18n/tell, the
+// server's own (seats, seeds, take-backs) through the log domain.
+func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
+	seat := func(n int) string { return g.table().Name(l, n) }
 	switch rec.Type {
 	case EvGameCreated:
 		names := make([]string, len(g.Seats))
 		for i, s := range g.Seats {
 			names[i] = s.displayName()
 			if names[i] == "" {
-				names[i] = "free"
+				names[i] = l.T("log.free_seat")
 			}
 		}
-		text = fmt.Sprintf("game created: %s, %d seats (%s); seed commitment %s", g.Config.Ruleset, len(g.Seats),
-			strings.Join(names, ", "), g.SeedCommitment)
+		text := l.T("log.game_created", "Ruleset", l.T("game.ruleset."+g.Config.Ruleset),
+			"Seats", l.N("log.seats", len(g.Seats)), "Names", strings.Join(names, ", "), "Commitment", g.SeedCommitment)
 		if g.Seed != "" {
-			text += ", public seed " + g.Seed
+			text = l.T("log.with_public_seed", "Text", text, "Seed", g.Seed)
 		}
 		return text
 	case EvSeatJoined:
@@ -142,77 +150,63 @@ func (g *Game) describe(rec events.Record) string {
 		_ = json.Unmarshal(rec.Data, &j)
 		name := g.nameOf(j.PlayerID)
 		if name == "" {
-			name = "player " + j.PlayerID
+			name = l.T("log.player_id", "ID", j.PlayerID)
 		}
-		return fmt.Sprintf("%s joined at seat %d", name, j.Seat)
+		return l.T("log.seat_joined", "Name", name, "Seat", strconv.Itoa(j.Seat))
 	case EvSeatLeft:
-		var l seatLeft
-		_ = json.Unmarshal(rec.Data, &l)
-		if l.By == LeftForfeit {
-			return fmt.Sprintf("the player of seat %d left the game, which the seat forfeits", l.Seat)
+		var left seatLeft
+		_ = json.Unmarshal(rec.Data, &left)
+		if left.By == LeftForfeit {
+			return l.T("log.seat_left_forfeit", "Seat", strconv.Itoa(left.Seat))
 		}
-		return fmt.Sprintf("the player of seat %d left the game; the %s bot plays the seat from now on", l.Seat, l.Bot)
+		return l.T("log.seat_left_bot", "Seat", strconv.Itoa(left.Seat), "Bot", left.Bot)
 	case EvSeedRevealed:
-		return "the secret seed was revealed: " + g.Seed
+		return l.T("log.seed_revealed", "Seed", g.Seed)
 	case EvTakebackRequested:
 		var r takebackRequested
 		_ = json.Unmarshal(rec.Data, &r)
-		text = fmt.Sprintf("seat %d asked to take back %s, back to version %d (%s)", r.Seat, plural(r.Moves, "move"), r.ToVersion, plural(len(r.Undo), "event"))
+		text := l.T("log.takeback_requested", "Who", seat(r.Seat), "Moves", l.N("log.moves", r.Moves),
+			"Version", strconv.FormatInt(r.ToVersion, 10), "Events", l.N("log.events", len(r.Undo)))
 		if len(r.Needs) > 0 {
-			parts := make([]string, len(r.Needs))
+			who := make([]string, len(r.Needs))
 			for i, n := range r.Needs {
-				parts[i] = "seat " + strconv.Itoa(n)
+				who[i] = seat(n)
 			}
-			text += "; needs the consent of " + strings.Join(parts, ", ")
+			text = l.T("log.takeback_needs", "Text", text, "Who", l.List(who))
 		}
+		return text
 	case EvTakebackAccepted:
 		var a takebackAnswer
 		_ = json.Unmarshal(rec.Data, &a)
-		text = fmt.Sprintf("seat %d consented to take-back %d", a.Seat, a.Takeback)
+		return l.T("log.takeback_accepted", "Who", seat(a.Seat), "N", strconv.FormatInt(a.Takeback, 10))
 	case EvTakebackDeclined:
 		var a takebackAnswer
 		_ = json.Unmarshal(rec.Data, &a)
-		text = fmt.Sprintf("seat %d declined take-back %d", a.Seat, a.Takeback)
+		return l.T("log.takeback_declined", "Who", seat(a.Seat), "N", strconv.FormatInt(a.Takeback, 10))
 	case EvTakenBack:
 		var tb takenBack
 		_ = json.Unmarshal(rec.Data, &tb)
-		text = fmt.Sprintf("take-back %d: the game went back to version %d, %s undone", tb.Takeback, tb.ToVersion, plural(len(tb.Undone), "event"))
-	default:
-		text = rec.Type
-		if g.Rules != nil {
-			if ev, err := g.Rules.DecodeEvent(rec.Type, rec.Schema, rec.Data); err == nil {
-				if sum, ok := ev.(summarizer); ok {
-					text = sum.Summary()
-				}
-			}
-		}
-		if rec.Meta.Notation != "" && rec.Meta.Actor.Seat != nil && !strings.Contains(text, "seat") {
-			text = fmt.Sprintf("seat %d played %q: %s", *rec.Meta.Actor.Seat, rec.Meta.Notation, text)
-		}
+		return l.T("log.taken_back", "N", strconv.FormatInt(tb.Takeback, 10), "Version", strconv.FormatInt(tb.ToVersion, 10),
+			"Events", l.N("log.events", len(tb.Undone)))
 	}
-	return g.withNames(text)
+	if g.Rules == nil {
+		return rec.Type
+	}
+	ev, err := g.Rules.DecodeEvent(rec.Type, rec.Schema, rec.Data)
+	if err != nil {
+		return rec.Type
+	}
+	return tell.Line(l, g.table(), ev)
 }
 
-// plural is "1 move", "2 moves".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+// table is what i18n/tell needs of the game: its seats' names and the
+// board's side.
+func (g *Game) table() tell.Table {
+	names := make([]string, len(g.Seats))
+	for i, s := range g.Seats {
+		names[i] = s.displayName()
 	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-// withNames puts the seats' names in place of "seat N".
-func (g *Game) withNames(text string) string {
-	return seatPattern.ReplaceAllStringFunc(text, func(m string) string {
-		n, err := strconv.Atoi(m[len("seat "):])
-		if err != nil || n < 0 || n >= len(g.Seats) {
-			return m
-		}
-		if name := g.Seats[n].displayName(); name != "" {
-			return name
-		}
-		return m
-	})
+	return tell.Table{Names: names, Monochrome: g.Config.Options.Board == "monochrome"}
 }
 
 // RoundSummary sums up one round of the line of play that stands (undone

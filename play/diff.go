@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
+
+	"github.com/azuld/azuld/i18n"
 )
 
 // Diff is what changed between two versions of a game.
@@ -45,7 +48,14 @@ type Change struct {
 const maxDiffEvents = 1000
 
 // Diff compares the game after version from with the game after to.
-func (s *Service) Diff(ctx context.Context, id string, from, to int64) (*Diff, error) {
+func (s *Service) Diff(ctx context.Context, id string, from, to int64, reader *i18n.Localizer) (*Diff, error) {
+	if reader == nil {
+		cat, err := s.catalogue()
+		if err != nil {
+			return nil, err
+		}
+		reader = cat.Localizer(i18n.Default, time.UTC)
+	}
 	if from < 1 || to < from {
 		return nil, fmt.Errorf("%w: need 1 <= from <= to", ErrInvalid)
 	}
@@ -62,7 +72,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64) (*Diff, e
 	b := a.clone()
 	evs := []LogEvent{}
 	if to > from {
-		if evs, err = describePage(s.rules, b, recs, LogQuery{After: from, Limit: int(min(to-from, maxDiffEvents))}); err != nil {
+		if evs, err = describePage(s.rules, b, recs, LogQuery{After: from, Limit: int(min(to-from, maxDiffEvents)), Reader: reader}); err != nil {
 			return nil, err
 		}
 	}

@@ -19,14 +19,18 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/projections"
 )
 
 // Config wires a Service.
 type Config struct {
-	Pool  *pgxpool.Pool
-	Store *events.Store
-	Rules engine.Registry
+	// Catalogue describes the audit log when a caller gives no reader;
+	// nil: the embedded one.
+	Catalogue *i18n.Catalogue
+	Pool      *pgxpool.Pool
+	Store     *events.Store
+	Rules     engine.Registry
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now.
@@ -74,7 +78,12 @@ type Service struct {
 	hooks          []AppendHook
 	cache          *gameCache
 	botJobs        bool
-	followLog      bool
+	// words is the message catalogue the audit log is described with
+	// when the caller gives no reader (loaded on first use).
+	words     *i18n.Catalogue
+	wordsOnce sync.Once
+	wordsErr  error
+	followLog bool
 
 	// seeds caches the immutable secret seed of each game.
 	seeds sync.Map
@@ -91,6 +100,7 @@ func New(cfg Config) *Service {
 		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
 		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize),
 		botJobs: cfg.BotJobs, followLog: cfg.ReadModelsFollowLog,
+		words: cfg.Catalogue,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -397,4 +407,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(time.Duration(secs * float64(time.Second)))
 	return nil
+}
+
+// catalogue is the configured message catalogue, or the embedded one.
+func (s *Service) catalogue() (*i18n.Catalogue, error) {
+	s.wordsOnce.Do(func() { s.words, s.wordsErr = i18n.OrNew(s.words) })
+	return s.words, s.wordsErr
 }

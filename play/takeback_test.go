@@ -13,6 +13,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/play"
 )
 
@@ -396,6 +397,32 @@ func (r *takebackRun) checkAuditLog() {
 			t.Errorf("version %d: the description names the seat, not the player: %q", e.Version, e.Description)
 		}
 	}
+	// In the pseudo-locale every word of every description comes from
+	// the catalogue: only the players' names, seeds and ids are data.
+	cat, err := i18n.New(i18n.Options{Pseudo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pseudo, err := r.e.svc.AuditLog(context.Background(), r.id, play.LogQuery{Reader: cat.Localizer(i18n.Pseudo, nil)})
+	if err != nil || len(pseudo) != len(log) {
+		t.Fatalf("pseudo-locale log: %d events, %v", len(pseudo), err)
+	}
+	g, err := r.e.svc.Game(context.Background(), r.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := []string{g.SeedCommitment, g.Seed, "greedy", "random", "search"}
+	for _, s := range g.Seats {
+		allowed = append(allowed, s.Name)
+	}
+	for _, e := range pseudo {
+		if words := i18n.Bypassed(e.Description, allowed...); len(words) > 0 {
+			t.Errorf("version %d (%s): %q has %v outside the catalogue", e.Version, e.Type, e.Description, words)
+		}
+	}
+	if m := cat.Missing(); len(m) > 0 {
+		t.Errorf("missing messages: %v", m)
+	}
 	// A page after any version (folded from a snapshot) is that part of
 	// the whole log.
 	for after := 0; after < len(log); after += 7 {
@@ -412,7 +439,7 @@ func (r *takebackRun) checkAuditLog() {
 	// of its later version.
 	for _, span := range [][2]int{{2, len(log)}, {len(log) / 2, len(log)/2 + 9}, {5, 5}} {
 		from, to := int64(span[0]), int64(min(span[1], len(log)))
-		d, err := r.e.svc.Diff(context.Background(), r.id, from, to)
+		d, err := r.e.svc.Diff(context.Background(), r.id, from, to, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
