@@ -7,11 +7,13 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
 
@@ -138,7 +140,7 @@ func (s *Server) getGame(c echo.Context) error {
 		return c.NoContent(http.StatusNotModified)
 	}
 	if wantsText(c) {
-		return c.String(http.StatusOK, gameText(g, p))
+		return c.String(http.StatusOK, s.gameText(s.reader(c), g, p))
 	}
 	return c.JSON(http.StatusOK, newGameResponse(g, p))
 }
@@ -150,25 +152,52 @@ func wantsText(c echo.Context) bool {
 	return strings.Contains(accept, echo.MIMETextPlain) && !strings.Contains(accept, echo.MIMEApplicationJSON)
 }
 
-// gameText is the table as text, followed by the caller's legal moves,
-// numbered, in notation.
-func gameText(g *play.Game, p *play.Player) string {
+// gameText is the table as text in the reader's words, followed by the
+// caller's legal moves, numbered, in the reader's words (which POST
+// …/moves reads back as text/plain).
+func (s *Server) gameText(l *i18n.Localizer, g *play.Game, p *play.Player) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Game %s, version %d, %s\n\n", g.ID, g.Version, g.Status)
-	b.WriteString(g.Text())
+	b.WriteString(l.T("api.text.header", "ID", g.ID, "Version", strconv.FormatInt(g.Version, 10), "Status", l.T("api.text.status."+g.Status)) + "\n\n")
+	b.WriteString(s.tableText(l, g, p))
 	if p == nil {
 		return b.String()
 	}
 	moves := legalMovesOf(g, g.SeatsOf(p.ID))
 	if len(moves) == 0 {
-		b.WriteString("\nYou have no move to make now.\n")
+		b.WriteString("\n" + l.T("api.text.no_move") + "\n")
 		return b.String()
 	}
-	b.WriteString("\nYour legal moves (POST one to /v1/games/" + g.ID + "/moves as text/plain):\n")
+	b.WriteString("\n" + l.T("api.text.moves", "ID", g.ID) + "\n")
 	for i, m := range moves {
-		fmt.Fprintf(&b, "%4d. seat %d: %s\n", i+1, m.Seat, m.Notation)
+		b.WriteString(l.T("api.text.move", "N", fmt.Sprintf("%4d", i+1), "Seat", strconv.Itoa(m.Seat), "Move", s.words.Say(l.Lang(), g.Config.Ruleset, m.Notation)) + "\n")
 	}
 	return b.String()
+}
+
+// tableText is the table drawn from the state in the reader's words, the
+// caller's seat marked.
+func (s *Server) tableText(l *i18n.Localizer, g *play.Game, p *play.Player) string {
+	if g.State == nil {
+		return ""
+	}
+	v := g.State.View()
+	info := compose.GameInfo{ID: g.ID, Ruleset: g.Config.Ruleset, Version: g.Version, View: &v, ToAct: g.ToAct()}
+	scores := g.State.Scores()
+	reader := -1
+	for seat, st := range g.Seats {
+		ps := compose.PlayerScore{Seat: seat, Name: st.Name}
+		if ps.Name == "" && st.Bot != "" {
+			ps.Name = st.Bot
+		}
+		if seat < len(scores) {
+			ps.Score = scores[seat]
+		}
+		info.Players = append(info.Players, ps)
+		if p != nil && st.PlayerID == p.ID && reader < 0 {
+			reader = seat
+		}
+	}
+	return compose.TableText(l, info, reader)
 }
 
 // joinRequest is the optional body of POST /v1/games/{id}/join.
@@ -310,7 +339,7 @@ func (s *Server) gameState(c echo.Context) error {
 	}
 	if version == 0 {
 		if wantsText(c) {
-			return c.String(http.StatusOK, g.Text())
+			return c.String(http.StatusOK, s.tableText(s.reader(c), g, nil))
 		}
 		return c.JSON(http.StatusOK, g.View())
 	}
@@ -320,9 +349,9 @@ func (s *Server) gameState(c echo.Context) error {
 		return err
 	}
 	if wantsText(c) {
-		// The table alone, as the engine renders it (a terminal client
+		// The table alone, in the reader's words (a terminal client
 		// shows it; the JSON says whether the version was undone).
-		return c.String(http.StatusOK, g.Text())
+		return c.String(http.StatusOK, s.tableText(s.reader(c), g, nil))
 	}
 	return c.JSON(http.StatusOK, replayState{GameView: g.View(), Undone: undoneBy > 0, UndoneBy: undoneBy})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
@@ -174,6 +175,11 @@ func (s *Server) postMove(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	if mb.Notation != "" {
+		if mb.Notation, err = s.canonicalNotation(c, id, mb.Notation); err != nil {
+			return err
+		}
+	}
 	res, err := s.svc.Move(ctx, play.MoveRequest{
 		GameID:          id,
 		Actor:           events.Actor{Kind: "player", PlayerID: p.ID},
@@ -266,4 +272,27 @@ func (s *Server) moveProblem(c echo.Context, id string, p play.Player, seat *int
 	v := g.Version
 	pr.CurrentVersion = &v
 	return pr
+}
+
+// canonicalNotation reads a move written in the reader's words ("F2 rood
+// 3"), another language's where unambiguous, or the notation, into the
+// notation the engine reads. A word that means several things is refused
+// with its candidates, in the reader's language.
+func (s *Server) canonicalNotation(c echo.Context, id, text string) (string, error) {
+	g, err := s.svc.Game(c.Request().Context(), id)
+	if err != nil {
+		// The move itself reports a missing game the usual way.
+		return text, nil
+	}
+	l := s.reader(c)
+	canon, err := s.words.Read(l.Lang(), g.Config.Ruleset, text)
+	var amb *notation.AmbiguousError
+	if errors.As(err, &amb) {
+		msg := amb.Message()
+		return "", rendered(http.StatusUnprocessableEntity, ProblemMalformedMove, "ambiguous_word", func(*i18n.Localizer) string { return msg })
+	}
+	if err != nil {
+		return "", err
+	}
+	return canon, nil
 }

@@ -117,7 +117,8 @@ type Server struct {
 	// limits are the rate limits (nil: none).
 	limits *RateLimits
 	// cat writes problems in their reader's language.
-	cat *i18n.Catalogue
+	cat   *i18n.Catalogue
+	words *notation.Words
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -181,6 +182,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Catalogue = s.cat
 	}
+	if s.words, err = notation.OrNew(cfg.Words); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	cfg.Words = s.words
 	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log).WithCatalogue(s.cat)
 	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies,
 		Catalogue: cfg.Catalogue, Words: cfg.Words}

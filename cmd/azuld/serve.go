@@ -173,7 +173,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if cfg.SMTPListen != "" {
 		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler(), Bounce: notifier.BounceHandler()}
 		if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
-			smtpCfg.Admit = rl.AdmitMail
+			smtpCfg.Admit = rl.WithCatalogue(lang.catalogue).AdmitMail
 		}
 		smtpListener, err = smtpin.New(smtpCfg)
 		if err == nil {

@@ -292,3 +292,13 @@ func blocksText(blocks []block) string {
 	}
 	return strings.Trim(b.String(), "\n")
 }
+
+// TableText is a game's table in l's words for a monospace reader that
+// is not a mail (the API's text/plain state): the same drawing as a turn
+// mail's text part, the reader's seat marked when reader ≥ 0.
+func TableText(l *i18n.Localizer, g GameInfo, reader int) string {
+	if g.View == nil {
+		return ""
+	}
+	return blocksText(drawView(l, g, reader))
+}
