@@ -17,8 +17,8 @@ import (
 
 func (a *app) registerCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "register NAME [EMAIL]",
-		Args:  a.args(1, 2),
+		Use:  "register NAME [EMAIL]",
+		Args: a.args(1, 2),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			reg := apiclient.Registration{Name: args[0]}
 			if len(args) == 2 {
@@ -52,8 +52,8 @@ func (a *app) registerCommand() *cobra.Command {
 
 func (a *app) loginCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "login [TOKEN]",
-		Args:  a.args(0, 1),
+		Use:  "login [TOKEN]",
+		Args: a.args(0, 1),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			token := ""
 			if len(args) == 1 {

@@ -48,7 +48,22 @@ type boardDrawer struct {
 func (a *app) colourLetters(fam notation.Family) map[string]rune {
 	out := map[string]rune{}
 	used := map[rune]bool{}
+	// The language's own initials first (those its notation reads), then
+	// for the colours that share one, another letter of their word.
 	for _, c := range familyColours[fam] {
+		id := "notation.initial_" + string(fam) + "." + c
+		if init := []rune(a.l.T(id)); len(init) == 1 && unicode.IsLetter(init[0]) {
+			r := unicode.ToUpper(init[0])
+			if !used[r] && r != 'M' {
+				used[r] = true
+				out[c] = r
+			}
+		}
+	}
+	for _, c := range familyColours[fam] {
+		if _, ok := out[c]; ok {
+			continue
+		}
 		word := []rune(a.l.T("game.colour." + c))
 		var pick rune
 		for _, r := range word {
@@ -76,7 +91,22 @@ func (a *app) drawBoardColour(s *apiclient.GameResponse, colour bool) string {
 	fam := notation.FamilyOf(string(s.Ruleset))
 	d := &boardDrawer{a: a, s: s, fam: fam, colour: colour, letters: a.colourLetters(fam), names: a.seatNamesOf(s.Seats)}
 	var b strings.Builder
+	if ph := deref(s.Phase); ph == "" || ph == "none" || ph == "setup" || len(deref(s.Players)) == 0 {
+		var free []string
+		for _, seat := range s.Seats {
+			if seat.Bot == nil && deref(seat.PlayerId) == "" {
+				free = append(free, fmt.Sprint(seat.Seat))
+			}
+		}
+		if len(free) == 0 {
+			b.WriteString(a.l.T("cli.board.not_started_full") + "\n")
+		} else {
+			b.WriteString(a.l.N("cli.board.not_started_free", len(free), "Seats", strings.Join(free, ", ")) + "\n")
+		}
+		return b.String()
+	}
 	d.header(&b)
+	d.toAct(&b)
 	d.offer(&b)
 	for _, p := range deref(s.Players) {
 		b.WriteString("\n")
@@ -148,6 +178,27 @@ func (d *boardDrawer) header(b *strings.Builder) {
 	if w := deref(s.Wild); w != "" && d.fam == notation.Pavilion {
 		b.WriteString(l.T("cli.board.wild", "Colour", d.colourWord(w)) + "\n")
 	}
+}
+
+// toAct says who does what now: "Ana (you) to take tiles."
+func (d *boardDrawer) toAct(b *strings.Builder) {
+	s := d.s
+	if s.Status != "active" || len(s.ToAct) == 0 {
+		return
+	}
+	var who []string
+	for _, seat := range s.ToAct {
+		name := d.a.seatName(d.names, seat)
+		if slices.Contains(s.YourSeats, seat) {
+			name = d.a.l.T("cli.seat.you_after", "Name", name)
+		}
+		who = append(who, name)
+	}
+	id := "cli.board.to_act." + deref(s.Phase)
+	if !d.a.cat.Has(id) {
+		id = "cli.board.to_act.default"
+	}
+	b.WriteString(d.a.l.T(id, "Names", d.a.l.List(who)) + "\n")
 }
 
 // phase is a phase of a round in words.

@@ -73,8 +73,8 @@ func (a *app) gamesCommand() *cobra.Command {
 	var status string
 	var limit int
 	cmd := &cobra.Command{
-		Use:   "games",
-		Args:  a.args(0, 0),
+		Use:  "games",
+		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -207,7 +207,7 @@ func (a *app) newCommand() *cobra.Command {
 		perMove, onTimeout, remindBefore      string
 	)
 	cmd := &cobra.Command{
-		Use:   "new",
+		Use: "new",
 		Long: `Create a game. Each --seat is one seat, in order: "me", "open" (anyone
 may join), "bot" or "bot:random", or a player id. Without --seat the game
 has two seats: you and an open one.`,

@@ -200,7 +200,7 @@ func (a *app) exportCommand() *cobra.Command {
 
 func (a *app) verifyCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "verify GAME|FILE",
+		Use:               "verify GAME|FILE",
 		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,7 +151,7 @@ func (a *app) printMoveList(ctx context.Context, id uuid.UUID, lm *apiclient.Leg
 			cells[i] = fmt.Sprintf("%4d. %s", i+1, move)
 		}
 	}
-	fmt.Fprintln(a.out, a.l.T("cli.moves.header", "Version", lm.Version, "Command", "azul move "+id.String()+" N"))
+	fmt.Fprintln(a.out, a.l.T("cli.moves.header", "Version", lm.Version, "Command", "azul move GAME N"))
 	fmt.Fprint(a.out, textcols.Columns(cells, a.width()))
 	return a.rememberList(id, lm)
 }

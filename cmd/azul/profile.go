@@ -21,14 +21,14 @@ import (
 // signed-in browsers.
 func (a *app) accountCommand() *cobra.Command {
 	acc := &cobra.Command{
-		Use:   "account",
-		Args:  a.args(0, 0),
-		RunE:  a.wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
+		Use:  "account",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
 	}
 	show := &cobra.Command{
-		Use:   "show",
-		Args:  a.args(0, 0),
-		RunE:  a.wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
+		Use:  "show",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
 	}
 	acc.AddCommand(show, a.accountLanguageCommand(), a.accountZoneCommand(), a.accountSetCommand(), a.tokensCommand(), a.tokenCommand(), a.sessionsCommand(), a.confirmAddressCommand(), a.deleteAccountCommand())
 	return acc
@@ -192,8 +192,8 @@ func (a *app) accountZoneCommand() *cobra.Command {
 func (a *app) accountSetCommand() *cobra.Command {
 	var name, email, language, zone string
 	cmd := &cobra.Command{
-		Use:   "set [--name NAME] [--email EMAIL] [--language en|nl|de|it] [--time-zone ZONE]",
-		Args:  a.args(0, 0),
+		Use:  "set [--name NAME] [--email EMAIL] [--language en|nl|de|it] [--time-zone ZONE]",
+		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -240,8 +240,8 @@ func (a *app) accountSetCommand() *cobra.Command {
 
 func (a *app) tokensCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "tokens",
-		Args:  a.args(0, 0),
+		Use:  "tokens",
+		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -280,15 +280,15 @@ func (a *app) accountID(kind, arg string) (uuid.UUID, error) {
 
 func (a *app) tokenCommand() *cobra.Command {
 	token := &cobra.Command{
-		Use:   "token",
-		Args:  a.args(1, -1),
+		Use:  "token",
+		Args: a.args(1, -1),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			return a.usage("cli.tokens.unknown_command", "Value", args[0])
 		}),
 	}
 	create := &cobra.Command{
-		Use:   "create NAME",
-		Args:  a.args(1, 1),
+		Use:  "create NAME",
+		Args: a.args(1, 1),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -307,8 +307,8 @@ func (a *app) tokenCommand() *cobra.Command {
 		}),
 	}
 	revoke := &cobra.Command{
-		Use:   "revoke ID",
-		Args:  a.args(1, 1),
+		Use:  "revoke ID",
+		Args: a.args(1, 1),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -333,8 +333,8 @@ func (a *app) tokenCommand() *cobra.Command {
 
 func (a *app) sessionsCommand() *cobra.Command {
 	sessions := &cobra.Command{
-		Use:   "sessions",
-		Args:  a.args(0, 0),
+		Use:  "sessions",
+		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -360,8 +360,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 		}),
 	}
 	end := &cobra.Command{
-		Use:   "end ID",
-		Args:  a.args(1, 1),
+		Use:  "end ID",
+		Args: a.args(1, 1),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -387,8 +387,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 func (a *app) deleteAccountCommand() *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "delete [--yes]",
-		Args:  a.args(0, 0),
+		Use:  "delete [--yes]",
+		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
@@ -440,8 +440,8 @@ func (a *app) deleteAccount(cmd *cobra.Command, name string) error {
 // confirmAddressCommand is azul account verify.
 func (a *app) confirmAddressCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "verify",
-		Args:  a.args(0, 0),
+		Use:  "verify",
+		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err

@@ -18,7 +18,7 @@ import (
 func (a *app) replayCommand() *cobra.Command {
 	var version int
 	cmd := &cobra.Command{
-		Use:   "replay GAME",
+		Use:               "replay GAME",
 		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
 		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {

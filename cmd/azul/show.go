@@ -168,7 +168,7 @@ func (a *app) toAct(xs []int) string {
 func (a *app) moveCommand() *cobra.Command {
 	var seat int
 	cmd := &cobra.Command{
-		Use:   "move GAME MOVE",
+		Use: "move GAME MOVE",
 		Example: `  azul move $GAME 7
   azul move $GAME F2 red 3
   azul move $GAME '{"type": "take", "factory": 2, "color": "red", "line": 3}'`,

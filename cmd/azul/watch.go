@@ -65,7 +65,7 @@ var errFinished = errors.New("the game is over")
 
 func (a *app) watchCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "watch GAME",
+		Use:               "watch GAME",
 		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
 		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
