@@ -214,7 +214,12 @@ func (d *boardDrawer) counts(m map[string]int) string {
 	var parts []string
 	for _, c := range familyColours[d.fam] {
 		if n := m[c]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, d.colourWord(c)))
+			// "2 bianchi": the colour agrees with its count.
+			text := d.a.l.N("game.tiles_of."+c, n)
+			if code, ok := tileColours[c]; ok && d.colour {
+				text = "\x1b[" + code + "m" + text + "\x1b[0m"
+			}
+			parts = append(parts, text)
 		}
 	}
 	if len(parts) == 0 {
@@ -299,7 +304,9 @@ func (d *boardDrawer) azulBoard(b *strings.Builder, p apiclient.PlayerView) {
 	}
 	b.WriteString(d.playerLine(p, extra...))
 	grey := d.s.Options != nil && d.s.Options.Wall != nil && *d.s.Options.Wall == "grey"
-	fmt.Fprintf(b, "  %s%s 1 2 3 4 5\n", pad(l.T("game.term.pattern_lines"), 15), l.T("game.term.wall"))
+	// The wall's column numbers stand over its spaces (they are the
+	// columns of "tile 2 4").
+	fmt.Fprintf(b, "%s%s\n%s 1 2 3 4 5\n", pad("  "+l.T("game.term.pattern_lines"), 17), l.T("game.term.wall"), strings.Repeat(" ", 16))
 	for r := range 5 {
 		cells := make([]string, 5)
 		for k := range 5 {

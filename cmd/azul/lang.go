@@ -129,6 +129,8 @@ func (a *app) rememberProfile(lang, zone string) error {
 	if a.configFile == "" {
 		return nil
 	}
+	a.cfg.Language, a.cfg.TimeZone = lang, zone
+	a.chooseLanguage(a.langFlag, a.cfg)
 	saved, err := loadConfig(a.configFile)
 	if err != nil {
 		return err
@@ -137,14 +139,12 @@ func (a *app) rememberProfile(lang, zone string) error {
 	if saved.Token != a.cfg.Token {
 		return nil
 	}
-	a.cfg.Language, a.cfg.TimeZone = lang, zone
 	if saved.Language != lang || saved.TimeZone != zone {
 		saved.Language, saved.TimeZone = lang, zone
 		if err := saveConfig(a.configFile, saved); err != nil {
 			return err
 		}
 	}
-	a.chooseLanguage(a.langFlag, a.cfg)
 	return nil
 }
 
@@ -160,10 +160,8 @@ func (a *app) learnProfile(ctx context.Context) {
 		// The command itself will say what is wrong with the token.
 		return
 	}
-	a.cfg.Language, a.cfg.TimeZone = string(res.JSON200.Language), res.JSON200.TimeZone
-	if err := a.rememberProfile(a.cfg.Language, a.cfg.TimeZone); err != nil {
-		a.chooseLanguage(a.langFlag, a.cfg)
-	}
+	// A configuration that cannot be written only costs asking again.
+	_ = a.rememberProfile(string(res.JSON200.Language), res.JSON200.TimeZone)
 }
 
 // localize sets every command's short help from the catalogue
