@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
@@ -37,6 +38,7 @@ func (a *app) registerCommand() *cobra.Command {
 			// from this request's Accept-Language) are kept with it.
 			a.cfg = config{Server: a.cfg.Server, Token: p.Token}
 			a.learnProfile(cmd.Context())
+			a.registrationDefaults(cmd)
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
@@ -102,4 +104,37 @@ func (a *app) loginCommand() *cobra.Command {
 			return nil
 		}),
 	}
+}
+
+// registrationDefaults gives a new account the language of the terminal
+// (--lang, else LC_ALL, LC_MESSAGES or LANG) and its zone (TZ) when the
+// server chose others, as a browser's Accept-Language and zone choose
+// them for the web. The request already carried Accept-Language; a
+// server that read it changes nothing here.
+func (a *app) registrationDefaults(cmd *cobra.Command) {
+	var u apiclient.ProfileUpdate
+	want := a.langFlag
+	if !i18n.Supported(want) {
+		if env := a.envLocale(); env != "" {
+			want = a.cat.Match(env)
+		}
+	}
+	if i18n.Supported(want) && want != a.cfg.Language {
+		l := apiclient.ProfileUpdateLanguage(want)
+		u.Language = &l
+	}
+	if tz := a.getenv("TZ"); tz != "" && tz != a.cfg.TimeZone {
+		if _, err := i18n.LoadZone(tz); err == nil {
+			u.TimeZone = &tz
+		}
+	}
+	if u.Language == nil && u.TimeZone == nil {
+		return
+	}
+	res, err := a.api.UpdateProfileWithResponse(cmd.Context(), u)
+	if err != nil || res.JSON200 == nil {
+		// The account keeps the server's choice; 'azul account' changes it.
+		return
+	}
+	_ = a.rememberProfile(string(res.JSON200.Language), res.JSON200.TimeZone)
 }

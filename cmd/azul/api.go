@@ -113,8 +113,8 @@ func groupMoves(moves []apiclient.LegalMove, say func(string) string) string {
 			notation = say(notation)
 		}
 		head, last := "", notation
-		if i := strings.LastIndexByte(m.Notation, ' '); i >= 0 {
-			head, last = m.Notation[:i], m.Notation[i+1:]
+		if i := strings.LastIndexByte(notation, ' '); i >= 0 {
+			head, last = notation[:i], notation[i+1:]
 		}
 		if head == prefix && len(groups) > 0 {
 			groups[len(groups)-1] += "/" + last

@@ -24,11 +24,19 @@ func TestAccountLanguageWins(t *testing.T) {
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.env["LANG"] = "de_DE.UTF-8"
+	ana.env["TZ"] = "Europe/Berlin"
 	ana.register("Ana")
-	// The account speaks English (the server's default here); azul has
-	// kept it, so LANG is not used any more.
-	if out := ana.must("games"); !strings.Contains(out, "No game is waiting for you.") {
-		t.Errorf("an English account with LANG=de: %q", out)
+	// A new account takes the terminal's language and zone.
+	var prof struct {
+		Language string `json:"language"`
+		TimeZone string `json:"time_zone"`
+	}
+	ana.mustJSON(&prof, "account", "show")
+	if prof.Language != "de" || prof.TimeZone != "Europe/Berlin" {
+		t.Errorf("registered with LANG=de_DE.UTF-8 and TZ=Europe/Berlin: %+v", prof)
+	}
+	if out := ana.must("games"); !strings.Contains(out, "Kein Spiel wartet auf dich.") {
+		t.Errorf("a German account: %q", out)
 	}
 	out := ana.must("account", "language", "nl")
 	for _, want := range []string{"Taal", "Nederlands (nl)"} {
@@ -73,12 +81,8 @@ func TestAccountLanguageWins(t *testing.T) {
 	if msg := ana.wantCode(exitUsage, "account", "zone", "Mars/Olympus"); !strings.Contains(msg, "onbekende tijdzone") {
 		t.Errorf("an unknown zone: %q", msg)
 	}
-	var prof struct {
-		Language string `json:"language"`
-		TimeZone string `json:"time_zone"`
-	}
 	ana.mustJSON(&prof, "account", "show")
-	if prof.Language != "nl" || prof.TimeZone != "UTC" {
+	if prof.Language != "nl" || prof.TimeZone != "Europe/Berlin" {
 		t.Errorf("refused changes changed the profile: %+v", prof)
 	}
 	out = ana.must("account", "zone", "Europe/Amsterdam")
