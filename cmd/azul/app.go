@@ -66,6 +66,11 @@ type app struct {
 	tokenFrom string
 	api       *apiclient.ClientWithResponses
 	http      *http.Client
+	// The game whose events are described, and the language the server
+	// described them in (events.go).
+	gameRuleset apiclient.Ruleset
+	gameNames   map[int]string
+	eventsLang  string
 	// rulesets caches the rule set of each game asked about.
 	rulesets map[uuid.UUID]apiclient.Ruleset
 	// me caches the caller's player id (whoAmI).
@@ -123,7 +128,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if !errors.As(err, &ee) {
 		// Errors cobra makes itself: unknown commands and flags, wrong
 		// numbers of arguments.
-		ee = &exitError{code: exitUsage, err: err}
+		ee = &exitError{code: exitUsage, err: a.cobraError(err)}
 	}
 	if !a.jsonOut || ee.code == exitUsage || ee.code == exitNetwork || !isProblem(ee.err) {
 		msg := ee.err.Error()
@@ -157,7 +162,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.BoolVar(&a.noColor, "no-color", false, l.T("cli.flag.no_color"))
 	pf.StringVar(&a.langFlag, "lang", "", l.T("cli.flag.lang"))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: exitUsage, err: a.cobraError(err)}
 	})
 	root.AddCommand(
 		a.registerCommand(), a.loginCommand(),

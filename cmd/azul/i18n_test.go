@@ -206,6 +206,7 @@ func TestPseudoLocaleBypassesNothing(t *testing.T) {
 		{"moves", g.ID},
 		{"move", g.ID, "1"},
 		{"show", g.ID},
+		{"log", g.ID},
 		{"account"},
 		{"account", "language"},
 		{"account", "tokens"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -267,6 +268,33 @@ func (a *app) sayProblem(err error, ruleset apiclient.Ruleset) error {
 	var pe *problemError
 	if errors.As(err, &pe) {
 		pe.say = func(n string) string { return a.say(ruleset, n) }
+	}
+	return err
+}
+
+// cobra's own errors, said again in the reader's language.
+var (
+	cobraUnknownCommand = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
+	cobraUnknownFlag    = regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'.' in )?(\S+)`)
+	cobraNeedsValue     = regexp.MustCompile(`^flag needs an argument: (?:'.' in )?(\S+)`)
+	cobraBadValue       = regexp.MustCompile(`^invalid argument "([^"]*)" for "([^"]*)" flag`)
+)
+
+// cobraError is an error cobra made (a usage error), in the reader's
+// words where azul knows its kind.
+func (a *app) cobraError(err error) error {
+	msg := err.Error()
+	if m := cobraUnknownCommand.FindStringSubmatch(msg); m != nil {
+		return errors.New(a.l.T("cli.error.unknown_command", "Command", m[1], "Parent", m[2]))
+	}
+	if m := cobraUnknownFlag.FindStringSubmatch(msg); m != nil {
+		return errors.New(a.l.T("cli.error.unknown_flag", "Flag", m[1]))
+	}
+	if m := cobraNeedsValue.FindStringSubmatch(msg); m != nil {
+		return errors.New(a.l.T("cli.error.flag_needs_value", "Flag", m[1]))
+	}
+	if m := cobraBadValue.FindStringSubmatch(msg); m != nil {
+		return errors.New(a.l.T("cli.error.bad_flag_value", "Value", m[1], "Flag", m[2]))
 	}
 	return err
 }

@@ -128,6 +128,14 @@ func (a *app) logCommand() *cobra.Command {
 		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			var all []json.RawMessage
 			var prev *apiclient.Event
+			if !a.jsonOut {
+				// The seats' names and the rule set, to say the events.
+				g, err := a.api.GetGameWithResponse(cmd.Context(), id, &apiclient.GetGameParams{})
+				if err := a.result(g, err, http.StatusOK); err != nil {
+					return err
+				}
+				a.setGame(g.JSON200.Ruleset, g.JSON200.Seats)
+			}
 			err := a.eachEventPage(cmd.Context(), id, func(page []apiclient.Event, raw []json.RawMessage) {
 				if a.jsonOut {
 					all = append(all, raw...)
@@ -165,6 +173,9 @@ func (a *app) eventLine(ev apiclient.Event, automatic bool) string {
 			who = a.botName(*actor.Bot)
 		case actor.Kind != nil:
 			who = string(*actor.Kind)
+			if id := "cli.log.kind." + who; a.cat.Has(id) {
+				who = l.T(id)
+			}
 		}
 		if actor.Kind != nil && *actor.Kind == "bot" && actor.Seat != nil {
 			who += " " + l.T("cli.log.bot")

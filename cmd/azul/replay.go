@@ -34,6 +34,7 @@ func (a *app) replayCommand() *cobra.Command {
 				return err
 			}
 			last := cur.state.Version
+			a.setGame(cur.state.Ruleset, cur.state.Seats)
 			in, ok := a.in.(*os.File)
 			if a.jsonOut || !ok || !term.IsTerminal(int(in.Fd())) || !isTerminal(a.out) {
 				for v := 1; v <= last; v++ {
@@ -224,6 +225,9 @@ func (a *app) eachEventPage(ctx context.Context, id uuid.UUID, fn func([]apiclie
 	after, limit := 0, 1000
 	for {
 		res, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if res != nil {
+			a.noteEventsLanguage(res.HTTPResponse)
+		}
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}

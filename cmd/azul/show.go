@@ -306,6 +306,7 @@ func (a *app) printMoveResult(ctx context.Context, id uuid.UUID, r *apiclient.Mo
 			return err
 		}
 		evs = res.JSON200.Events
+		a.noteEventsLanguage(res.HTTPResponse)
 	}
 	g, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
 	if err := a.result(g, err, http.StatusOK); err != nil {
@@ -313,6 +314,7 @@ func (a *app) printMoveResult(ctx context.Context, id uuid.UUID, r *apiclient.Mo
 	}
 	names := a.seatNamesOf(g.JSON200.Seats)
 	ruleset := g.JSON200.Ruleset
+	a.setGame(ruleset, g.JSON200.Seats)
 	for _, t := range byCommand(evs) {
 		m := t.own.Meta
 		if m.Notation != nil && m.Actor != nil && m.Actor.Seat != nil {

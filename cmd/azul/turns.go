@@ -52,15 +52,6 @@ func byCommand(evs []apiclient.Event) []turn {
 	return out
 }
 
-// describe is an event's one-line description, as the server writes it
-// in the language the request asked for, or its type when it sent none.
-func (a *app) describe(ev apiclient.Event) string {
-	if d := deref(ev.Description); d != "" {
-		return d
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(ev.Type, "_", " "), ".", " ")
-}
-
 // aftermath sums up the events that followed a move automatically in a
 // few words, for the list of a watch: the scores they left and the
 // round they began ("scores Ana 9, Bob 3; round 3 began").

@@ -92,6 +92,7 @@ func (a *app) watch(ctx context.Context, id uuid.UUID) error {
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}
+		a.setGame(res.JSON200.Ruleset, res.JSON200.Seats)
 		// Far enough back for the last moves and the rounds' ends
 		// between them.
 		from := max(res.JSON200.Version-recentMoves*12, 0)
@@ -220,6 +221,7 @@ func (w *watcher) message(ctx context.Context, m sseMessage) error {
 	t := &table{state: st}
 	yourSeats(&t.state, w.me)
 	w.names = w.app.seatNamesOf(st.Seats)
+	w.app.setGame(st.Ruleset, st.Seats)
 	if err := w.catchUp(ctx, w.listed, st.Version); err != nil {
 		return err
 	}
@@ -241,6 +243,9 @@ func (w *watcher) catchUp(ctx context.Context, after, upTo int) error {
 	for after < upTo {
 		limit := min(upTo-after, 1000)
 		res, err := a.api.GameEventsWithResponse(ctx, w.id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if res != nil {
+			a.noteEventsLanguage(res.HTTPResponse)
+		}
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}
