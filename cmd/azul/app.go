@@ -194,7 +194,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 	a.configFile = path
 	cfg, err := loadConfig(path)
 	if err != nil {
-		return &exitError{code: exitFailure, err: a.wrapf(err, "cli.error.config")}
+		return &exitError{code: exitFailure, err: a.wrapf(err, "cli.error.config", "Path", path)}
 	}
 	a.cfg = cfg
 	if v := a.getenv("AZUL_SERVER"); v != "" {

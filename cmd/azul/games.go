@@ -97,7 +97,7 @@ func (a *app) gamesCommand() *cobra.Command {
 			if a.jsonOut {
 				out, err := json.Marshal(map[string]json.RawMessage{"turns": turns.Body, "games": list.Body})
 				if err != nil {
-					return fmt.Errorf("encode the output: %w", err)
+					return a.wrapf(err, "cli.error.encode")
 				}
 				return a.printJSON(out)
 			}

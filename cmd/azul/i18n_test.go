@@ -159,6 +159,32 @@ func TestMovesInDutch(t *testing.T) {
 		t.Errorf("German words from a Dutch account printed:\n%s", out)
 	}
 
+	// Until the round ends: what the rules did then is said in each
+	// player's language, not in the server's English.
+	players := map[int]*user{0: ana, 1: bob}
+	ended := ""
+	for range 60 {
+		ana.mustJSON(&g, "show", id)
+		if len(g.ToAct) == 0 {
+			break
+		}
+		if out := players[g.ToAct[0]].play(id, 1); strings.Contains(out, "ronde 2 is begonnen") || strings.Contains(out, "Runde 2 hat begonnen") {
+			ended = out
+			break
+		}
+	}
+	if ended == "" {
+		t.Fatal("no move ended round 1 in the player's language")
+	}
+	for _, english := range []string{"tiled", "lost", "round", "floor", "score"} {
+		if strings.Contains(ended, english) {
+			t.Errorf("the end of the round has the English %q:\n%s", english, ended)
+		}
+	}
+	if !strings.Contains(ended, "Daarna, vanzelf") && !strings.Contains(ended, "Danach, automatisch") {
+		t.Errorf("the end of the round is not listed:\n%s", ended)
+	}
+
 	// Summer Pavilion: in Dutch, groen and geel share the g.
 	var p state
 	ana.mustJSON(&p, "new", "--ruleset", "summer-pavilion", "--seat", "me", "--seat", "bot", "--seed", fixedSeed)

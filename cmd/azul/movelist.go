@@ -32,6 +32,9 @@ type seenList struct {
 	Seats   []int `json:"seats"`
 }
 
+// errNoStateDir: azul has nowhere to remember the lists it printed.
+var errNoStateDir = errors.New("neither XDG_STATE_HOME nor HOME is set")
+
 // stateDir is $XDG_STATE_HOME/azul, or ~/.local/state/azul: what azul
 // remembers between runs that is not configuration.
 func stateDir(getenv func(string) string) (string, error) {
@@ -40,7 +43,7 @@ func stateDir(getenv func(string) string) (string, error) {
 	}
 	home := getenv("HOME")
 	if home == "" {
-		return "", errors.New("neither XDG_STATE_HOME nor HOME is set: azul cannot remember the moves it listed")
+		return "", errNoStateDir
 	}
 	return filepath.Join(home, ".local", "state", "azul"), nil
 }
@@ -49,7 +52,7 @@ func stateDir(getenv func(string) string) (string, error) {
 func (a *app) seenListFile(id uuid.UUID) (string, error) {
 	dir, err := stateDir(a.getenv)
 	if err != nil {
-		return "", err
+		return "", errors.New(a.l.T("cli.error.no_state_dir"))
 	}
 	return filepath.Join(dir, "moves", id.String()+".json"), nil
 }
@@ -62,13 +65,13 @@ func (a *app) rememberList(id uuid.UUID, lm *apiclient.LegalMoves) error {
 	}
 	body, err := json.Marshal(seenList{Version: lm.Version, Seats: lm.Seats})
 	if err != nil {
-		return fmt.Errorf("encode the listed moves: %w", err)
+		return a.wrapf(err, "cli.error.remember_list")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("remember the listed moves: %w", err)
+		return a.wrapf(err, "cli.error.remember_list")
 	}
 	if err := writePrivate(path, body); err != nil {
-		return fmt.Errorf("remember the listed moves: %w", err)
+		return a.wrapf(err, "cli.error.remember_list")
 	}
 	return nil
 }

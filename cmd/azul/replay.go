@@ -100,7 +100,7 @@ func readKeys(in *os.File) ([]key, error) {
 	buf := make([]byte, 64)
 	n, err := in.Read(buf)
 	if err != nil {
-		return nil, fmt.Errorf("read the keyboard: %w", err)
+		return nil, fmt.Errorf("keyboard: %w", err)
 	}
 	var keys []key
 	for _, press := range splitKeys(string(buf[:n])) {

@@ -169,9 +169,13 @@ func (a *app) moveCommand() *cobra.Command {
 	var seat int
 	cmd := &cobra.Command{
 		Use: "move GAME MOVE",
-		Example: `  azul move $GAME 7
-  azul move $GAME F2 red 3
-  azul move $GAME '{"type": "take", "factory": 2, "color": "red", "line": 3}'`,
+		// The examples in the reader's move words, and the notation.
+		Example: "  azul move $GAME 7\n" +
+			"  azul move $GAME " + a.say("azul-mini", "F2 red 3") + "\n" +
+			"  azul move $GAME " + a.say("azul-mini", "C blue floor") + "\n" +
+			"  azul move $GAME " + a.say("summer-pavilion", "place blue s0 6 w3") + "\n" +
+			"  azul move $GAME F2 red 3\n" +
+			`  azul move $GAME '{"type": "take", "factory": 2, "color": "red", "line": 3}'`,
 		Args:              a.args(2, -1),
 		ValidArgsFunction: a.completeGames,
 		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {

@@ -162,7 +162,7 @@ func (w *watcher) follow(ctx context.Context) (connected bool, err error) {
 	}
 	req, err := apiclient.NewGameStreamRequest(a.cfg.Server, w.id, params)
 	if err != nil {
-		return false, fmt.Errorf("build the stream request: %w", err)
+		return false, a.wrapf(err, "cli.watch.stream_failing", "Server", a.cfg.Server)
 	}
 	req = req.WithContext(ctx)
 	req.Header.Set("Accept", "text/event-stream")
