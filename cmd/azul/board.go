@@ -384,9 +384,11 @@ func (d *boardDrawer) pavilionBoard(b *strings.Builder, p apiclient.PlayerView) 
 		}
 		width = max(width, utf8.RuneCountInString(labels[star]))
 	}
-	fmt.Fprintf(b, "  %s  %s 1 2 3 4 5 6\n", pad("", 2), pad("", width))
+	// The space numbers stand over the spaces: "  S0  " and the widest
+	// label before them.
+	fmt.Fprintf(b, "%s 1 2 3 4 5 6\n", strings.Repeat(" ", 6+width))
 	for star := range 7 {
-		fmt.Fprintf(b, "  S%d  %s", star, pad(labels[star], width))
+		fmt.Fprintf(b, "  S%d  %s", star, padExact(labels[star], width))
 		for _, c := range bv.Stars[star] {
 			if c == nil {
 				b.WriteString(" .")
@@ -455,7 +457,16 @@ func (d *boardDrawer) legend(b *strings.Builder) {
 	}
 }
 
-// pad pads s with spaces to n characters (runes, not bytes).
+// padExact pads s with spaces to n characters (runes, not bytes).
+func padExact(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
+// pad pads s with spaces to n characters (runes, not bytes), and leaves
+// at least one space after a longer s.
 func pad(s string, n int) string {
 	if k := utf8.RuneCountInString(s); k < n {
 		return s + strings.Repeat(" ", n-k)

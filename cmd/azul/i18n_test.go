@@ -282,6 +282,11 @@ func TestGoldenOutputs(t *testing.T) {
 				"help.txt":    ana.must("help", "account", "--lang", lang),
 				"refusal.txt": ana.wantCode(exitUsage, "account", "language", "fr", "--lang", lang),
 			}
+			// Summer Pavilion's table too, with a bot's seat.
+			var p state
+			ana.mustJSON(&p, "new", "--ruleset", "summer-pavilion", "--seat", "me", "--seat", "bot", "--seed", fixedSeed)
+			pavilion := strings.ReplaceAll(ana.must("show", p.ID, "--lang", lang), p.ID, "GAME-ID")
+			files["pavilion.txt"] = pavilion
 			for name, got := range files {
 				got = strings.ReplaceAll(got, g.ID, "GAME-ID")
 				got = strings.ReplaceAll(got, srv.URL, "SERVER")
