@@ -176,6 +176,23 @@ func (a *app) localize(cmd *cobra.Command, path string) {
 	if long := "cli.cmd." + path + ".long"; a.cat.Has(long) {
 		cmd.Long = a.l.T(long)
 	}
+	// The arguments' placeholders (GAME, NAME) in the reader's words, and
+	// cobra's "[flags]" too.
+	if path != "root" {
+		_, rest, _ := strings.Cut(cmd.Use, " ")
+		if id := "cli.cmd." + path + ".args"; a.cat.Has(id) {
+			rest = a.l.T(id)
+		}
+		if id := "cli.cmd." + path + ".optional"; a.cat.Has(id) {
+			rest = "[" + a.l.T(id) + "]"
+		}
+		use := cmd.Name()
+		if rest != "" {
+			use += " " + rest
+		}
+		cmd.Use = use + " [" + a.l.T("cli.help.flags_word") + "]"
+		cmd.DisableFlagsInUseLine = true
+	}
 	for _, sub := range cmd.Commands() {
 		if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
 			continue
@@ -218,7 +235,7 @@ func (a *app) localizeHelp(root *cobra.Command) {
 	l := a.l
 	root.SetUsageTemplate(l.T("cli.help.usage") + `:{{if .Runnable}}
   {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
-  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+  {{.CommandPath}} ` + "[" + l.T("cli.help.command_word") + "]" + `{{end}}{{if gt (len .Aliases) 0}}
 
 ` + l.T("cli.help.aliases") + `:
   {{.NameAndAliases}}{{end}}{{if .HasExample}}
@@ -235,7 +252,7 @@ func (a *app) localizeHelp(root *cobra.Command) {
 ` + l.T("cli.help.global_flags") + `:
 {{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableSubCommands}}
 
-` + l.T("cli.help.more", "Command", "{{.CommandPath}} [command] --help") + `{{end}}
+` + l.T("cli.help.more", "Command", "{{.CommandPath}} "+"["+l.T("cli.help.command_word")+"]"+" --help") + `{{end}}
 `)
 	root.InitDefaultHelpFlag()
 	if f := root.Flags().Lookup("help"); f != nil {
