@@ -154,7 +154,7 @@ func (a *app) printMoveList(ctx context.Context, id uuid.UUID, lm *apiclient.Leg
 			cells[i] = fmt.Sprintf("%4d. %s", i+1, move)
 		}
 	}
-	fmt.Fprintln(a.out, a.l.T("cli.moves.header", "Version", lm.Version, "Command", "azul move GAME N"))
+	fmt.Fprintln(a.out, a.l.T("cli.moves.header", "Version", lm.Version, "Command", "azul move "+a.l.T("cli.cmd.show.args")+" N"))
 	fmt.Fprint(a.out, textcols.Columns(cells, a.width()))
 	return a.rememberList(id, lm)
 }
