@@ -36,7 +36,7 @@ func (a *app) completeGames(cmd *cobra.Command, args []string, _ string) ([]stri
 	var out []string
 	for _, g := range res.JSON200.Games {
 		if g.Id != nil {
-			out = append(out, fmt.Sprintf("%s\t%s %s", g.Id, deref(g.Ruleset), deref(g.Status)))
+			out = append(out, fmt.Sprintf("%s\t%s, %s", g.Id, a.ruleset(string(deref(g.Ruleset))), a.status(string(deref(g.Status)))))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -310,4 +311,24 @@ func TestGoldenOutputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWatchInGerman: a German player's watch draws the table, the last
+// moves and its status line in German, moves in German words.
+func TestWatchInGerman(t *testing.T) {
+	srv := newServer(t)
+	ana, bob, id := dutchGame(t, srv.URL) // Ana speaks Dutch, Bob German
+	ana.play(id, 1)
+	term := newTerminal(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	code := term.run(ctx, bob, "watch", id)
+	s := term.waitFor("Warte auf Züge (Strg-C beendet).", "Letzte Züge:", "Ana spielte ", "Bob (du) nimmt Fliesen.", "Musterreihen", "Bodenreihe")
+	for _, english := range []string{"Watching", "Last moves", "played", "points", "floor"} {
+		if strings.Contains(s, english) {
+			t.Errorf("the German watch shows the English %q:\n%s", english, s)
+		}
+	}
+	stop()
+	wantExit(t, code, exitOK)
 }
