@@ -244,7 +244,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	out := ana.must("__complete", "show", "")
-	if !strings.Contains(out, id+"\tazul-mini active") {
+	if !strings.Contains(out, id+"\tAzul Mini, active") {
 		t.Errorf("game ids completed as %q", out)
 	}
 	if out := ana.must("__complete", "new", "--ruleset", ""); !strings.Contains(out, "summer-pavilion-mini") {
