@@ -12,15 +12,15 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
 func (a *app) registerCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "register NAME [EMAIL]",
-		Short: "Create a player on the server (with an email address to play by mail) and keep its token in the configuration",
-		Args:  args(1, 2),
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
+		Use:  "register NAME [EMAIL]",
+		Args: a.args(1, 2),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			reg := apiclient.Registration{Name: args[0]}
 			if len(args) == 2 {
 				email := types.Email(args[1])
@@ -34,12 +34,18 @@ func (a *app) registerCommand() *cobra.Command {
 			if err := saveConfig(a.configFile, config{Server: a.cfg.Server, Token: p.Token}); err != nil {
 				return err
 			}
+			// The new account's language and zone (chosen by the server
+			// from this request's Accept-Language) are kept with it.
+			a.cfg = config{Server: a.cfg.Server, Token: p.Token}
+			a.learnProfile(cmd.Context())
+			a.registrationDefaults(cmd)
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			fmt.Fprintf(a.out, "Registered %s (player %s) on %s.\nThe token is kept in %s.\n", p.Name, p.Id, a.cfg.Server, a.configFile)
+			fmt.Fprintln(a.out, a.l.T("cli.register.done", "Name", p.Name, "ID", p.Id, "Server", a.cfg.Server))
+			fmt.Fprintln(a.out, a.l.T("cli.register.kept", "Path", a.configFile))
 			if p.EmailStatus != nil && *p.EmailStatus == apiclient.RegisteredPlayerEmailStatusUnverified {
-				fmt.Fprintf(a.out, "A link to confirm %s is on its way: until you follow it, no game mail goes there.\n", deref((*string)(p.Email)))
+				fmt.Fprintln(a.out, a.l.T("cli.register.confirm", "Email", deref((*string)(p.Email))))
 			}
 			return nil
 		}),
@@ -48,52 +54,87 @@ func (a *app) registerCommand() *cobra.Command {
 
 func (a *app) loginCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "login [TOKEN]",
-		Short: "Check a token with the server and keep it in the configuration (read from stdin without TOKEN)",
-		Args:  args(0, 1),
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
+		Use:  "login [TOKEN]",
+		Args: a.args(0, 1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			token := ""
 			if len(args) == 1 {
 				token = args[0]
 			} else {
 				if f, ok := a.in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					// Typed at a terminal: not echoed, like a password.
-					fmt.Fprint(a.err, "Token: ")
+					fmt.Fprint(a.err, a.l.T("cli.login.prompt")+" ")
 					b, err := term.ReadPassword(int(f.Fd()))
 					fmt.Fprintln(a.err)
 					if err != nil {
-						return fmt.Errorf("read the token: %w", err)
+						return a.wrapf(err, "cli.login.read_error")
 					}
 					token = string(b)
 				} else {
 					line, err := bufio.NewReader(a.in).ReadString('\n')
 					if err != nil && line == "" {
-						return usagef("login: give the token as argument or on standard input")
+						return a.usage("cli.login.no_token")
 					}
 					token = line
 				}
 			}
 			token = strings.TrimSpace(token)
 			if token == "" {
-				return usagef("login: the token is empty")
+				return a.usage("cli.login.empty")
 			}
 			a.cfg.Token = token
 			res, err := a.api.MeWithResponse(cmd.Context())
 			if err := a.result(res, err, http.StatusOK); err != nil {
 				var pe *problemError
 				if errors.As(err, &pe) && pe.instead != "" {
-					pe.instead = fmt.Sprintf("the server %s does not know this token: check it, or run 'azul register NAME [EMAIL]' to create a player", a.cfg.Server)
+					pe.instead = a.l.T("cli.login.unknown", "Server", a.cfg.Server)
 				}
 				return err
 			}
-			if err := saveConfig(a.configFile, config{Server: a.cfg.Server, Token: token}); err != nil {
+			me := res.JSON200
+			if err := saveConfig(a.configFile, config{Server: a.cfg.Server, Token: token, Language: string(me.Language), TimeZone: me.TimeZone}); err != nil {
 				return err
 			}
+			a.cfg.Language, a.cfg.TimeZone = string(me.Language), me.TimeZone
+			a.chooseLanguage(a.langFlag, a.cfg)
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			fmt.Fprintf(a.out, "Signed in as %s (player %s) on %s.\n", res.JSON200.Name, res.JSON200.Id, a.cfg.Server)
+			fmt.Fprintln(a.out, a.l.T("cli.login.done", "Name", me.Name, "ID", me.Id, "Server", a.cfg.Server))
 			return nil
 		}),
 	}
+}
+
+// registrationDefaults gives a new account the language of the terminal
+// (--lang, else LC_ALL, LC_MESSAGES or LANG) and its zone (TZ) when the
+// server chose others, as a browser's Accept-Language and zone choose
+// them for the web. The request already carried Accept-Language; a
+// server that read it changes nothing here.
+func (a *app) registrationDefaults(cmd *cobra.Command) {
+	var u apiclient.ProfileUpdate
+	want := a.langFlag
+	if !i18n.Supported(want) {
+		if env := a.envLocale(); env != "" {
+			want = a.cat.Match(env)
+		}
+	}
+	if i18n.Supported(want) && want != a.cfg.Language {
+		l := apiclient.ProfileUpdateLanguage(want)
+		u.Language = &l
+	}
+	if tz := a.getenv("TZ"); tz != "" && tz != a.cfg.TimeZone {
+		if _, err := i18n.LoadZone(tz); err == nil {
+			u.TimeZone = &tz
+		}
+	}
+	if u.Language == nil && u.TimeZone == nil {
+		return
+	}
+	res, err := a.api.UpdateProfileWithResponse(cmd.Context(), u)
+	if err != nil || res.JSON200 == nil {
+		// The account keeps the server's choice; 'azul account' changes it.
+		return
+	}
+	_ = a.rememberProfile(string(res.JSON200.Language), res.JSON200.TimeZone)
 }

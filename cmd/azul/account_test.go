@@ -21,8 +21,11 @@ func TestAccountCommands(t *testing.T) {
 	}
 
 	out = ana.must("account", "set", "--language", "nl", "--time-zone", "Europe/Amsterdam", "--name", "Ana B")
-	if !strings.Contains(out, "Europe/Amsterdam") || !strings.Contains(out, "Ana B") {
-		t.Errorf("set printed:\n%s", out)
+	// The answer already speaks the new language.
+	for _, want := range []string{"Europe/Amsterdam", "Ana B", "Taal", "Nederlands (nl)", "Tijdzone"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("set printed no %q:\n%s", want, out)
+		}
 	}
 	var prof struct {
 		Name     string `json:"name"`
@@ -34,10 +37,20 @@ func TestAccountCommands(t *testing.T) {
 		t.Fatalf("profile after set = %+v", prof)
 	}
 
-	// Bad input: a usage error that says why, and nothing changed.
-	if msg := ana.wantCode(exitUsage, "account", "set"); !strings.Contains(msg, "nothing to change") {
+	// Bad input: a usage error that says why, in the account's
+	// language, and nothing changed.
+	if msg := ana.wantCode(exitUsage, "account", "set"); !strings.Contains(msg, "niets te wijzigen") {
 		t.Errorf("set without flags: %q", msg)
 	}
+	ana.env["LANG"] = "de_DE.UTF-8"
+	if msg := ana.wantCode(exitUsage, "account", "language", "fr"); !strings.Contains(msg, "onbekende taal “fr”: kies uit en, nl, de, it") {
+		t.Errorf("an unknown language: %q", msg)
+	}
+	if msg := ana.wantCode(exitUsage, "account", "zone", "Mars/Olympus"); !strings.Contains(msg, "IANA") {
+		t.Errorf("an unknown zone: %q", msg)
+	}
+	ana.must("account", "language", "en")
+	delete(ana.env, "LANG")
 	if msg := ana.wantCode(exitUsage, "account", "set", "--name", "Ana C", "--time-zone", "Mars/Olympus"); !strings.Contains(msg, "IANA") {
 		t.Errorf("set with a bad zone: %q", msg)
 	}
@@ -45,7 +58,7 @@ func TestAccountCommands(t *testing.T) {
 		t.Errorf("set with a bad language: %q", msg)
 	}
 	ana.mustJSON(&prof, "account", "show")
-	if prof.Name != "Ana B" || prof.Language != "nl" {
+	if prof.Name != "Ana B" || prof.Language != "en" {
 		t.Fatalf("refused changes changed the profile: %+v", prof)
 	}
 

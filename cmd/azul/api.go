@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
@@ -28,6 +29,10 @@ type problemError struct {
 	// instead, when set, is what to tell the user rather than the
 	// problem: what to do about it, in the terms of this command.
 	instead string
+	// l is the reader's view of the catalogue; say writes a move in
+	// their words (nil: as the server sent it).
+	l   *i18n.Localizer
+	say func(string) string
 }
 
 // Problem type URIs the exit codes depend on (api/problem.go).
@@ -39,18 +44,34 @@ func (e *problemError) Error() string {
 	}
 	var b strings.Builder
 	b.WriteString(e.p.Title)
-	if d := e.detail(); d != "" {
-		b.WriteString(": " + d)
+	rule := deref(e.p.Rule)
+	detail := e.detail()
+	// A broken rule is said by the catalogue in the reader's language
+	// when it has the rule; the server's detail otherwise (which it
+	// writes in the language the request asked for).
+	if rule != "" && e.l != nil && e.l.Catalogue().Has("rule."+rule) {
+		detail = e.l.T("rule." + rule)
 	}
-	if e.p.Rule != nil && *e.p.Rule != "" {
-		b.WriteString(" (rule " + *e.p.Rule)
-		if e.p.Ref != nil && *e.p.Ref != "" {
-			b.WriteString(", " + *e.p.Ref)
+	if detail != "" {
+		b.WriteString(": " + detail)
+	}
+	if rule != "" {
+		ref := deref(e.p.Ref)
+		if e.l == nil {
+			b.WriteString(" (" + rule + ")")
+		} else if ref != "" {
+			b.WriteString(" " + e.l.T("cli.problem.rule_ref", "Rule", rule, "Ref", ref))
+		} else {
+			b.WriteString(" " + e.l.T("cli.problem.rule", "Rule", rule))
 		}
-		b.WriteString(")")
 	}
 	if e.p.LegalMoves != nil && len(*e.p.LegalMoves) > 0 {
-		fmt.Fprintf(&b, "; legal moves ('azul moves' numbers them): %s", groupMoves(*e.p.LegalMoves))
+		b.WriteString("; ")
+		if e.l != nil {
+			b.WriteString(e.l.T("cli.problem.legal_moves", "Moves", groupMoves(*e.p.LegalMoves, e.say)))
+		} else {
+			b.WriteString(groupMoves(*e.p.LegalMoves, e.say))
+		}
 	}
 	return b.String()
 }
@@ -83,20 +104,24 @@ func (e *problemError) detail() string {
 
 // groupMoves lists moves in notation compactly, on one line: moves that
 // differ only in their last word are joined ("F2 red 1/2/3/floor").
-func groupMoves(moves []apiclient.LegalMove) string {
+func groupMoves(moves []apiclient.LegalMove, say func(string) string) string {
 	var groups []string
 	prefix := "\x00"
 	for _, m := range moves {
-		head, last := "", m.Notation
-		if i := strings.LastIndexByte(m.Notation, ' '); i >= 0 {
-			head, last = m.Notation[:i], m.Notation[i+1:]
+		notation := m.Notation
+		if say != nil {
+			notation = say(notation)
+		}
+		head, last := "", notation
+		if i := strings.LastIndexByte(notation, ' '); i >= 0 {
+			head, last = notation[:i], notation[i+1:]
 		}
 		if head == prefix && len(groups) > 0 {
 			groups[len(groups)-1] += "/" + last
 			continue
 		}
 		prefix = head
-		groups = append(groups, m.Notation)
+		groups = append(groups, notation)
 	}
 	return strings.Join(groups, ", ")
 }
@@ -146,7 +171,7 @@ func (a *app) result(res response, err error, want int) error {
 		}
 		var p apiclient.Problem
 		if json.Unmarshal(body, &p) == nil && p.Type != "" && p.Title != "" {
-			pe := &problemError{p: p, body: body}
+			pe := &problemError{p: p, body: body, l: a.l}
 			if strings.TrimPrefix(string(p.Type), problemBase) == "unauthenticated" {
 				pe.instead = a.unknownToken()
 			}
@@ -156,7 +181,7 @@ func (a *app) result(res response, err error, want int) error {
 			return &exitError{code: pe.code(), err: pe}
 		}
 	}
-	return &exitError{code: exitFailure, err: fmt.Errorf("the server answered %d: %s", status, firstLine(body))}
+	return &exitError{code: exitFailure, err: errors.New(a.l.T("cli.error.status", "Status", status, "Body", firstLine(body)))}
 }
 
 // checkBody checks that a JSON body the description documents was read
@@ -208,9 +233,9 @@ func (a *app) transportError(err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.Canceled):
-		return &exitError{code: exitFailure, err: errors.New("interrupted")}
+		return a.fail(exitFailure, "cli.error.interrupted")
 	case errors.As(err, &ue), errors.As(err, &ne):
-		return &exitError{code: exitNetwork, err: fmt.Errorf("cannot reach %s: %w", a.cfg.Server, err)}
+		return &exitError{code: exitNetwork, err: a.wrapf(err, "cli.error.unreachable", "Server", a.cfg.Server)}
 	}
 	return &exitError{code: exitFailure, err: &mismatchError{err.Error()}}
 }
@@ -232,9 +257,8 @@ func isJSONType(ct string) bool {
 // unknownToken says what to do when the server does not know the token
 // sent (or wants one and none was).
 func (a *app) unknownToken() string {
-	const todo = "run 'azul login TOKEN' with the token 'azul register' gave you, or 'azul register NAME [EMAIL]' to create a player"
 	if a.cfg.Token == "" {
-		return "not signed in: " + todo
+		return a.l.T("cli.error.not_signed_in")
 	}
-	return fmt.Sprintf("the server %s does not know the token %s: %s", a.cfg.Server, a.tokenFrom, todo)
+	return a.l.T("cli.error.unknown_token", "Server", a.cfg.Server, "From", a.tokenFrom)
 }

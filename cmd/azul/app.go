@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
@@ -45,6 +47,16 @@ type app struct {
 	tokenFlag  string
 	jsonOut    bool
 	noColor    bool
+	langFlag   string
+
+	// The reader's language and zone: the catalogue, the move words and
+	// the localizer chosen from them (see chooseLanguage).
+	cat   *i18n.Catalogue
+	words *notation.Words
+	l     *i18n.Localizer
+	// pseudo offers the pseudo-locale (--lang en-XA); only tests set it,
+	// to find text that bypasses the catalogue.
+	pseudo bool
 
 	// Resolved before a command runs.
 	configFile string
@@ -54,6 +66,13 @@ type app struct {
 	tokenFrom string
 	api       *apiclient.ClientWithResponses
 	http      *http.Client
+	// The game whose events are described, and the language the server
+	// described them in (events.go).
+	gameRuleset apiclient.Ruleset
+	gameNames   map[int]string
+	eventsLang  string
+	// rulesets caches the rule set of each game asked about.
+	rulesets map[uuid.UUID]apiclient.Ruleset
 	// me caches the caller's player id (whoAmI).
 	me *string
 	// strict makes a response the API description does not document an
@@ -70,9 +89,19 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usagef is a usage error (exit 2).
-func usagef(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+// usage is a usage error (exit 2) in the reader's words.
+func (a *app) usage(id string, pairs ...any) error {
+	return &exitError{code: exitUsage, err: errors.New(a.l.T(id, pairs...))}
+}
+
+// fail is an error (exit code) in the reader's words.
+func (a *app) fail(code int, id string, pairs ...any) error {
+	return &exitError{code: code, err: errors.New(a.l.T(id, pairs...))}
+}
+
+// wrapf is an error in the reader's words with its cause after it.
+func (a *app) wrapf(err error, id string, pairs ...any) error {
+	return fmt.Errorf("%s: %w", a.l.T(id, pairs...), err)
 }
 
 // run executes one command line and returns the exit code.
@@ -82,6 +111,10 @@ func run(ctx context.Context, args []string, io stdio, getenv func(string) strin
 }
 
 func (a *app) execute(ctx context.Context, args []string) int {
+	if err := a.loadLanguage(args); err != nil {
+		fmt.Fprintf(a.err, "azul: %s\n", err)
+		return exitFailure
+	}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(a.in)
@@ -95,40 +128,42 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if !errors.As(err, &ee) {
 		// Errors cobra makes itself: unknown commands and flags, wrong
 		// numbers of arguments.
-		ee = &exitError{code: exitUsage, err: err}
+		ee = &exitError{code: exitUsage, err: a.cobraError(err)}
 	}
 	if !a.jsonOut || ee.code == exitUsage || ee.code == exitNetwork || !isProblem(ee.err) {
-		fmt.Fprintf(a.err, "azul: %s\n", ee.err)
+		msg := ee.err.Error()
+		var mm *mismatchError
+		if errors.As(ee.err, &mm) {
+			msg = a.l.T("cli.error.mismatch", "Detail", mm.detail)
+		}
+		fmt.Fprintf(a.err, "azul: %s\n", msg)
 	}
 	if ee.code == exitUsage {
-		fmt.Fprintln(a.err, "Run 'azul --help' for usage.")
+		fmt.Fprintln(a.err, a.l.T("cli.run_help"))
 	}
 	return ee.code
 }
 
-// rootCommand builds the command tree.
+// rootCommand builds the command tree, its help in the reader's
+// language.
 func (a *app) rootCommand() *cobra.Command {
+	l := a.l
 	root := &cobra.Command{
-		Use:   "azul",
-		Short: "Play Azul games on an azuld server from the terminal",
-		Long: `azul creates, follows, plays, replays and verifies games on an azuld
-server. The server and your token are read from $XDG_CONFIG_HOME/azul/config
-(written by 'azul register' and 'azul login'), AZUL_SERVER and AZUL_TOKEN,
-and --server and --token, each overriding those before it.
-
-Exit codes: 0 success, 1 other failure, 2 usage error, 3 move or answer
-refused by the game, 4 network failure, 5 not signed in or not allowed.`,
+		Use:               "azul",
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.setup(cmd) },
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.configFlag, "config", "", "configuration file (default $XDG_CONFIG_HOME/azul/config)")
-	pf.StringVar(&a.serverFlag, "server", "", "azuld URL (default from AZUL_SERVER or the configuration)")
-	pf.StringVar(&a.tokenFlag, "token", "", "bearer token (default from AZUL_TOKEN or the configuration)")
-	pf.BoolVar(&a.jsonOut, "json", false, "print the API's JSON instead of text")
-	pf.BoolVar(&a.noColor, "no-color", false, "no colours (also NO_COLOR=1)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%w", err) })
+	pf.StringVar(&a.configFlag, "config", "", l.T("cli.flag.config"))
+	pf.StringVar(&a.serverFlag, "server", "", l.T("cli.flag.server"))
+	pf.StringVar(&a.tokenFlag, "token", "", l.T("cli.flag.token"))
+	pf.BoolVar(&a.jsonOut, "json", false, l.T("cli.flag.json"))
+	pf.BoolVar(&a.noColor, "no-color", false, l.T("cli.flag.no_color"))
+	pf.StringVar(&a.langFlag, "lang", "", l.T("cli.flag.lang"))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: a.cobraError(err)}
+	})
 	root.AddCommand(
 		a.registerCommand(), a.loginCommand(),
 		a.gamesCommand(), a.newCommand(), a.joinCommand(),
@@ -138,44 +173,54 @@ refused by the game, 4 network failure, 5 not signed in or not allowed.`,
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
 		a.accountCommand(),
 	)
+	a.localize(root, "root")
+	a.localizeHelp(root)
 	return root
 }
 
 // setup resolves the configuration and builds the API client.
-func (a *app) setup(_ *cobra.Command) error {
+func (a *app) setup(cmd *cobra.Command) error {
+	if err := a.checkLangFlag(); err != nil {
+		return err
+	}
 	path := a.configFlag
 	if path == "" {
 		p, err := configPath(a.getenv)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return a.usage("cli.error.no_config_dir")
 		}
 		path = p
 	}
 	a.configFile = path
 	cfg, err := loadConfig(path)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{code: exitFailure, err: a.wrapf(err, "cli.error.config", "Path", path)}
 	}
 	a.cfg = cfg
 	if v := a.getenv("AZUL_SERVER"); v != "" {
 		a.cfg.Server = v
 	}
-	a.tokenFrom = "in the configuration " + path
+	a.tokenFrom = a.l.T("cli.token_from.config", "Path", path)
 	if v := a.getenv("AZUL_TOKEN"); v != "" {
-		a.cfg.Token, a.tokenFrom = v, "in AZUL_TOKEN"
+		a.cfg.Token, a.tokenFrom = v, a.l.T("cli.token_from.env")
 	}
 	if a.serverFlag != "" {
 		a.cfg.Server = a.serverFlag
 	}
 	if a.tokenFlag != "" {
-		a.cfg.Token, a.tokenFrom = a.tokenFlag, "given with --token"
+		a.cfg.Token, a.tokenFrom = a.tokenFlag, a.l.T("cli.token_from.flag")
+	}
+	if a.cfg.Token != cfg.Token {
+		// Another token than the configuration's: its account's
+		// language is not the one kept there.
+		a.cfg.Language, a.cfg.TimeZone = "", ""
 	}
 	if a.cfg.Server == "" {
 		a.cfg.Server = defaultServer
 	}
 	a.cfg.Server = strings.TrimRight(a.cfg.Server, "/")
 	if !strings.HasPrefix(a.cfg.Server, "http://") && !strings.HasPrefix(a.cfg.Server, "https://") {
-		return usagef("the server %q is not an http:// or https:// URL", a.cfg.Server)
+		return a.usage("cli.error.server_url", "Server", a.cfg.Server)
 	}
 	// No overall timeout: the event stream of watch lasts as long as the
 	// user wants; connecting is bounded by the transport.
@@ -188,9 +233,10 @@ func (a *app) setup(_ *cobra.Command) error {
 		apiclient.WithHTTPClient(a.http),
 		apiclient.WithRequestEditorFn(a.authorize))
 	if err != nil {
-		return usagef("the server URL: %w", err)
+		return a.usage("cli.error.server_url", "Server", a.cfg.Server)
 	}
 	a.api = api
+	a.learnProfile(cmd.Context())
 	return nil
 }
 
@@ -200,13 +246,15 @@ func (a *app) authorize(_ context.Context, req *http.Request) error {
 		req.Header.Set("Authorization", "Bearer "+a.cfg.Token)
 	}
 	req.Header.Set("User-Agent", "azul-cli")
+	// Problems come back in the reader's language.
+	req.Header.Set("Accept-Language", a.acceptLanguage())
 	return nil
 }
 
 // needToken fails early, with a hint, when a command needs a player.
 func (a *app) needToken() error {
 	if a.cfg.Token == "" {
-		return &exitError{code: exitNotAllow, err: errors.New("not signed in: run 'azul register NAME [EMAIL]' or 'azul login TOKEN' (or set AZUL_TOKEN)")}
+		return a.fail(exitNotAllow, "cli.error.not_signed_in")
 	}
 	return nil
 }
@@ -243,19 +291,19 @@ func terminalWidth(w any) int {
 func (a *app) printJSON(body []byte) error {
 	body = []byte(strings.TrimRight(string(body), "\n"))
 	if _, err := fmt.Fprintf(a.out, "%s\n", body); err != nil {
-		return fmt.Errorf("write the output: %w", err)
+		return a.wrapf(err, "cli.error.write")
 	}
 	return nil
 }
 
 // args checks the number of positional arguments (a usage error).
-func args(min, max int) cobra.PositionalArgs {
+func (a *app) args(min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) < min:
-			return usagef("%s: missing arguments (usage: %s)", cmd.Name(), cmd.UseLine())
+			return a.usage("cli.error.missing_args", "Command", cmd.Name(), "Usage", cmd.UseLine())
 		case max >= 0 && len(args) > max:
-			return usagef("%s: too many arguments (usage: %s)", cmd.Name(), cmd.UseLine())
+			return a.usage("cli.error.too_many_args", "Command", cmd.Name(), "Usage", cmd.UseLine())
 		}
 		return nil
 	}
@@ -265,9 +313,9 @@ func args(min, max int) cobra.PositionalArgs {
 // has one), so the root can tell them from cobra's usage errors.
 // onGame is wrapRun for a command whose first argument is a game id: run
 // gets the id checked, and all the arguments.
-func onGame(run func(cmd *cobra.Command, id uuid.UUID, args []string) error) func(*cobra.Command, []string) error {
-	return wrapRun(func(cmd *cobra.Command, args []string) error {
-		id, err := gameID(args[0])
+func (a *app) onGame(run func(cmd *cobra.Command, id uuid.UUID, args []string) error) func(*cobra.Command, []string) error {
+	return a.wrapRun(func(cmd *cobra.Command, args []string) error {
+		id, err := a.gameID(args[0])
 		if err != nil {
 			return err
 		}
@@ -275,7 +323,7 @@ func onGame(run func(cmd *cobra.Command, id uuid.UUID, args []string) error) fun
 	})
 }
 
-func wrapRun(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+func (a *app) wrapRun(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		err := fn(cmd, args)
 		if err == nil {
@@ -286,7 +334,7 @@ func wrapRun(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Comma
 			return err
 		}
 		if errors.Is(err, context.Canceled) {
-			return &exitError{code: exitFailure, err: errors.New("interrupted")}
+			return a.fail(exitFailure, "cli.error.interrupted")
 		}
 		return &exitError{code: exitFailure, err: err}
 	}

@@ -20,7 +20,7 @@ func TestTakebacks(t *testing.T) {
 	if !strings.Contains(out, "waits for seat 1 to accept") {
 		t.Fatalf("takeback: %q", out)
 	}
-	if show := bob.must("show", id); !strings.Contains(show, "Seat 0 asks to take back 1 move(s)") {
+	if show := bob.must("show", id); !strings.Contains(show, "Seat 0 asks to take back 1 move ") {
 		t.Errorf("show with an open take-back:\n%s", show)
 	}
 	if out := bob.must("accept", id); !strings.Contains(out, "Taken back: game "+id+" is back at version 4") {
@@ -41,7 +41,7 @@ func TestTakebacks(t *testing.T) {
 		t.Errorf("accept without a request: %q", msg)
 	}
 	// The undone move is marked in the audit trail.
-	if log := ana.must("log", id); !strings.Contains(log, "[undone at version") {
+	if log := ana.must("log", id); !strings.Contains(log, "(undone at version") {
 		t.Errorf("log after a take-back:\n%s", log)
 	}
 }
@@ -244,7 +244,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	out := ana.must("__complete", "show", "")
-	if !strings.Contains(out, id+"\tazul-mini active") {
+	if !strings.Contains(out, id+"\tAzul Mini, active") {
 		t.Errorf("game ids completed as %q", out)
 	}
 	if out := ana.must("__complete", "new", "--ruleset", ""); !strings.Contains(out, "summer-pavilion-mini") {

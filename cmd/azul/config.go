@@ -10,11 +10,15 @@ import (
 	"strings"
 )
 
-// config is what azul keeps between runs: the server and the player's
-// token. The file holds "key = value" lines; # starts a comment.
+// config is what azul keeps between runs: the server, the player's
+// token, and the account's language and time zone as last read from the
+// server (so that azul speaks them without asking each time). The file
+// holds "key = value" lines; # starts a comment.
 type config struct {
-	Server string
-	Token  string
+	Server   string
+	Token    string
+	Language string
+	TimeZone string
 }
 
 // defaultServer is used when neither the file, AZUL_SERVER nor --server
@@ -59,8 +63,12 @@ func loadConfig(path string) (config, error) {
 			cfg.Server = value
 		case "token":
 			cfg.Token = value
+		case "language":
+			cfg.Language = value
+		case "time_zone":
+			cfg.TimeZone = value
 		default:
-			return cfg, fmt.Errorf("%s:%d: unknown key %q (server, token)", path, n, key)
+			return cfg, fmt.Errorf("%s:%d: unknown key %q (server, token, language, time_zone)", path, n, key)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -75,7 +83,11 @@ func saveConfig(path string, cfg config) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create the configuration directory: %w", err)
 	}
-	body := fmt.Sprintf("# azul configuration (written by azul login / azul register)\nserver = %s\ntoken = %s\n", cfg.Server, cfg.Token)
+	body := fmt.Sprintf("# azul configuration (written by azul login / azul register / azul account)\nserver = %s\ntoken = %s\n", cfg.Server, cfg.Token)
+	// The account's language and zone belong to its token.
+	if cfg.Token != "" && cfg.Language != "" {
+		body += fmt.Sprintf("language = %s\ntime_zone = %s\n", cfg.Language, cfg.TimeZone)
+	}
 	if err := writePrivate(path, []byte(body)); err != nil {
 		return fmt.Errorf("write the configuration: %w", err)
 	}

@@ -15,10 +15,10 @@ import (
 )
 
 // gameID reads a GAME argument (a usage error when it is no game id).
-func gameID(arg string) (uuid.UUID, error) {
+func (a *app) gameID(arg string) (uuid.UUID, error) {
 	id, err := uuid.Parse(arg)
 	if err != nil || len(arg) != 36 {
-		return uuid.UUID{}, usagef("%q is not a game id (a UUID, as 'azul games' lists them)", arg)
+		return uuid.UUID{}, a.usage("cli.error.bad_game_id", "Value", arg)
 	}
 	return id, nil
 }
@@ -36,7 +36,7 @@ func (a *app) completeGames(cmd *cobra.Command, args []string, _ string) ([]stri
 	var out []string
 	for _, g := range res.JSON200.Games {
 		if g.Id != nil {
-			out = append(out, fmt.Sprintf("%s\t%s %s", g.Id, deref(g.Ruleset), deref(g.Status)))
+			out = append(out, fmt.Sprintf("%s\t%s, %s", g.Id, a.ruleset(string(deref(g.Ruleset))), a.status(string(deref(g.Status)))))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
@@ -50,27 +50,32 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// waited is a duration for people: "3d4h", "2h13m", "5m", "just now".
-func waited(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+// waited is a duration for people, in their words: "3 days 4 hours".
+func (a *app) waited(d time.Duration) string { return a.l.Span(d) }
+
+// ruleset is a rule set's name for people.
+func (a *app) ruleset(r string) string {
+	if id := "game.ruleset." + r; a.cat.Has(id) {
+		return a.l.T(id)
 	}
-	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+	return r
+}
+
+// status is a game's status in words.
+func (a *app) status(s string) string {
+	if id := "cli.status." + s; a.cat.Has(id) {
+		return a.l.T(id)
+	}
+	return s
 }
 
 func (a *app) gamesCommand() *cobra.Command {
 	var status string
 	var limit int
 	cmd := &cobra.Command{
-		Use:   "games",
-		Short: "List your games, those waiting for your move first, with how long each has waited",
-		Args:  args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Use:  "games",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -92,7 +97,7 @@ func (a *app) gamesCommand() *cobra.Command {
 			if a.jsonOut {
 				out, err := json.Marshal(map[string]json.RawMessage{"turns": turns.Body, "games": list.Body})
 				if err != nil {
-					return fmt.Errorf("encode the output: %w", err)
+					return a.wrapf(err, "cli.error.encode")
 				}
 				return a.printJSON(out)
 			}
@@ -100,8 +105,8 @@ func (a *app) gamesCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&status, "status", "", "only games that are open, active or finished")
-	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many games (1 to 200)")
+	cmd.Flags().StringVar(&status, "status", "", a.l.T("cli.flag.status"))
+	cmd.Flags().IntVar(&limit, "limit", 50, a.l.T("cli.flag.limit"))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"open", "active", "finished"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -109,20 +114,22 @@ func (a *app) gamesCommand() *cobra.Command {
 // printGames writes the turn inbox, longest waiting first, then the
 // other games, latest move first.
 func (a *app) printGames(turns []apiclient.Turn, games []apiclient.GameSummary, now time.Time) {
+	l := a.l
 	slices.SortStableFunc(turns, func(x, y apiclient.Turn) int { return x.Since.Compare(y.Since) })
 	mine := map[string]bool{}
 	if len(turns) > 0 {
-		fmt.Fprintln(a.out, "Your turn:")
+		fmt.Fprintln(a.out, l.T("cli.games.your_turn"))
 		for _, t := range turns {
 			mine[t.GameId.String()] = true
-			line := fmt.Sprintf("  %s  %-20s seat %s  waiting %s", t.GameId, t.Ruleset, joinInts(t.Seats), waited(now.Sub(t.Since)))
+			line := fmt.Sprintf("  %s  %-22s %s", t.GameId, a.ruleset(string(t.Ruleset)),
+				l.T("cli.games.waiting", "Seats", a.seatList(t.Seats), "Span", a.waited(now.Sub(t.Since))))
 			if t.Deadline != nil {
-				line += fmt.Sprintf(", deadline in %s", waited(t.Deadline.Sub(now)))
+				line += l.T("cli.games.deadline", "In", l.In(t.Deadline.Sub(now)), "Time", l.Time(*t.Deadline))
 			}
 			fmt.Fprintln(a.out, line)
 		}
 	} else {
-		fmt.Fprintln(a.out, "No game is waiting for you.")
+		fmt.Fprintln(a.out, l.T("cli.games.none_waiting"))
 	}
 	var others []apiclient.GameSummary
 	for _, g := range games {
@@ -133,17 +140,17 @@ func (a *app) printGames(turns []apiclient.Turn, games []apiclient.GameSummary, 
 	if len(others) == 0 {
 		return
 	}
-	fmt.Fprintln(a.out, "\nOther games:")
+	fmt.Fprintln(a.out, "\n"+l.T("cli.games.others"))
 	for _, g := range others {
-		line := fmt.Sprintf("  %s  %-20s %-8s", g.Id, deref(g.Ruleset), deref(g.Status))
+		line := fmt.Sprintf("  %s  %-22s %-10s", g.Id, a.ruleset(string(deref(g.Ruleset))), a.status(string(deref(g.Status))))
 		switch deref(g.Status) {
 		case "active":
-			line += fmt.Sprintf(" waiting for %s %s", seatNames(deref(g.Seats), deref(g.ToAct)), waited(now.Sub(deref(g.LastMoveAt))))
+			line += " " + l.T("cli.games.waiting_for", "Seats", a.seatNames(deref(g.Seats), deref(g.ToAct)), "Span", a.waited(now.Sub(deref(g.LastMoveAt))))
 		case "open":
-			line += fmt.Sprintf(" open for %s", waited(now.Sub(deref(g.CreatedAt))))
+			line += " " + l.T("cli.games.open_for", "Span", a.waited(now.Sub(deref(g.CreatedAt))))
 		case "finished":
 			if g.Final != nil {
-				line += " won by " + seatNames(deref(g.Seats), deref(g.Final.Winners))
+				line += " " + l.T("cli.games.won_by", "Seats", a.seatNames(deref(g.Seats), deref(g.Final.Winners)))
 			}
 		}
 		fmt.Fprintln(a.out, line)
@@ -158,26 +165,39 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ",")
 }
 
+// seatList is "seat 1" or "seats 1,2" in the reader's words.
+func (a *app) seatList(seats []int) string {
+	return a.l.N("cli.seat.list", len(seats), "Seats", joinInts(seats))
+}
+
 // seatNames is "seat 1 (Bob), seat 2 (random bot)".
-func seatNames(seats []apiclient.Seat, which []int) string {
+func (a *app) seatNames(seats []apiclient.Seat, which []int) string {
 	var out []string
 	for _, n := range which {
 		name := ""
 		for _, s := range seats {
 			if s.Seat == n {
 				name = deref(s.Name)
+				if name == "" && s.Bot != nil {
+					name = a.botName(*s.Bot)
+				}
 			}
 		}
 		if name == "" {
-			out = append(out, fmt.Sprintf("seat %d", n))
+			out = append(out, a.l.T("cli.seat.n", "N", n))
 		} else {
-			out = append(out, fmt.Sprintf("seat %d (%s)", n, name))
+			out = append(out, a.l.T("cli.seat.named", "N", n, "Name", name))
 		}
 	}
 	if len(out) == 0 {
-		return "nobody"
+		return a.l.T("cli.seat.nobody")
 	}
 	return strings.Join(out, ", ")
+}
+
+// botName is a bot's kind in words: "random bot".
+func (a *app) botName(kind string) string {
+	return a.l.T("cli.seat.bot", "Kind", kind)
 }
 
 func (a *app) newCommand() *cobra.Command {
@@ -187,22 +207,21 @@ func (a *app) newCommand() *cobra.Command {
 		perMove, onTimeout, remindBefore      string
 	)
 	cmd := &cobra.Command{
-		Use:   "new",
-		Short: "Create a game",
+		Use: "new",
 		Long: `Create a game. Each --seat is one seat, in order: "me", "open" (anyone
 may join), "bot" or "bot:random", or a player id. Without --seat the game
 has two seats: you and an open one.`,
 		Example: `  azul new --seat me --seat bot
   azul new --ruleset summer-pavilion --board monochrome --seat me --seat open --seat open
   azul new --seat me --seat 0f8fad5b-d9cb-469f-a165-70867728950e --per-move 72h --on-timeout bot`,
-		Args: args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
 			req := apiclient.CreateGame{Ruleset: apiclient.Ruleset(ruleset)}
 			if !req.Ruleset.Valid() {
-				return usagef("unknown rule set %q (azul-mini, summer-pavilion, summer-pavilion-mini)", ruleset)
+				return a.usage("cli.new.unknown_ruleset", "Value", ruleset, "List", "azul-mini, summer-pavilion, summer-pavilion-mini")
 			}
 			var opts apiclient.Options
 			set := false
@@ -225,14 +244,14 @@ has two seats: you and an open one.`,
 				seats = []string{"me", "open"}
 			}
 			for _, s := range seats {
-				spec, err := seatSpec(s)
+				spec, err := a.seatSpec(s)
 				if err != nil {
 					return err
 				}
 				req.Seats = append(req.Seats, spec)
 			}
 			if perMove != "" || onTimeout != "" || remindBefore != "" {
-				tc, err := timeControl(perMove, onTimeout, remindBefore)
+				tc, err := a.timeControl(perMove, onTimeout, remindBefore)
 				if err != nil {
 					return err
 				}
@@ -249,24 +268,25 @@ has two seats: you and an open one.`,
 				return a.printJSON(res.Body)
 			}
 			g := res.JSON201
-			fmt.Fprintf(a.out, "Created game %s (%s, %s).\n", g.Id, g.Ruleset, g.Status)
+			fmt.Fprintln(a.out, a.l.T("cli.new.created", "ID", g.Id, "Ruleset", a.ruleset(string(g.Ruleset)), "Status", a.status(string(g.Status))))
 			for _, s := range g.Seats {
-				fmt.Fprintf(a.out, "  seat %d: %s\n", s.Seat, seatLabel(s, g.YourSeats))
+				fmt.Fprintf(a.out, "  %s: %s\n", a.l.T("cli.seat.n", "N", s.Seat), a.seatLabel(s, g.YourSeats))
 			}
-			fmt.Fprintf(a.out, "Show it with: azul show %s\n", g.Id)
+			fmt.Fprintln(a.out, a.l.T("cli.new.show_with", "Command", "azul show "+g.Id.String()))
 			return nil
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&ruleset, "ruleset", "azul-mini", "rule set: azul-mini, summer-pavilion or summer-pavilion-mini")
-	f.StringVar(&wall, "wall", "", "azul-mini: coloured or grey wall")
-	f.StringVar(&board, "board", "", "Summer Pavilion: coloured or monochrome board side")
-	f.StringVar(&wildOrder, "wild-order", "", "Summer Pavilion: the six wild colours' order, comma-separated")
-	f.StringArrayVar(&seats, "seat", nil, `a seat: "me", "open", "bot[:random]" or a player id (repeat, in seat order)`)
-	f.StringVar(&perMove, "per-move", "", "time control: time for each move, e.g. 72h")
-	f.StringVar(&onTimeout, "on-timeout", "", "time control: bot (a bot moves) or forfeit")
-	f.StringVar(&remindBefore, "remind-before", "", "time control: remind this long before the deadline, e.g. 12h")
-	f.StringVar(&seed, "seed", "", "the game's seed, 64 hex digits (public: anyone can replay the draws)")
+	l := a.l
+	f.StringVar(&ruleset, "ruleset", "azul-mini", l.T("cli.flag.ruleset"))
+	f.StringVar(&wall, "wall", "", l.T("cli.flag.wall"))
+	f.StringVar(&board, "board", "", l.T("cli.flag.board"))
+	f.StringVar(&wildOrder, "wild-order", "", l.T("cli.flag.wild_order"))
+	f.StringArrayVar(&seats, "seat", nil, l.T("cli.flag.seat"))
+	f.StringVar(&perMove, "per-move", "", l.T("cli.flag.per_move"))
+	f.StringVar(&onTimeout, "on-timeout", "", l.T("cli.flag.on_timeout"))
+	f.StringVar(&remindBefore, "remind-before", "", l.T("cli.flag.remind_before"))
+	f.StringVar(&seed, "seed", "", l.T("cli.flag.seed"))
 	comp := func(name string, values ...string) {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}
@@ -279,7 +299,7 @@ has two seats: you and an open one.`,
 }
 
 // seatSpec reads one --seat.
-func seatSpec(s string) (apiclient.SeatSpec, error) {
+func (a *app) seatSpec(s string) (apiclient.SeatSpec, error) {
 	switch {
 	case s == "open":
 		return apiclient.SeatSpec{}, nil
@@ -291,18 +311,18 @@ func seatSpec(s string) (apiclient.SeatSpec, error) {
 			kind = apiclient.SeatSpecBot(k)
 		}
 		if !kind.Valid() {
-			return apiclient.SeatSpec{}, usagef("unknown bot %q (random)", kind)
+			return apiclient.SeatSpec{}, a.usage("cli.new.unknown_bot", "Value", string(kind), "List", "random")
 		}
 		return apiclient.SeatSpec{Bot: &kind}, nil
 	}
 	if _, err := uuid.Parse(s); err != nil {
-		return apiclient.SeatSpec{}, usagef(`--seat %q: give "me", "open", "bot", "bot:KIND" or a player id`, s)
+		return apiclient.SeatSpec{}, a.usage("cli.new.bad_seat", "Value", s)
 	}
 	return apiclient.SeatSpec{Player: &s}, nil
 }
 
 // timeControl reads the time control flags; durations are Go durations.
-func timeControl(perMove, onTimeout, remindBefore string) (*apiclient.TimeControl, error) {
+func (a *app) timeControl(perMove, onTimeout, remindBefore string) (*apiclient.TimeControl, error) {
 	tc := &apiclient.TimeControl{}
 	for _, d := range []struct {
 		flag, value string
@@ -312,7 +332,7 @@ func timeControl(perMove, onTimeout, remindBefore string) (*apiclient.TimeContro
 			continue
 		}
 		if _, err := time.ParseDuration(d.value); err != nil {
-			return nil, usagef("--%s %q: give a duration such as 72h or 90m", d.flag, d.value)
+			return nil, a.usage("cli.new.bad_duration", "Flag", "--"+d.flag, "Value", d.value)
 		}
 		var dur apiclient.Duration
 		if err := dur.FromDuration0(d.value); err != nil {
@@ -323,7 +343,7 @@ func timeControl(perMove, onTimeout, remindBefore string) (*apiclient.TimeContro
 	if onTimeout != "" {
 		o := apiclient.TimeControlOnTimeout(onTimeout)
 		if !o.Valid() {
-			return nil, usagef("--on-timeout %q: bot or forfeit", onTimeout)
+			return nil, a.usage("cli.new.bad_on_timeout", "Value", onTimeout)
 		}
 		tc.OnTimeout = &o
 	}
@@ -331,26 +351,25 @@ func timeControl(perMove, onTimeout, remindBefore string) (*apiclient.TimeContro
 }
 
 // seatLabel describes a seat for its creator or joiner.
-func seatLabel(s apiclient.Seat, yours []int) string {
+func (a *app) seatLabel(s apiclient.Seat, yours []int) string {
 	switch {
 	case slices.Contains(yours, s.Seat):
-		return "you (" + deref(s.Name) + ")"
+		return a.l.T("cli.seat.you_named", "Name", deref(s.Name))
 	case s.Bot != nil:
-		return deref(s.Bot) + " bot"
+		return a.botName(deref(s.Bot))
 	case s.PlayerId != nil && *s.PlayerId != "":
 		return deref(s.Name)
 	}
-	return "open"
+	return a.l.T("cli.seat.open")
 }
 
 func (a *app) joinCommand() *cobra.Command {
 	var seat int
 	cmd := &cobra.Command{
 		Use:               "join GAME",
-		Short:             "Take an open seat of a game (the first one, or --seat N)",
-		Args:              args(1, 1),
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -366,10 +385,10 @@ func (a *app) joinCommand() *cobra.Command {
 				return a.printJSON(res.Body)
 			}
 			g := res.JSON200
-			fmt.Fprintf(a.out, "Joined game %s at seat %s; it is %s.\n", g.Id, joinInts(g.YourSeats), g.Status)
+			fmt.Fprintln(a.out, a.l.T("cli.join.done", "ID", g.Id, "Seats", a.seatList(g.YourSeats), "Status", a.status(string(g.Status))))
 			return nil
 		}),
 	}
-	cmd.Flags().IntVar(&seat, "seat", 0, "the seat to take (default: the first open one)")
+	cmd.Flags().IntVar(&seat, "seat", 0, a.l.T("cli.flag.join_seat"))
 	return cmd
 }

@@ -68,6 +68,8 @@ func newServer(t *testing.T) *httptest.Server {
 type user struct {
 	t   *testing.T
 	env map[string]string
+	// pseudo offers the pseudo-locale (--lang en-XA).
+	pseudo bool
 }
 
 // newUser is a user of server srv whose configuration lives in a fresh
@@ -99,7 +101,7 @@ func (u *user) run(args ...string) outcome {
 func (u *user) runIn(ctx context.Context, in *strings.Reader, args ...string) outcome {
 	u.t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{stdio: stdio{in: in, out: &out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true}
+	a := &app{stdio: stdio{in: in, out: &out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true, pseudo: u.pseudo}
 	code := a.execute(ctx, args)
 	return outcome{code: code, out: out.String(), errOut: errOut.String()}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -21,10 +20,9 @@ func (a *app) takebackCommand() *cobra.Command {
 	var moves, seat int
 	cmd := &cobra.Command{
 		Use:               "takeback GAME",
-		Short:             "Ask to take back your last move (or --moves N); the other players must accept",
-		Args:              args(1, 1),
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -43,17 +41,18 @@ func (a *app) takebackCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().IntVar(&moves, "moves", 1, "how many of your moves to take back")
-	cmd.Flags().IntVar(&seat, "seat", 0, "the seat whose moves to take back, when you hold several")
+	cmd.Flags().IntVar(&moves, "moves", 1, a.l.T("cli.flag.takeback_moves"))
+	cmd.Flags().IntVar(&seat, "seat", 0, a.l.T("cli.flag.takeback_seat"))
 	return cmd
 }
 
 // printTakeback tells where a take-back stands.
 func (a *app) printTakeback(id uuid.UUID, r *apiclient.TakebackResult) {
+	l := a.l
 	tb := r.Takeback
 	switch tb.Status {
 	case "taken_back":
-		fmt.Fprintf(a.out, "Taken back: game %s is back at version %d (now version %d).\n", id, tb.ToVersion, r.Version)
+		fmt.Fprintln(a.out, l.T("cli.takeback.done", "ID", id, "To", tb.ToVersion, "Version", r.Version))
 	case "pending":
 		waiting := []int{}
 		for _, s := range tb.Needs {
@@ -61,11 +60,11 @@ func (a *app) printTakeback(id uuid.UUID, r *apiclient.TakebackResult) {
 				waiting = append(waiting, s)
 			}
 		}
-		fmt.Fprintf(a.out, "Take-back %d of seat %d (%d move(s)) waits for seat %s to accept.\n", tb.Id, tb.Seat, tb.Moves, joinInts(waiting))
+		fmt.Fprintln(a.out, l.N("cli.takeback.pending", tb.Moves, "ID", tb.Id, "Seat", tb.Seat, "Waiting", a.seatList(waiting)))
 	case "declined":
-		fmt.Fprintf(a.out, "Take-back %d was declined by seat %d.\n", tb.Id, deref(tb.DeclinedBy))
+		fmt.Fprintln(a.out, l.T("cli.takeback.declined", "ID", tb.Id, "Seat", deref(tb.DeclinedBy)))
 	default:
-		fmt.Fprintf(a.out, "Take-back %d is %s.\n", tb.Id, tb.Status)
+		fmt.Fprintln(a.out, l.T("cli.takeback.status", "ID", tb.Id, "Status", string(tb.Status)))
 	}
 }
 
@@ -74,10 +73,9 @@ func (a *app) printTakeback(id uuid.UUID, r *apiclient.TakebackResult) {
 func (a *app) answerCommand(verb string) *cobra.Command {
 	return &cobra.Command{
 		Use:               verb + " GAME [TAKEBACK]",
-		Short:             strings.ToUpper(verb[:1]) + verb[1:] + " the take-back another player asks for",
-		Args:              args(1, 2),
+		Args:              a.args(1, 2),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -86,7 +84,7 @@ func (a *app) answerCommand(verb string) *cobra.Command {
 			if len(args) == 2 {
 				var err error
 				if tid, err = strconv.Atoi(args[1]); err != nil || tid < 1 {
-					return usagef("%q is not a take-back id (a version number)", args[1])
+					return a.usage("cli.takeback.bad_id", "Value", args[1])
 				}
 			} else {
 				g, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
@@ -94,7 +92,7 @@ func (a *app) answerCommand(verb string) *cobra.Command {
 					return err
 				}
 				if g.JSON200.PendingTakeback == nil {
-					return &exitError{code: exitRefused, err: fmt.Errorf("game %s has no open take-back request", id)}
+					return a.fail(exitRefused, "cli.takeback.none_open", "ID", id)
 				}
 				tid = g.JSON200.PendingTakeback.Id
 			}
@@ -125,19 +123,26 @@ func (a *app) answerCommand(verb string) *cobra.Command {
 func (a *app) logCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "log GAME",
-		Short:             "Print a game's audit trail: every event, who caused it and when",
-		Args:              args(1, 1),
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			var all []json.RawMessage
 			var prev *apiclient.Event
+			if !a.jsonOut {
+				// The seats' names and the rule set, to say the events.
+				g, err := a.api.GetGameWithResponse(cmd.Context(), id, &apiclient.GetGameParams{})
+				if err := a.result(g, err, http.StatusOK); err != nil {
+					return err
+				}
+				a.setGame(g.JSON200.Ruleset, g.JSON200.Seats)
+			}
 			err := a.eachEventPage(cmd.Context(), id, func(page []apiclient.Event, raw []json.RawMessage) {
 				if a.jsonOut {
 					all = append(all, raw...)
 					return
 				}
 				for _, ev := range page {
-					fmt.Fprintln(a.out, eventLine(ev, followsCommand(prev, ev)))
+					fmt.Fprintln(a.out, a.eventLine(ev, followsCommand(prev, ev)))
 					prev = &ev
 				}
 			})
@@ -146,7 +151,7 @@ func (a *app) logCommand() *cobra.Command {
 			}
 			out, err := json.Marshal(map[string]any{"game_id": id, "events": all})
 			if err != nil {
-				return fmt.Errorf("encode the output: %w", err)
+				return a.wrapf(err, "cli.error.encode")
 			}
 			return a.printJSON(out)
 		}),
@@ -155,33 +160,33 @@ func (a *app) logCommand() *cobra.Command {
 
 // eventLine is one event of the audit trail; an automatic event (one
 // that followed from the command before it) is nobody's doing.
-func eventLine(ev apiclient.Event, automatic bool) string {
-	who := "system"
+func (a *app) eventLine(ev apiclient.Event, automatic bool) string {
+	l := a.l
+	who := l.T("cli.log.system")
 	if actor := ev.Meta.Actor; automatic {
-		who = "automatic"
+		who = l.T("cli.log.automatic")
 	} else if actor != nil {
 		switch {
 		case actor.Seat != nil:
-			who = fmt.Sprintf("seat %d", *actor.Seat)
+			who = l.T("cli.seat.n", "N", *actor.Seat)
 		case actor.Bot != nil:
-			who = *actor.Bot + " bot"
+			who = a.botName(*actor.Bot)
 		case actor.Kind != nil:
 			who = string(*actor.Kind)
+			if id := "cli.log.kind." + who; a.cat.Has(id) {
+				who = l.T(id)
+			}
 		}
 		if actor.Kind != nil && *actor.Kind == "bot" && actor.Seat != nil {
-			who += " (bot)"
+			who += " " + l.T("cli.log.bot")
 		}
 	}
 	if ev.Meta.Channel != nil && *ev.Meta.Channel != "" && !automatic {
-		who += " via " + *ev.Meta.Channel
+		who += " " + l.T("cli.log.via", "Channel", *ev.Meta.Channel)
 	}
-	text := ev.Type
-	if ev.Description != nil && *ev.Description != "" {
-		text = *ev.Description
-	}
-	line := fmt.Sprintf("%4d  %s  %-22s %s", ev.Version, ev.RecordedAt.UTC().Format("2006-01-02 15:04:05"), who, text)
+	line := fmt.Sprintf("%4d  %s  %-22s %s", ev.Version, ev.RecordedAt.In(l.Zone()).Format("2006-01-02 15:04:05 MST"), who, a.describe(ev))
 	if deref(ev.Undone) {
-		line += fmt.Sprintf("  [undone at version %d]", deref(ev.UndoneBy))
+		line += "  " + l.T("cli.log.undone", "Version", deref(ev.UndoneBy))
 	}
 	return line
 }
@@ -189,16 +194,15 @@ func eventLine(ev apiclient.Event, automatic bool) string {
 func (a *app) exportCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "export GAME",
-		Short:             "Write a game's whole event log (JSON lines) to standard output, for 'azul verify FILE'",
-		Args:              args(1, 1),
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			res, err := a.api.ExportGameWithResponse(cmd.Context(), id)
 			if err := a.result(res, err, http.StatusOK); err != nil {
 				return err
 			}
 			if _, err := a.out.Write(res.Body); err != nil {
-				return fmt.Errorf("write the export: %w", err)
+				return a.wrapf(err, "cli.error.write")
 			}
 			return nil
 		}),
@@ -207,31 +211,26 @@ func (a *app) exportCommand() *cobra.Command {
 
 func (a *app) verifyCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "verify GAME|FILE",
-		Short: "Check a game's fairness: the server's check of GAME, or a check here of an exported FILE",
-		Long: `Re-derive every draw of a game from its seed and the recorded moves. With a
-game id the server checks its stored log; with a file written by
-'azul export' the check runs here, trusting nothing but the file. The exit
-code is 1 when the log departs from what the rules derive.`,
-		Args:              args(1, 1),
+		Use:               "verify GAME|FILE",
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			target := args[0]
 			var report apiclient.Verification
 			var body []byte
 			if _, statErr := os.Stat(target); statErr == nil || uuid.Validate(target) != nil {
-				v, err := verifyFile(target)
+				v, err := a.verifyFile(target)
 				if err != nil {
 					return err
 				}
 				if body, err = json.Marshal(v); err != nil {
-					return fmt.Errorf("encode the report: %w", err)
+					return a.wrapf(err, "cli.error.encode")
 				}
 				if err := json.Unmarshal(body, &report); err != nil {
-					return fmt.Errorf("read the report: %w", err)
+					return a.wrapf(err, "cli.error.encode")
 				}
 			} else {
-				id, err := gameID(target)
+				id, err := a.gameID(target)
 				if err != nil {
 					return err
 				}
@@ -249,7 +248,7 @@ code is 1 when the log departs from what the rules derive.`,
 				a.printVerification(report)
 			}
 			if report.Result == "fail" {
-				return &exitError{code: exitFailure, err: fmt.Errorf("the verification of game %s failed", report.GameId)}
+				return a.fail(exitFailure, "cli.verify.failed", "ID", report.GameId)
 			}
 			return nil
 		}),
@@ -257,10 +256,10 @@ code is 1 when the log departs from what the rules derive.`,
 }
 
 // verifyFile checks an exported log here.
-func verifyFile(path string) (*play.Verification, error) {
+func (a *app) verifyFile(path string) (*play.Verification, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("open the exported game: %w", err)}
+		return nil, &exitError{code: exitUsage, err: a.wrapf(err, "cli.verify.open")}
 	}
 	defer f.Close()
 	recs, err := play.ReadRecords(f)
@@ -271,17 +270,14 @@ func verifyFile(path string) (*play.Verification, error) {
 }
 
 func (a *app) printVerification(v apiclient.Verification) {
-	fmt.Fprintf(a.out, "Game %s: %s.\n", v.GameId, map[apiclient.VerificationResult]string{
-		"pass":      "pass: every draw and event re-derived from the seed matches the log",
-		"fail":      "FAIL: the log departs from what the rules derive",
-		"committed": "committed: the seed is still secret; the log folds and the seed's commitment is known",
-	}[v.Result])
-	fmt.Fprintf(a.out, "  %d events, %d commands replayed, %d random reveals re-derived\n", v.Events, v.Commands, v.Reveals)
-	fmt.Fprintf(a.out, "  seed commitment %s\n", v.SeedCommitment)
+	l := a.l
+	fmt.Fprintln(a.out, l.T("cli.verify.result."+string(v.Result), "ID", v.GameId))
+	fmt.Fprintln(a.out, "  "+l.T("cli.verify.counts", "Events", v.Events, "Commands", v.Commands, "Reveals", v.Reveals))
+	fmt.Fprintln(a.out, "  "+l.T("cli.verify.commitment", "Commitment", v.SeedCommitment))
 	if v.Seed != nil && *v.Seed != "" {
-		fmt.Fprintf(a.out, "  seed %s\n", *v.Seed)
+		fmt.Fprintln(a.out, "  "+l.T("cli.verify.seed", "Seed", *v.Seed))
 	}
 	if m := v.Mismatch; m != nil {
-		fmt.Fprintf(a.out, "  first departure at version %d: %s\n", deref(m.Version), deref(m.Reason))
+		fmt.Fprintln(a.out, "  "+l.T("cli.verify.departure", "Version", deref(m.Version), "Reason", deref(m.Reason)))
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +32,9 @@ type seenList struct {
 	Seats   []int `json:"seats"`
 }
 
+// errNoStateDir: azul has nowhere to remember the lists it printed.
+var errNoStateDir = errors.New("neither XDG_STATE_HOME nor HOME is set")
+
 // stateDir is $XDG_STATE_HOME/azul, or ~/.local/state/azul: what azul
 // remembers between runs that is not configuration.
 func stateDir(getenv func(string) string) (string, error) {
@@ -38,7 +43,7 @@ func stateDir(getenv func(string) string) (string, error) {
 	}
 	home := getenv("HOME")
 	if home == "" {
-		return "", errors.New("neither XDG_STATE_HOME nor HOME is set: azul cannot remember the moves it listed")
+		return "", errNoStateDir
 	}
 	return filepath.Join(home, ".local", "state", "azul"), nil
 }
@@ -47,7 +52,7 @@ func stateDir(getenv func(string) string) (string, error) {
 func (a *app) seenListFile(id uuid.UUID) (string, error) {
 	dir, err := stateDir(a.getenv)
 	if err != nil {
-		return "", err
+		return "", errors.New(a.l.T("cli.error.no_state_dir"))
 	}
 	return filepath.Join(dir, "moves", id.String()+".json"), nil
 }
@@ -60,13 +65,13 @@ func (a *app) rememberList(id uuid.UUID, lm *apiclient.LegalMoves) error {
 	}
 	body, err := json.Marshal(seenList{Version: lm.Version, Seats: lm.Seats})
 	if err != nil {
-		return fmt.Errorf("encode the listed moves: %w", err)
+		return a.wrapf(err, "cli.error.remember_list")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("remember the listed moves: %w", err)
+		return a.wrapf(err, "cli.error.remember_list")
 	}
 	if err := writePrivate(path, body); err != nil {
-		return fmt.Errorf("remember the listed moves: %w", err)
+		return a.wrapf(err, "cli.error.remember_list")
 	}
 	return nil
 }
@@ -91,7 +96,7 @@ func (a *app) lastList(id uuid.UUID) *seenList {
 
 // moveNumber reads a move given as a number, "7", or bound to the
 // version of its list, "7@17"; ok is false when the move is no number.
-func moveNumber(move string) (n, version int, ok bool, err error) {
+func (a *app) moveNumber(move string) (n, version int, ok bool, err error) {
 	num, ver, bound := strings.Cut(move, "@")
 	n, err = strconv.Atoi(num)
 	if err != nil {
@@ -102,25 +107,26 @@ func moveNumber(move string) (n, version int, ok bool, err error) {
 	}
 	version, err = strconv.Atoi(ver)
 	if err != nil || version < 1 {
-		return 0, 0, true, usagef("move %q: after @ comes the version of the list the number is from, e.g. %d@17", move, n)
+		return 0, 0, true, a.usage("cli.move.bad_bound", "Move", move, "Example", fmt.Sprintf("%d@17", n))
 	}
 	return n, version, true, nil
 }
 
 // staleNumber says why a number cannot be played from the list lm is
 // now: "" when it still means what it meant.
-func staleNumber(n, bound int, seen *seenList, lm *apiclient.LegalMoves) string {
+func (a *app) staleNumber(n, bound int, seen *seenList, lm *apiclient.LegalMoves) string {
+	l := a.l
 	switch {
 	case bound > 0 && bound != lm.Version:
-		return fmt.Sprintf("the game has moved on since version %d (now %d): move %d of that list no longer means what it did, so it was not played", bound, lm.Version, n)
+		return l.T("cli.move.stale_bound", "Bound", bound, "Now", lm.Version, "N", n)
 	case bound > 0:
 		return ""
 	case seen == nil:
-		return fmt.Sprintf("move %d was not played: a number counts in the list of moves 'azul moves' printed, and none was printed for this game yet", n)
+		return l.T("cli.move.never_listed", "N", n)
 	case seen.Version != lm.Version:
-		return fmt.Sprintf("the game has moved on since the list you saw (version %d, now %d): move %d no longer means what it did, so it was not played", seen.Version, lm.Version, n)
+		return l.T("cli.move.stale_list", "Version", seen.Version, "Now", lm.Version, "N", n)
 	case !slices.Equal(seen.Seats, lm.Seats):
-		return fmt.Sprintf("move %d was not played: the list you saw was of seat %s, and yours now are of seat %s", n, joinInts(seen.Seats), joinInts(lm.Seats))
+		return l.T("cli.move.other_seats", "N", n, "Seen", a.seatList(seen.Seats), "Now", a.seatList(lm.Seats))
 	}
 	return ""
 }
@@ -128,23 +134,45 @@ func staleNumber(n, bound int, seen *seenList, lm *apiclient.LegalMoves) string 
 // printMoveList prints the legal moves numbered, in as many columns as
 // fit the width, and remembers the list so that its numbers can be
 // played.
-func (a *app) printMoveList(id uuid.UUID, lm *apiclient.LegalMoves) error {
+func (a *app) printMoveList(ctx context.Context, id uuid.UUID, lm *apiclient.LegalMoves) error {
 	if len(lm.Moves) == 0 {
-		fmt.Fprintf(a.out, "No move to make now (version %d; to act: %s).\n", lm.Version, joinIntsOr(lm.ToAct, "nobody"))
+		fmt.Fprintln(a.out, a.l.T("cli.moves.none", "Version", lm.Version, "ToAct", a.toAct(lm.ToAct)))
 		return a.rememberList(id, lm)
+	}
+	// The moves in the reader's words need the game's rule set.
+	ruleset, err := a.rulesetOf(ctx, id)
+	if err != nil {
+		return err
 	}
 	multi := len(lm.Seats) > 1
 	cells := make([]string, len(lm.Moves))
 	for i, m := range lm.Moves {
+		move := a.say(ruleset, m.Notation)
 		if multi {
-			cells[i] = fmt.Sprintf("%4d. seat %d: %s", i+1, m.Seat, m.Notation)
+			cells[i] = fmt.Sprintf("%4d. %s: %s", i+1, a.l.T("cli.seat.n", "N", m.Seat), move)
 		} else {
-			cells[i] = fmt.Sprintf("%4d. %s", i+1, m.Notation)
+			cells[i] = fmt.Sprintf("%4d. %s", i+1, move)
 		}
 	}
-	fmt.Fprintf(a.out, "Your moves at version %d (play one with: azul move GAME N):\n", lm.Version)
+	fmt.Fprintln(a.out, a.l.T("cli.moves.header", "Version", lm.Version, "Command", "azul move "+a.l.T("cli.cmd.show.args")+" N"))
 	fmt.Fprint(a.out, textcols.Columns(cells, a.width()))
 	return a.rememberList(id, lm)
+}
+
+// rulesetOf is a game's rule set.
+func (a *app) rulesetOf(ctx context.Context, id uuid.UUID) (apiclient.Ruleset, error) {
+	if a.rulesets == nil {
+		a.rulesets = map[uuid.UUID]apiclient.Ruleset{}
+	}
+	if r, ok := a.rulesets[id]; ok {
+		return r, nil
+	}
+	g, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
+	if err := a.result(g, err, http.StatusOK); err != nil {
+		return "", err
+	}
+	a.rulesets[id] = g.JSON200.Ruleset
+	return g.JSON200.Ruleset, nil
 }
 
 // width is the terminal's width, 80 when the output is no terminal.

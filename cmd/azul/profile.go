@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
@@ -20,23 +21,22 @@ import (
 // signed-in browsers.
 func (a *app) accountCommand() *cobra.Command {
 	acc := &cobra.Command{
-		Use:   "account",
-		Short: "Your profile, API tokens and signed-in browsers",
-		Args:  args(0, 0),
-		RunE:  wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
+		Use:  "account",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
 	}
 	show := &cobra.Command{
-		Use:   "show",
-		Short: "Show your name, address, language and time zone",
-		Args:  args(0, 0),
-		RunE:  wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
+		Use:  "show",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error { return a.showAccount(cmd) }),
 	}
-	acc.AddCommand(show, a.accountSetCommand(), a.tokensCommand(), a.tokenCommand(), a.sessionsCommand(), a.confirmAddressCommand(), a.deleteAccountCommand())
+	acc.AddCommand(show, a.accountLanguageCommand(), a.accountZoneCommand(), a.accountSetCommand(), a.tokensCommand(), a.tokenCommand(), a.sessionsCommand(), a.confirmAddressCommand(), a.deleteAccountCommand())
 	return acc
 }
 
-// when writes a time for a listing, in the terminal's zone.
-func when(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+// when writes a time for a listing, in the reader's zone, the zone
+// named.
+func (a *app) when(t time.Time) string { return a.l.Time(t) }
 
 func (a *app) showAccount(cmd *cobra.Command) error {
 	if err := a.needToken(); err != nil {
@@ -46,36 +46,155 @@ func (a *app) showAccount(cmd *cobra.Command) error {
 	if err := a.result(res, err, http.StatusOK); err != nil {
 		return err
 	}
+	p := res.JSON200
+	if err := a.rememberProfile(string(p.Language), p.TimeZone); err != nil {
+		return err
+	}
 	if a.jsonOut {
 		return a.printJSON(res.Body)
 	}
-	a.printProfile(res.JSON200)
+	a.printProfile(p)
 	return nil
 }
 
 func (a *app) printProfile(p *apiclient.Profile) {
+	l := a.l
 	email := deref(p.Email)
 	switch {
 	case email == "":
-		email = "(none: no mail)"
+		email = l.T("cli.account.no_email")
 	case p.EmailStatus != nil && *p.EmailStatus == apiclient.ProfileEmailStatusUnverified:
-		email += " (not confirmed yet: follow the link mailed to it, or ask for another with 'azul account verify'; no game mail goes there until then)"
+		email += " " + l.T("cli.account.unverified")
 	case p.EmailStatus != nil && *p.EmailStatus == apiclient.ProfileEmailStatusUndeliverable:
-		email += " (undeliverable: mail to it came back; fix it with 'azul account set --email', or 'azul account verify' once it takes mail again)"
+		email += " " + l.T("cli.account.undeliverable")
+	}
+	lang := string(p.Language)
+	// Each language by its own name, as a switcher shows them.
+	langName := a.cat.Localizer(lang, nil).T("language.self")
+	zone := p.TimeZone
+	if z, err := i18n.LoadZone(zone); err == nil {
+		zone += " (" + time.Now().In(z).Format("MST") + ")"
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "Name\t%s\nPlayer\t%s\nEmail\t%s\nLanguage\t%s\nTime zone\t%s\nSince\t%s\n",
-		p.Name, p.Id, email, p.Language, p.TimeZone, when(p.CreatedAt))
+	row := func(id, value string) { fmt.Fprintf(tw, "%s\t%s\n", l.T(id), value) }
+	row("cli.account.name", p.Name)
+	row("cli.account.player", p.Id.String())
+	row("cli.account.email", email)
+	row("cli.account.language", langName+" ("+lang+")")
+	row("cli.account.zone", zone)
+	row("cli.account.since", a.when(p.CreatedAt))
 	_ = tw.Flush()
+}
+
+// checkLanguage refuses a language azul does not speak, with the list.
+func (a *app) checkLanguage(lang string) error {
+	if i18n.Supported(lang) {
+		return nil
+	}
+	return a.usage("cli.error.unknown_language", "Value", lang, "List", strings.Join(i18n.Languages, ", "))
+}
+
+// checkZone refuses a time zone that is no IANA name.
+func (a *app) checkZone(zone string) error {
+	if _, err := i18n.LoadZone(zone); err == nil && zone != "" && zone != "Local" {
+		return nil
+	}
+	return a.usage("cli.error.unknown_zone", "Value", zone)
+}
+
+// updateProfile sends a change of the profile, keeps the language and
+// zone it leaves, and shows it.
+func (a *app) updateProfile(cmd *cobra.Command, u apiclient.ProfileUpdate) (*apiclient.Profile, error) {
+	res, err := a.api.UpdateProfileWithResponse(cmd.Context(), u)
+	if err := a.result(res, err, http.StatusOK); err != nil {
+		return nil, err
+	}
+	p := res.JSON200
+	if err := a.rememberProfile(string(p.Language), p.TimeZone); err != nil {
+		return nil, err
+	}
+	if a.jsonOut {
+		return p, a.printJSON(res.Body)
+	}
+	a.printProfile(p)
+	return p, nil
+}
+
+// accountLanguageCommand is 'azul account language [LANG]': shows the
+// account's language and the others, or sets it.
+func (a *app) accountLanguageCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:       "language [en|nl|de|it]",
+		Args:      a.args(0, 1),
+		ValidArgs: i18n.Languages,
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
+			if err := a.needToken(); err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				return a.showLanguages(cmd)
+			}
+			if err := a.checkLanguage(args[0]); err != nil {
+				return err
+			}
+			l := apiclient.ProfileUpdateLanguage(args[0])
+			_, err := a.updateProfile(cmd, apiclient.ProfileUpdate{Language: &l})
+			return err
+		}),
+	}
+}
+
+// showLanguages lists the languages, the account's marked.
+func (a *app) showLanguages(cmd *cobra.Command) error {
+	res, err := a.api.MeWithResponse(cmd.Context())
+	if err := a.result(res, err, http.StatusOK); err != nil {
+		return err
+	}
+	p := res.JSON200
+	if err := a.rememberProfile(string(p.Language), p.TimeZone); err != nil {
+		return err
+	}
+	if a.jsonOut {
+		return a.printJSON(res.Body)
+	}
+	for _, lang := range i18n.Languages {
+		mark := " "
+		if lang == string(p.Language) {
+			mark = "*"
+		}
+		fmt.Fprintf(a.out, "%s %s  %s\n", mark, lang, a.cat.Localizer(lang, nil).T("language.self"))
+	}
+	fmt.Fprintln(a.out, a.l.T("cli.account.language_hint"))
+	return nil
+}
+
+// accountZoneCommand is 'azul account zone [ZONE]'.
+func (a *app) accountZoneCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:  "zone [ZONE]",
+		Args: a.args(0, 1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
+			if err := a.needToken(); err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				return a.showAccount(cmd)
+			}
+			if err := a.checkZone(args[0]); err != nil {
+				return err
+			}
+			_, err := a.updateProfile(cmd, apiclient.ProfileUpdate{TimeZone: &args[0]})
+			return err
+		}),
+	}
 }
 
 func (a *app) accountSetCommand() *cobra.Command {
 	var name, email, language, zone string
 	cmd := &cobra.Command{
-		Use:   "set [--name NAME] [--email EMAIL] [--language en|nl|de|it] [--time-zone ZONE]",
-		Short: "Change your name, address (a link to confirm it is mailed to it), language or time zone",
-		Args:  args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Use:  "set [--name NAME] [--email EMAIL] [--language en|nl|de|it] [--time-zone ZONE]",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -88,42 +207,42 @@ func (a *app) accountSetCommand() *cobra.Command {
 				u.Email = &email
 			}
 			if f.Changed("language") {
+				if err := a.checkLanguage(language); err != nil {
+					return err
+				}
 				l := apiclient.ProfileUpdateLanguage(language)
 				u.Language = &l
 			}
 			if f.Changed("time-zone") {
+				if err := a.checkZone(zone); err != nil {
+					return err
+				}
 				u.TimeZone = &zone
 			}
 			if u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil {
-				return usagef("set: nothing to change: give --name, --email, --language or --time-zone")
+				return a.usage("cli.account.nothing_to_change")
 			}
-			res, err := a.api.UpdateProfileWithResponse(cmd.Context(), u)
-			if err := a.result(res, err, http.StatusOK); err != nil {
+			if _, err := a.updateProfile(cmd, u); err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(res.Body)
-			}
-			a.printProfile(res.JSON200)
-			if u.Email != nil && email != "" {
-				fmt.Fprintf(a.out, "A link to confirm %s is on its way to that address.\n", email)
+			if u.Email != nil && email != "" && !a.jsonOut {
+				fmt.Fprintln(a.out, a.l.T("cli.account.confirm_sent", "Email", email))
 			}
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&name, "name", "", "your name as other players see it (1 to 64 characters)")
-	cmd.Flags().StringVar(&email, "email", "", "your address (empty: no mail)")
-	cmd.Flags().StringVar(&language, "language", "", "en, nl, de or it")
-	cmd.Flags().StringVar(&zone, "time-zone", "", "an IANA time zone such as Europe/Amsterdam or UTC")
+	cmd.Flags().StringVar(&name, "name", "", a.l.T("cli.flag.name"))
+	cmd.Flags().StringVar(&email, "email", "", a.l.T("cli.flag.email"))
+	cmd.Flags().StringVar(&language, "language", "", a.l.T("cli.flag.language"))
+	cmd.Flags().StringVar(&zone, "time-zone", "", a.l.T("cli.flag.time_zone"))
 	return cmd
 }
 
 func (a *app) tokensCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "tokens",
-		Short: "List your API tokens (never their secrets)",
-		Args:  args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Use:  "tokens",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -135,44 +254,42 @@ func (a *app) tokensCommand() *cobra.Command {
 				return a.printJSON(res.Body)
 			}
 			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tCREATED\tLAST USED")
+			fmt.Fprintln(tw, a.l.T("cli.tokens.header"))
 			for _, t := range res.JSON200.Tokens {
-				used := "never"
+				used := a.l.T("cli.tokens.never")
 				if t.LastUsedAt != nil {
-					used = when(*t.LastUsedAt)
+					used = a.when(*t.LastUsedAt)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Id, t.Name, when(t.CreatedAt), used)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Id, t.Name, a.when(t.CreatedAt), used)
 			}
 			_ = tw.Flush()
-			fmt.Fprintf(a.out, "%d of at most %d tokens.\n", len(res.JSON200.Tokens), res.JSON200.Limit)
+			fmt.Fprintln(a.out, a.l.N("cli.tokens.count", res.JSON200.Limit, "N", len(res.JSON200.Tokens)))
 			return nil
 		}),
 	}
 }
 
 // accountID checks an id argument of a token or session.
-func accountID(kind, arg string) (uuid.UUID, error) {
+func (a *app) accountID(kind, arg string) (uuid.UUID, error) {
 	id, err := uuid.Parse(arg)
 	if err != nil || len(arg) != 36 {
-		return uuid.UUID{}, usagef("%q is not a %s id (a UUID, as 'azul account %ss' lists them)", arg, kind, kind)
+		return uuid.UUID{}, a.usage("cli.error.bad_"+kind+"_id", "Value", arg)
 	}
 	return id, nil
 }
 
 func (a *app) tokenCommand() *cobra.Command {
 	token := &cobra.Command{
-		Use:   "token",
-		Short: "Create or revoke an API token",
-		Args:  args(1, -1),
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
-			return usagef("token: unknown command %q: use 'azul account token create NAME' or 'azul account token revoke ID'", args[0])
+		Use:  "token",
+		Args: a.args(1, -1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
+			return a.usage("cli.tokens.unknown_command", "Value", args[0])
 		}),
 	}
 	create := &cobra.Command{
-		Use:   "create NAME",
-		Short: "Create a named token; it is printed this once",
-		Args:  args(1, 1),
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
+		Use:  "create NAME",
+		Args: a.args(1, 1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -185,19 +302,18 @@ func (a *app) tokenCommand() *cobra.Command {
 			}
 			t := res.JSON201
 			fmt.Fprintf(a.out, "%s\n", t.Token)
-			fmt.Fprintf(a.err, "Token %q (%s) created. It is shown only this once: keep it like a password.\n", t.Name, t.Id)
+			fmt.Fprintln(a.err, a.l.T("cli.tokens.created", "Name", t.Name, "ID", t.Id))
 			return nil
 		}),
 	}
 	revoke := &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a token: it stops working at once",
-		Args:  args(1, 1),
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
+		Use:  "revoke ID",
+		Args: a.args(1, 1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
-			id, err := accountID("token", args[0])
+			id, err := a.accountID("token", args[0])
 			if err != nil {
 				return err
 			}
@@ -206,7 +322,7 @@ func (a *app) tokenCommand() *cobra.Command {
 				return err
 			}
 			if !a.jsonOut {
-				fmt.Fprintf(a.out, "Token %s revoked.\n", id)
+				fmt.Fprintln(a.out, a.l.T("cli.tokens.revoked", "ID", id))
 			}
 			return nil
 		}),
@@ -217,10 +333,9 @@ func (a *app) tokenCommand() *cobra.Command {
 
 func (a *app) sessionsCommand() *cobra.Command {
 	sessions := &cobra.Command{
-		Use:   "sessions",
-		Short: "List the browsers signed in to your account ('sessions end ID' signs one out)",
-		Args:  args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Use:  "sessions",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -232,27 +347,26 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return a.printJSON(res.Body)
 			}
 			if len(res.JSON200.Sessions) == 0 {
-				fmt.Fprintln(a.out, "No browser is signed in.")
+				fmt.Fprintln(a.out, a.l.T("cli.sessions.none"))
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tBROWSER\tSIGNED IN\tLAST SEEN")
+			fmt.Fprintln(tw, a.l.T("cli.sessions.header"))
 			for _, s := range res.JSON200.Sessions {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Id, s.Device, when(s.CreatedAt), when(s.LastSeenAt))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Id, s.Device, a.when(s.CreatedAt), a.when(s.LastSeenAt))
 			}
 			_ = tw.Flush()
 			return nil
 		}),
 	}
 	end := &cobra.Command{
-		Use:   "end ID",
-		Short: "Sign one browser out",
-		Args:  args(1, 1),
-		RunE: wrapRun(func(cmd *cobra.Command, args []string) error {
+		Use:  "end ID",
+		Args: a.args(1, 1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
-			id, err := accountID("session", args[0])
+			id, err := a.accountID("session", args[0])
 			if err != nil {
 				return err
 			}
@@ -261,7 +375,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return err
 			}
 			if !a.jsonOut {
-				fmt.Fprintf(a.out, "Session %s ended.\n", id)
+				fmt.Fprintln(a.out, a.l.T("cli.sessions.ended", "ID", id))
 			}
 			return nil
 		}),
@@ -273,10 +387,9 @@ func (a *app) sessionsCommand() *cobra.Command {
 func (a *app) deleteAccountCommand() *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
-		Use:   "delete [--yes]",
-		Short: "Delete your account for good (asks you to type its name, unless --yes)",
-		Args:  args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Use:  "delete [--yes]",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -286,19 +399,19 @@ func (a *app) deleteAccountCommand() *cobra.Command {
 			}
 			name := me.JSON200.Name
 			if !yes {
-				fmt.Fprintf(a.err, "This deletes the account %q on %s for good: your name and address are erased and your tokens stop working.\nType the account's name to confirm: ", name, a.cfg.Server)
+				fmt.Fprint(a.err, a.l.T("cli.delete.warning", "Name", name, "Server", a.cfg.Server)+"\n"+a.l.T("cli.delete.prompt")+" ")
 				line, err := bufio.NewReader(a.in).ReadString('\n')
 				if err != nil && !errors.Is(err, io.EOF) {
-					return fmt.Errorf("read the confirmation: %w", err)
+					return a.wrapf(err, "cli.delete.read_error")
 				}
 				if strings.TrimSpace(line) != name {
-					return usagef("delete: the name typed is not %q: nothing was deleted", name)
+					return a.usage("cli.delete.mismatch", "Name", name)
 				}
 			}
 			return a.deleteAccount(cmd, name)
 		}),
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for the account's name")
+	cmd.Flags().BoolVar(&yes, "yes", false, a.l.T("cli.flag.yes"))
 	return cmd
 }
 
@@ -320,17 +433,16 @@ func (a *app) deleteAccount(cmd *cobra.Command, name string) error {
 	if a.jsonOut {
 		return a.printJSON([]byte(`{"deleted":true}`))
 	}
-	fmt.Fprintf(a.out, "The account %q is deleted.\n", name)
+	fmt.Fprintln(a.out, a.l.T("cli.delete.done", "Name", name))
 	return nil
 }
 
 // confirmAddressCommand is azul account verify.
 func (a *app) confirmAddressCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "verify",
-		Short: "Mail a new link that confirms your address (at most one more a day)",
-		Args:  args(0, 0),
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+		Use:  "verify",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -341,7 +453,7 @@ func (a *app) confirmAddressCommand() *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			fmt.Fprintln(a.out, "A new link is on its way to your address: follow it to confirm the address.")
+			fmt.Fprintln(a.out, a.l.T("cli.account.verify_sent"))
 			return nil
 		}),
 	}

@@ -18,19 +18,14 @@ import (
 func (a *app) replayCommand() *cobra.Command {
 	var version int
 	cmd := &cobra.Command{
-		Use:   "replay GAME",
-		Short: "Step through a game's versions with the arrow keys (or print them; --version N prints one)",
-		Long: `Replay a game version by version. In a terminal: → or space steps
-forward, ← back, Home and End go to the first and last version, PgUp and
-PgDn ten versions, q quits. Otherwise, or with --version N, the versions
-are printed.`,
-		Args:              args(1, 1),
+		Use:               "replay GAME",
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			ctx := cmd.Context()
 			if cmd.Flags().Changed("version") {
 				if version < 1 {
-					return usagef("--version must be 1 or more")
+					return a.usage("cli.error.version_min")
 				}
 				return a.printVersion(ctx, id, version)
 			}
@@ -39,6 +34,7 @@ are printed.`,
 				return err
 			}
 			last := cur.state.Version
+			a.setGame(cur.state.Ruleset, cur.state.Seats)
 			in, ok := a.in.(*os.File)
 			if a.jsonOut || !ok || !term.IsTerminal(int(in.Fd())) || !isTerminal(a.out) {
 				for v := 1; v <= last; v++ {
@@ -51,7 +47,7 @@ are printed.`,
 			return a.replayInteractive(ctx, id, in, last)
 		}),
 	}
-	cmd.Flags().IntVar(&version, "version", 0, "print the table after the first N events")
+	cmd.Flags().IntVar(&version, "version", 0, a.l.T("cli.flag.version"))
 	return cmd
 }
 
@@ -64,7 +60,7 @@ func (a *app) printVersion(ctx context.Context, id uuid.UUID, v int) error {
 	if a.jsonOut {
 		return a.printJSON(t.body)
 	}
-	fmt.Fprint(a.out, t.render(a.colour()))
+	fmt.Fprint(a.out, a.render(t, a.colour()))
 	fmt.Fprintln(a.out)
 	return nil
 }
@@ -74,12 +70,9 @@ func (a *app) eventLines(ctx context.Context, id uuid.UUID) (map[int]string, err
 	out := map[int]string{}
 	err := a.eachEventPage(ctx, id, func(page []apiclient.Event, _ []json.RawMessage) {
 		for _, ev := range page {
-			text := ev.Type
-			if ev.Description != nil && *ev.Description != "" {
-				text = *ev.Description
-			}
+			text := a.describe(ev)
 			if deref(ev.Undone) {
-				text += fmt.Sprintf(" (undone at version %d)", deref(ev.UndoneBy))
+				text += " " + a.l.T("cli.log.undone", "Version", deref(ev.UndoneBy))
 			}
 			out[ev.Version] = text
 		}
@@ -107,7 +100,7 @@ func readKeys(in *os.File) ([]key, error) {
 	buf := make([]byte, 64)
 	n, err := in.Read(buf)
 	if err != nil {
-		return nil, fmt.Errorf("read the keyboard: %w", err)
+		return nil, fmt.Errorf("keyboard: %w", err)
 	}
 	var keys []key
 	for _, press := range splitKeys(string(buf[:n])) {
@@ -163,7 +156,7 @@ func parseKey(s string) key {
 // presses, in raw mode on the alternate screen.
 func (a *app) replayInteractive(ctx context.Context, id uuid.UUID, in *os.File, last int) error {
 	if last == 0 {
-		fmt.Fprintln(a.out, "The game has no events yet.")
+		fmt.Fprintln(a.out, a.l.T("cli.show.no_events"))
 		return nil
 	}
 	lines, err := a.eventLines(ctx, id)
@@ -172,7 +165,7 @@ func (a *app) replayInteractive(ctx context.Context, id uuid.UUID, in *os.File, 
 	}
 	old, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
-		return fmt.Errorf("raw mode: %w", err)
+		return a.wrapf(err, "cli.replay.raw")
 	}
 	fmt.Fprint(a.out, "\x1b[?1049h\x1b[?25l")
 	defer func() {
@@ -189,14 +182,14 @@ func (a *app) replayInteractive(ctx context.Context, id uuid.UUID, in *os.File, 
 			if err != nil {
 				return err
 			}
-			screen = t.render(colour)
+			screen = a.render(t, colour)
 			cache[v] = screen
 		}
 		var b strings.Builder
 		b.WriteString("\x1b[H\x1b[2J")
 		b.WriteString(screen)
-		fmt.Fprintf(&b, "\nVersion %d of %d: %s\n", v, last, lines[v])
-		b.WriteString("← → step  PgUp PgDn ten  Home End first/last  q quit")
+		b.WriteString("\n" + a.l.T("cli.replay.version", "Version", v, "Last", last, "Event", lines[v]) + "\n")
+		b.WriteString(a.l.T("cli.replay.keys"))
 		// Raw mode: the terminal no longer turns \n into \r\n.
 		fmt.Fprint(a.out, strings.ReplaceAll(b.String(), "\n", "\r\n"))
 		keys, err := readKeys(in)
@@ -232,6 +225,9 @@ func (a *app) eachEventPage(ctx context.Context, id uuid.UUID, fn func([]apiclie
 	after, limit := 0, 1000
 	for {
 		res, err := a.api.GameEventsWithResponse(ctx, id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if res != nil {
+			a.noteEventsLanguage(res.HTTPResponse)
+		}
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}

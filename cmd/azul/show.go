@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,21 +16,14 @@ import (
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
-// acceptText asks for the text form of an answer.
-func acceptText(_ context.Context, req *http.Request) error {
-	req.Header.Set("Accept", "text/plain")
-	return nil
-}
-
 // table is one version of a game as azul shows it.
 type table struct {
 	state apiclient.GameResponse
 	body  []byte // the state JSON as sent
-	text  string // the engine's rendering
 }
 
-// fetchTable reads a version of a game (0: the current one) as JSON,
-// for the header, and as text, for the table.
+// fetchTable reads a version of a game (0: the current one); the table
+// is drawn from its JSON in the reader's words.
 func (a *app) fetchTable(ctx context.Context, id uuid.UUID, version int) (*table, error) {
 	var t table
 	if version == 0 {
@@ -52,88 +44,61 @@ func (a *app) fetchTable(ctx context.Context, id uuid.UUID, version int) (*table
 		yourSeats(&t.state, a.whoAmI(ctx))
 		t.body = res.Body
 	}
-	if t.state.Version == 0 {
-		// Nothing to render before the game's first event.
-		return &t, nil
-	}
-	res, err := a.api.GameStateWithResponse(ctx, id, &apiclient.GameStateParams{Version: &version}, acceptText)
-	if err := a.result(res, err, http.StatusOK); err != nil {
-		return nil, err
-	}
-	t.text = string(res.Body)
 	return &t, nil
 }
 
 // render is the screen for a table: a header with the seats and who is
-// to act, then the engine's table, coloured when colour is on.
-func (t *table) render(colour bool) string {
+// to act, then the table drawn in the reader's words, coloured when
+// colour is on.
+func (a *app) render(t *table, colour bool) string {
+	l := a.l
 	s := t.state
 	var b strings.Builder
-	fmt.Fprintf(&b, "Game %s  %s  version %d  %s", s.Id, s.Ruleset, s.Version, s.Status)
+	b.WriteString(l.T("cli.show.header", "ID", s.Id, "Ruleset", a.ruleset(string(s.Ruleset)), "Version", s.Version, "Status", a.status(string(s.Status))))
 	if deref(s.Undone) {
-		fmt.Fprintf(&b, "  (undone by the take-back at version %d)", deref(s.UndoneBy))
+		b.WriteString("  " + l.T("cli.show.undone", "Version", deref(s.UndoneBy)))
 	}
 	b.WriteString("\n")
 	var seats []string
 	for _, seat := range s.Seats {
-		label := fmt.Sprintf("%d %s", seat.Seat, seatLabel(seat, s.YourSeats))
-		seats = append(seats, label)
+		seats = append(seats, fmt.Sprintf("%d %s", seat.Seat, a.seatLabel(seat, s.YourSeats)))
 	}
-	fmt.Fprintf(&b, "Seats: %s\n", strings.Join(seats, ", "))
+	b.WriteString(l.T("cli.show.seats", "Seats", strings.Join(seats, ", ")) + "\n")
 	if s.Status == "active" {
-		fmt.Fprintf(&b, "To act: %s", seatNames(s.Seats, s.ToAct))
+		b.WriteString(l.T("cli.show.to_act", "Seats", a.seatNames(s.Seats, s.ToAct)))
 		for _, seat := range s.ToAct {
 			if slices.Contains(s.YourSeats, seat) {
-				b.WriteString("  <- your move")
+				b.WriteString("  <- " + l.T("cli.show.your_move"))
 				break
 			}
 		}
 		b.WriteString("\n")
 	}
+	if s.Deadline != nil && s.Status == "active" {
+		b.WriteString(l.T("cli.show.deadline", "Time", l.Time(*s.Deadline)) + "\n")
+	}
 	if s.PendingTakeback != nil {
 		tb := s.PendingTakeback
-		fmt.Fprintf(&b, "Seat %d asks to take back %d move(s) (take-back %d): azul accept / azul decline\n", tb.Seat, tb.Moves, tb.Id)
+		b.WriteString(l.N("cli.show.takeback", tb.Moves, "Seat", tb.Seat, "ID", tb.Id) + "\n")
 	}
 	b.WriteString("\n")
-	if t.text == "" {
-		b.WriteString("The game has no events yet.\n")
+	if s.Version == 0 {
+		b.WriteString(l.T("cli.show.no_events") + "\n")
 	} else {
-		b.WriteString(colourize(withSeatNames(t.text, s.Seats, s.YourSeats), colour))
+		b.WriteString(a.drawBoardColour(&s, colour))
 	}
 	return b.String()
-}
-
-// seatWord finds the seats the engine's table names ("Seat 0", "seat 1").
-var seatWord = regexp.MustCompile(`\b[Ss]eat (\d+)\b`)
-
-// withSeatNames is the engine's table with the players' names in place
-// of seat numbers (a bot's kind: "random bot"), the reader's own seats
-// marked "(you)", as the mails and the web page show it; a free seat
-// keeps its number.
-func withSeatNames(text string, seats []apiclient.Seat, yours []int) string {
-	names := seatNamesOf(seats)
-	return seatWord.ReplaceAllStringFunc(text, func(m string) string {
-		n, err := strconv.Atoi(m[len("seat "):])
-		switch {
-		case err != nil || names[n] == "":
-			return m
-		case slices.Contains(yours, n):
-			return names[n] + " (you)"
-		}
-		return names[n]
-	})
 }
 
 func (a *app) showCommand() *cobra.Command {
 	var version int
 	cmd := &cobra.Command{
 		Use:               "show GAME",
-		Short:             "Show a game's table as text (the current version, or --version N)",
-		Args:              args(1, 1),
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			if cmd.Flags().Changed("version") && version < 1 {
-				return usagef("--version must be 1 or more")
+				return a.usage("cli.error.version_min")
 			}
 			t, err := a.fetchTable(cmd.Context(), id, version)
 			if err != nil {
@@ -142,14 +107,14 @@ func (a *app) showCommand() *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(t.body)
 			}
-			fmt.Fprint(a.out, t.render(a.colour()))
+			fmt.Fprint(a.out, a.render(t, a.colour()))
 			if version == 0 && len(t.state.LegalMoves) > 0 {
-				fmt.Fprintf(a.out, "\nYou have %d legal moves: azul moves %s\n", len(t.state.LegalMoves), id)
+				fmt.Fprintln(a.out, "\n"+a.l.N("cli.show.legal_moves", len(t.state.LegalMoves), "Command", "azul moves "+id.String()))
 			}
 			return nil
 		}),
 	}
-	cmd.Flags().IntVar(&version, "version", 0, "show the table after the first N events")
+	cmd.Flags().IntVar(&version, "version", 0, a.l.T("cli.flag.version"))
 	return cmd
 }
 
@@ -166,10 +131,9 @@ func (a *app) movesCommand() *cobra.Command {
 	var seat int
 	cmd := &cobra.Command{
 		Use:               "moves GAME",
-		Short:             "List your legal moves, numbered for 'azul move GAME N'",
-		Args:              args(1, 1),
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			var seatP *int
 			if cmd.Flags().Changed("seat") {
 				seatP = &seat
@@ -186,31 +150,35 @@ func (a *app) movesCommand() *cobra.Command {
 				}
 				return a.rememberList(id, res.JSON200)
 			}
-			return a.printMoveList(id, res.JSON200)
+			return a.printMoveList(cmd.Context(), id, res.JSON200)
 		}),
 	}
-	cmd.Flags().IntVar(&seat, "seat", 0, "list this seat's moves (anyone may)")
+	cmd.Flags().IntVar(&seat, "seat", 0, a.l.T("cli.flag.moves_seat"))
 	return cmd
 }
 
-func joinIntsOr(xs []int, none string) string {
+// toAct is who is to act: "seat 1", or "nobody".
+func (a *app) toAct(xs []int) string {
 	if len(xs) == 0 {
-		return none
+		return a.l.T("cli.seat.nobody")
 	}
-	return "seat " + joinInts(xs)
+	return a.seatList(xs)
 }
 
 func (a *app) moveCommand() *cobra.Command {
 	var seat int
 	cmd := &cobra.Command{
-		Use:   "move GAME MOVE",
-		Short: "Make a move: its number in 'azul moves', notation such as \"F2 red 3\", or JSON",
-		Example: `  azul move $GAME 7
-  azul move $GAME F2 red 3
-  azul move $GAME '{"type": "take", "factory": 2, "color": "red", "line": 3}'`,
-		Args:              args(2, -1),
+		Use: "move GAME MOVE",
+		// The examples in the reader's move words, and the notation.
+		Example: "  azul move $GAME 7\n" +
+			"  azul move $GAME " + a.say("azul-mini", "F2 red 3") + "\n" +
+			"  azul move $GAME " + a.say("azul-mini", "C blue floor") + "\n" +
+			"  azul move $GAME " + a.say("summer-pavilion", "place blue s0 6 w3") + "\n" +
+			"  azul move $GAME F2 red 3\n" +
+			`  azul move $GAME '{"type": "take", "factory": 2, "color": "red", "line": 3}'`,
+		Args:              a.args(2, -1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -228,7 +196,7 @@ func (a *app) moveCommand() *cobra.Command {
 			return a.printMoveResult(cmd.Context(), id, res.JSON201)
 		}),
 	}
-	cmd.Flags().IntVar(&seat, "seat", 0, "the seat to move for, when you hold several")
+	cmd.Flags().IntVar(&seat, "seat", 0, a.l.T("cli.flag.move_seat"))
 	return cmd
 }
 
@@ -236,9 +204,9 @@ func (a *app) moveCommand() *cobra.Command {
 func (a *app) postMove(ctx context.Context, id uuid.UUID, seat *int, move string) (*apiclient.MoveResponse, error) {
 	params := &apiclient.MoveParams{Seat: seat}
 	if move == "" {
-		return nil, usagef("move: no move given")
+		return nil, a.usage("cli.move.none")
 	}
-	n, bound, isNumber, err := moveNumber(move)
+	n, bound, isNumber, err := a.moveNumber(move)
 	if err != nil {
 		return nil, err
 	}
@@ -247,13 +215,24 @@ func (a *app) postMove(ctx context.Context, id uuid.UUID, seat *int, move string
 	}
 	if strings.HasPrefix(move, "{") {
 		if !json.Valid([]byte(move)) {
-			return nil, usagef("move: the JSON is not valid")
+			return nil, a.usage("cli.move.bad_json")
 		}
 		res, err := a.api.MoveWithBodyWithResponse(ctx, id, params, "application/json", strings.NewReader(move))
 		return res, a.result(res, err, http.StatusCreated)
 	}
-	res, err := a.api.MoveWithTextBodyWithResponse(ctx, id, params, move)
-	return res, a.result(res, err, http.StatusCreated)
+	// A move in words: the reader's language (or another's, where
+	// unambiguous) read into the notation the server parses. The words
+	// depend on the game's rule set.
+	ruleset, err := a.rulesetOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := a.readMove(ruleset, move)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.api.MoveWithTextBodyWithResponse(ctx, id, params, canon)
+	return res, a.sayProblem(a.result(res, err, http.StatusCreated), ruleset)
 }
 
 // postNumbered plays move n of the list of legal moves the number came
@@ -268,18 +247,18 @@ func (a *app) postNumbered(ctx context.Context, id uuid.UUID, seat *int, n, boun
 	}
 	moves := lm.JSON200.Moves
 	if len(moves) == 0 {
-		return nil, &exitError{code: exitRefused, err: fmt.Errorf("you have no move to make now (to act: %s)", joinIntsOr(lm.JSON200.ToAct, "nobody"))}
+		return nil, a.fail(exitRefused, "cli.move.no_move", "ToAct", a.toAct(lm.JSON200.ToAct))
 	}
-	if why := staleNumber(n, bound, a.lastList(id), lm.JSON200); why != "" {
-		return nil, a.refuseWithList(id, lm, why)
+	if why := a.staleNumber(n, bound, a.lastList(id), lm.JSON200); why != "" {
+		return nil, a.refuseWithList(ctx, id, lm, why)
 	}
 	if n < 1 || n > len(moves) {
-		return nil, usagef("move %d: choose a number from 1 to %d ('azul moves %s' lists them)", n, len(moves), id)
+		return nil, a.usage("cli.move.bad_number", "N", n, "Max", len(moves), "Command", "azul moves "+id.String())
 	}
 	m := moves[n-1]
 	body, err := json.Marshal(map[string]any{"move": m.Move, "seat": m.Seat})
 	if err != nil {
-		return nil, fmt.Errorf("encode the move: %w", err)
+		return nil, a.wrapf(err, "cli.move.encode")
 	}
 	// If-Match: a move that lands between the list and this one is not
 	// overtaken silently.
@@ -295,26 +274,26 @@ func (a *app) postNumbered(ctx context.Context, id uuid.UUID, seat *int, n, boun
 		if lerr != nil {
 			return nil, err
 		}
-		return nil, a.refuseWithList(id, now, fmt.Sprintf("the game moved on while move %d was on its way (version %d, now %d), so it was not played", n, lm.JSON200.Version, now.JSON200.Version))
+		return nil, a.refuseWithList(ctx, id, now, a.l.T("cli.move.overtaken", "N", n, "Version", lm.JSON200.Version, "Now", now.JSON200.Version))
 	}
 	return res, nil
 }
 
 // refuseWithList prints the moves of now, remembered, and returns the
 // refusal (exit 3).
-func (a *app) refuseWithList(id uuid.UUID, lm *apiclient.LegalMovesResponse, why string) error {
+func (a *app) refuseWithList(ctx context.Context, id uuid.UUID, lm *apiclient.LegalMovesResponse, why string) error {
 	var err error
 	if a.jsonOut {
 		if err = a.printJSON(lm.Body); err == nil {
 			err = a.rememberList(id, lm.JSON200)
 		}
 	} else {
-		err = a.printMoveList(id, lm.JSON200)
+		err = a.printMoveList(ctx, id, lm.JSON200)
 	}
 	if err != nil {
 		return err
 	}
-	return &exitError{code: exitRefused, err: fmt.Errorf("%s; the moves now are listed above", why)}
+	return &exitError{code: exitRefused, err: errors.New(a.l.T("cli.move.listed_above", "Why", why))}
 }
 
 // printMoveResult tells what a move did: one line for the move, then
@@ -331,26 +310,29 @@ func (a *app) printMoveResult(ctx context.Context, id uuid.UUID, r *apiclient.Mo
 			return err
 		}
 		evs = res.JSON200.Events
+		a.noteEventsLanguage(res.HTTPResponse)
 	}
 	g, err := a.api.GetGameWithResponse(ctx, id, &apiclient.GetGameParams{})
 	if err := a.result(g, err, http.StatusOK); err != nil {
 		return err
 	}
-	names := seatNamesOf(g.JSON200.Seats)
+	names := a.seatNamesOf(g.JSON200.Seats)
+	ruleset := g.JSON200.Ruleset
+	a.setGame(ruleset, g.JSON200.Seats)
 	for _, t := range byCommand(evs) {
 		m := t.own.Meta
 		if m.Notation != nil && m.Actor != nil && m.Actor.Seat != nil {
-			fmt.Fprintf(a.out, "%s played %s (version %d).\n", seatName(names, *m.Actor.Seat), *m.Notation, t.own.Version)
+			fmt.Fprintln(a.out, a.l.T("cli.move.played", "Name", a.seatName(names, *m.Actor.Seat), "Move", a.say(ruleset, *m.Notation), "Version", t.own.Version))
 		} else {
-			fmt.Fprintf(a.out, "%s (version %d).\n", describe(t.own), t.own.Version)
+			fmt.Fprintln(a.out, a.l.T("cli.move.event", "Event", a.describe(t.own), "Version", t.own.Version))
 		}
 		if len(t.auto) > 0 {
-			fmt.Fprintf(a.out, "Then, automatically (versions %d to %d):\n", t.auto[0].Version, t.auto[len(t.auto)-1].Version)
+			fmt.Fprintln(a.out, a.l.T("cli.move.then", "From", t.auto[0].Version, "To", t.auto[len(t.auto)-1].Version))
 			for _, ev := range t.auto {
-				fmt.Fprintf(a.out, "  %s\n", describe(ev))
+				fmt.Fprintf(a.out, "  %s\n", a.describe(ev))
 			}
 		}
 	}
-	fmt.Fprintf(a.out, "Game %s is at version %d, %s; to act: %s.\n", id, r.CurrentVersion, r.Status, seatNames(g.JSON200.Seats, r.ToAct))
+	fmt.Fprintln(a.out, a.l.T("cli.move.now", "ID", id, "Version", r.CurrentVersion, "Status", a.status(string(r.Status)), "ToAct", a.seatNames(g.JSON200.Seats, r.ToAct)))
 	return nil
 }

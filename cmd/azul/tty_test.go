@@ -161,7 +161,7 @@ func TestWatchRedraws(t *testing.T) {
 		t.Errorf("the screen was not redrawn but added to:\n%s", s)
 	}
 	// Colour in a terminal: a tile colour name is wrapped in its code.
-	if !regexp.MustCompile(`\x1b\[3[1-4]m(blue|yellow|red)\x1b\[0m`).MatchString(term.raw()) {
+	if !regexp.MustCompile(`\x1b\[3[1-4]m\d+ (blue|yellow|red)\x1b\[0m`).MatchString(term.raw()) {
 		t.Errorf("no colours in the terminal:\n%q", term.raw())
 	}
 

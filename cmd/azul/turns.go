@@ -52,19 +52,10 @@ func byCommand(evs []apiclient.Event) []turn {
 	return out
 }
 
-// describe is an event's one-line description, or its type when the
-// server sent none.
-func describe(ev apiclient.Event) string {
-	if d := deref(ev.Description); d != "" {
-		return d
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(ev.Type, "_", " "), ".", " ")
-}
-
 // aftermath sums up the events that followed a move automatically in a
 // few words, for the list of a watch: the scores they left and the
 // round they began ("scores Ana 9, Bob 3; round 3 began").
-func (t turn) aftermath(names map[int]string) string {
+func (a *app) aftermath(t turn, names map[int]string) string {
 	if len(t.auto) == 0 {
 		return ""
 	}
@@ -91,38 +82,38 @@ func (t turn) aftermath(names map[int]string) string {
 		sort.Ints(seats)
 		list := make([]string, len(seats))
 		for i, s := range seats {
-			list[i] = fmt.Sprintf("%s %d", seatName(names, s), scores[s])
+			list[i] = fmt.Sprintf("%s %d", a.seatName(names, s), scores[s])
 		}
-		parts = append(parts, "scores "+strings.Join(list, ", "))
+		parts = append(parts, a.l.T("cli.watch.scores", "Scores", strings.Join(list, ", ")))
 	}
 	switch {
 	case over:
-		parts = append(parts, "the game is over")
+		parts = append(parts, a.l.T("cli.watch.over"))
 	case round > 0:
-		parts = append(parts, fmt.Sprintf("round %d began", round))
+		parts = append(parts, a.l.T("cli.watch.round_began", "Round", round))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("then %d automatic events", len(t.auto))
+		return a.l.N("cli.watch.then_events", len(t.auto))
 	}
-	return "then " + strings.Join(parts, "; ")
+	return a.l.T("cli.watch.then", "What", strings.Join(parts, "; "))
 }
 
 // seatName is a seat's name, or "seat N".
-func seatName(names map[int]string, seat int) string {
+func (a *app) seatName(names map[int]string, seat int) string {
 	if n := names[seat]; n != "" {
 		return n
 	}
-	return fmt.Sprintf("seat %d", seat)
+	return a.l.T("cli.seat.n", "N", seat)
 }
 
 // seatNamesOf maps the seats of a state to their names (a bot's: its
 // kind).
-func seatNamesOf(seats []apiclient.Seat) map[int]string {
+func (a *app) seatNamesOf(seats []apiclient.Seat) map[int]string {
 	names := map[int]string{}
 	for _, s := range seats {
 		names[s.Seat] = deref(s.Name)
 		if names[s.Seat] == "" && s.Bot != nil {
-			names[s.Seat] = *s.Bot + " bot"
+			names[s.Seat] = a.botName(*s.Bot)
 		}
 	}
 	return names

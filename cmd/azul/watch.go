@@ -65,14 +65,10 @@ var errFinished = errors.New("the game is over")
 
 func (a *app) watchCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "watch GAME",
-		Short: "Follow a game live, redrawing the table after every move, until it ends (Ctrl-C stops)",
-		Long: `Follow a game through its event stream (server-sent events): the table is
-redrawn after every move, with the last moves below it. With --json every
-message of the stream is printed as one line of JSON instead.`,
-		Args:              args(1, 1),
+		Use:               "watch GAME",
+		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
 			ctx := cmd.Context()
 			err := a.watch(ctx, id)
 			// Stopping a watch (Ctrl-C) is its normal end.
@@ -96,6 +92,7 @@ func (a *app) watch(ctx context.Context, id uuid.UUID) error {
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}
+		a.setGame(res.JSON200.Ruleset, res.JSON200.Seats)
 		// Far enough back for the last moves and the rounds' ends
 		// between them.
 		from := max(res.JSON200.Version-recentMoves*12, 0)
@@ -125,7 +122,7 @@ func (a *app) watch(ctx context.Context, id uuid.UUID) error {
 			attempt = 0
 		}
 		if attempt >= 5 {
-			return &exitError{code: exitNetwork, err: fmt.Errorf("the event stream of %s keeps failing", a.cfg.Server)}
+			return a.fail(exitNetwork, "cli.watch.stream_failing", "Server", a.cfg.Server)
 		}
 		select {
 		case <-ctx.Done():
@@ -165,7 +162,7 @@ func (w *watcher) follow(ctx context.Context) (connected bool, err error) {
 	}
 	req, err := apiclient.NewGameStreamRequest(a.cfg.Server, w.id, params)
 	if err != nil {
-		return false, fmt.Errorf("build the stream request: %w", err)
+		return false, a.wrapf(err, "cli.watch.stream_failing", "Server", a.cfg.Server)
 	}
 	req = req.WithContext(ctx)
 	req.Header.Set("Accept", "text/event-stream")
@@ -223,17 +220,10 @@ func (w *watcher) message(ctx context.Context, m sseMessage) error {
 	}
 	t := &table{state: st}
 	yourSeats(&t.state, w.me)
-	w.names = seatNamesOf(st.Seats)
+	w.names = w.app.seatNamesOf(st.Seats)
+	w.app.setGame(st.Ruleset, st.Seats)
 	if err := w.catchUp(ctx, w.listed, st.Version); err != nil {
 		return err
-	}
-	if st.Version > 0 {
-		v := st.Version
-		res, err := a.api.GameStateWithResponse(ctx, w.id, &apiclient.GameStateParams{Version: &v}, acceptText)
-		if err := a.result(res, err, http.StatusOK); err != nil {
-			return err
-		}
-		t.text = string(res.Body)
 	}
 	w.draw(t)
 	if st.Status == "finished" {
@@ -253,6 +243,9 @@ func (w *watcher) catchUp(ctx context.Context, after, upTo int) error {
 	for after < upTo {
 		limit := min(upTo-after, 1000)
 		res, err := a.api.GameEventsWithResponse(ctx, w.id, &apiclient.GameEventsParams{After: &after, Limit: &limit})
+		if res != nil {
+			a.noteEventsLanguage(res.HTTPResponse)
+		}
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}
@@ -299,20 +292,21 @@ func (w *watcher) draw(t *table) {
 	} else if w.last > 0 {
 		b.WriteString("\n")
 	}
-	b.WriteString(t.render(w.colour))
+	a := w.app
+	b.WriteString(a.render(t, w.colour))
 	if len(w.turns) > 0 {
-		b.WriteString("\nLast moves:\n")
+		b.WriteString("\n" + a.l.T("cli.watch.last_moves") + "\n")
 		for _, t := range w.turns {
-			fmt.Fprintf(&b, "%4d  %s\n", t.own.Version, describe(t.own))
-			if then := t.aftermath(w.names); then != "" {
+			fmt.Fprintf(&b, "%4d  %s\n", t.own.Version, a.describe(t.own))
+			if then := a.aftermath(t, w.names); then != "" {
 				fmt.Fprintf(&b, "      %s\n", then)
 			}
 		}
 	}
 	if t.state.Status == "finished" {
-		b.WriteString("\nThe game is over.\n")
+		b.WriteString("\n" + a.l.T("cli.watch.over_long") + "\n")
 	} else {
-		b.WriteString("\nWatching for moves (Ctrl-C stops).\n")
+		b.WriteString("\n" + a.l.T("cli.watch.watching") + "\n")
 	}
 	fmt.Fprint(w.app.out, b.String())
 }

@@ -193,9 +193,8 @@ func buildVocab(m map[string]map[string]string, fam Family) (*vocab, error) {
 		printed := msg(m, "notation."+tok)
 		v.say[canon] = printed
 		for _, word := range append([]string{printed}, splitList(msg(m, "notation."+tok+"_also"))...) {
-			if strings.EqualFold(word, canon) {
-				continue
-			}
+			// A word spelt like its token ("Bonus", "floor") is read too,
+			// so that it comes out in the notation's own case.
 			if err := add(word, canon); err != nil {
 				return nil, err
 			}
@@ -420,6 +419,16 @@ func (w *Words) Vocabulary(lang string, fam Family) map[string][]string {
 	}
 	for letter, c := range v.initials {
 		out[c] = append(out[c], letter)
+	}
+	// Star and wild counts are read by prefix ("s3", "ster 3", "j2"), in
+	// Summer Pavilion only; they are listed under "s" and "w".
+	if fam == Pavilion {
+		for word := range v.starRead {
+			out["s"] = append(out["s"], word)
+		}
+		for word := range v.wildRead {
+			out["w"] = append(out["w"], word)
+		}
 	}
 	for _, words := range out {
 		slices.Sort(words)
