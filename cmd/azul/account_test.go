@@ -97,7 +97,7 @@ func TestAccountCommands(t *testing.T) {
 	if msg := laptop.wantCode(exitNotAllow, "account", "show"); !strings.Contains(msg, "does not know the token") {
 		t.Errorf("a revoked token: %q", msg)
 	}
-	if msg := ana.wantCode(exitFailure, "account", "token", "revoke", laptopID); !strings.Contains(msg, "Not found") {
+	if msg := ana.wantCode(exitFailure, "account", "token", "revoke", laptopID); !strings.Contains(msg, "no live token") {
 		t.Errorf("revoking twice: %q", msg)
 	}
 
@@ -136,7 +136,7 @@ func TestAccountVerify(t *testing.T) {
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")
 	o := ana.run("account", "verify")
-	if o.code == exitOK || !strings.Contains(o.errOut, "There is no address to confirm: your address is verified already") {
+	if o.code == exitOK || !strings.Contains(o.errOut, "Your address is verified already: there is nothing to confirm.") {
 		t.Fatalf("verify of an address that needs none: exit %d, out %q, err %q", o.code, o.out, o.errOut)
 	}
 }

@@ -43,7 +43,6 @@ func (e *problemError) Error() string {
 		return e.instead
 	}
 	var b strings.Builder
-	b.WriteString(e.p.Title)
 	rule := deref(e.p.Rule)
 	detail := e.detail()
 	// A broken rule is said by the catalogue in the reader's language
@@ -52,8 +51,18 @@ func (e *problemError) Error() string {
 	if rule != "" && e.l != nil && e.l.Catalogue().Has("rule."+rule) {
 		detail = e.l.T("rule." + rule)
 	}
-	if detail != "" {
-		b.WriteString(": " + detail)
+	// The server writes its detail as a whole sentence in the reader's
+	// language; the title only names the kind of problem, so it is said
+	// only when there is no detail.
+	// A broken rule keeps its title ("The move breaks a rule"): the
+	// rule's sentence says which, not that the move was refused.
+	switch {
+	case detail == "":
+		b.WriteString(e.p.Title)
+	case rule != "":
+		b.WriteString(e.p.Title + ": " + detail)
+	default:
+		b.WriteString(detail)
 	}
 	if rule != "" {
 		ref := deref(e.p.Ref)

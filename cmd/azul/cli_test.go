@@ -93,7 +93,7 @@ func TestExitCodes(t *testing.T) {
 	if msg := stranger.wantCode(exitNotAllow, "login", "not-a-token"); !strings.Contains(msg, "does not know this token") {
 		t.Errorf("login with a bad token: %q", msg)
 	}
-	if msg := ana.wantCode(exitFailure, "show", "00000000-0000-4000-8000-000000000000"); !strings.Contains(msg, "Not found") {
+	if msg := ana.wantCode(exitFailure, "show", "00000000-0000-4000-8000-000000000000"); !strings.Contains(msg, "There is no game") {
 		t.Errorf("unknown game: %q", msg)
 	}
 }

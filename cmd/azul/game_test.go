@@ -95,7 +95,7 @@ func TestCompleteGame(t *testing.T) {
 			// The other player may not move now: a refused move, exit 3,
 			// the rule on one line.
 			msg := other.wantCode(exitRefused, "move", id, m.Notation)
-			if !strings.Contains(msg, "not this seat's turn") || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
+			if !strings.Contains(msg, "not your turn") || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
 				t.Fatalf("refused move explained as %q", msg)
 			}
 		}

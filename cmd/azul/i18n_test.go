@@ -169,7 +169,7 @@ func TestMovesInDutch(t *testing.T) {
 		if len(g.ToAct) == 0 {
 			break
 		}
-		if out := players[g.ToAct[0]].play(id, 1); strings.Contains(out, "ronde 2 is begonnen") || strings.Contains(out, "Runde 2 hat begonnen") {
+		if out := players[g.ToAct[0]].play(id, 1); strings.Contains(out, "ronde 2 is begonnen") || strings.Contains(out, "Runde 2 hat begonnen") || strings.Contains(out, "Ronde 2 begon") || strings.Contains(out, "Runde 2 begann") {
 			ended = out
 			break
 		}
@@ -323,7 +323,7 @@ func TestWatchInGerman(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	code := term.run(ctx, bob, "watch", id)
-	s := term.waitFor("Warte auf Züge (Strg-C beendet).", "Letzte Züge:", "Ana spielte ", "Bob (du) nimmt Fliesen.", "Musterreihen", "Bodenreihe")
+	s := term.waitFor("Warte auf Züge (Strg-C beendet).", "Letzte Züge:", "Ana nahm ", "Bob (du) nimmt Fliesen.", "Musterreihen", "Bodenreihe")
 	for _, english := range []string{"Watching", "Last moves", "played", "points", "floor"} {
 		if strings.Contains(s, english) {
 			t.Errorf("the German watch shows the English %q:\n%s", english, s)

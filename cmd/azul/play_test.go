@@ -183,7 +183,7 @@ func TestRoundEnd(t *testing.T) {
 	if want := fmt.Sprintf("Then, automatically (versions %d to %d):", before+2, after); !strings.Contains(out, want) {
 		t.Errorf("the round's end is not introduced by %q:\n%s", want, out)
 	}
-	for _, want := range []string{" tiled ", "for the floor", "round 2: "} {
+	for _, want := range []string{" to the wall: +", "floor, ", "Round 2 began"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the round's end lacks %q:\n%s", want, out)
 		}
@@ -349,10 +349,10 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{exitRefused, []string{"move", id, lm.Moves[0].Notation}, "azul: It is not this seat's turn: seat 0 is to take tiles, not seat 1\n"},
-		{exitFailure, []string{"show", "00000000-0000-4000-8000-000000000000"}, "azul: Not found: game 00000000-0000-4000-8000-000000000000\n"},
-		{exitNotAllow, []string{"join", id}, "azul: Not allowed: the game has no free seat\n"},
-		{exitRefused, []string{"move", id, `{"type": "x"}`}, "azul: This is not a move of this game: move type \"x\": Azul moves are take, tile and resign\n"},
+		{exitRefused, []string{"move", id, lm.Moves[0].Notation}, "azul: It is not your turn: seat 0 is to move.\n"},
+		{exitFailure, []string{"show", "00000000-0000-4000-8000-000000000000"}, "azul: There is no game 00000000-0000-4000-8000-000000000000.\n"},
+		{exitNotAllow, []string{"join", id}, "azul: This game has no free seat.\n"},
+		{exitRefused, []string{"move", id, `{"type": "x"}`}, "azul: This is not a move of this game (Azul Mini): see the legal moves.\n"},
 	} {
 		if msg := bob.wantCode(c.code, c.args...); msg != c.want {
 			t.Errorf("azul %s printed %q, want %q", strings.Join(c.args, " "), msg, c.want)
