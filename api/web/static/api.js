@@ -1,12 +1,15 @@
 // Calls to the /v1 REST API with the page's session cookie. Every request
-// that changes something carries the page's CSRF token.
+// that changes something carries the page's CSRF token, and every one
+// asks for the page's language, so the server's messages (problem
+// details, event descriptions) are in the reader's words.
+import { t, apiLang } from './i18n.js';
 
 const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || '';
 
 // ApiError is a problem+json answer (RFC 9457) or a network failure.
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem?.detail || problem?.title || `request failed (${status})`);
+    super(problem?.detail || problem?.title || t('web.js.error.request', { Status: status }));
     this.status = status;
     this.problem = problem || {};
   }
@@ -14,7 +17,7 @@ export class ApiError extends Error {
 
 // api sends a request and returns the decoded JSON body (null when empty).
 export async function api(method, path, body, headers = {}) {
-  const h = { Accept: 'application/json', ...headers };
+  const h = { Accept: 'application/json', 'Accept-Language': apiLang, ...headers };
   const init = { method, headers: h, credentials: 'same-origin' };
   if (method !== 'GET') h['X-CSRF-Token'] = csrf();
   if (body !== undefined) {
@@ -25,7 +28,7 @@ export async function api(method, path, body, headers = {}) {
   try {
     res = await fetch(path, init);
   } catch (err) {
-    throw new ApiError(0, { detail: 'the server cannot be reached' });
+    throw new ApiError(0, { detail: t('web.js.error.unreachable') });
   }
   const text = await res.text();
   let data = null;
@@ -69,8 +72,13 @@ export function el(tag, attrs = {}, ...children) {
 // seatName is how a seat is called on the page.
 export function seatName(game, seat) {
   const s = (game.seats || [])[seat];
-  if (!s) return `Seat ${seat + 1}`;
+  if (!s) return t('web.js.seat', { N: seat + 1 });
   if (s.name) return s.name;
-  if (s.bot) return `${s.bot} bot`;
-  return `Seat ${seat + 1} (open)`;
+  if (s.bot) return t('web.js.bot', { Bot: botName(s.bot) });
+  return t('web.js.seat_open', { N: seat + 1 });
+}
+
+// botName is a bot kind in the reader's words.
+export function botName(kind) {
+  return ['random', 'greedy', 'search'].includes(kind) ? t(`web.js.bot_kind.${kind}`) : String(kind);
 }
