@@ -21,7 +21,7 @@ type accountView struct {
 	Profile   account.Profile
 	Languages []string
 	// Zones are the time zones the field suggests.
-	Zones []string
+	Zones     []string
 	Tokens    []account.Token
 	MaxTokens int
 	Sessions  []account.Session

@@ -17,8 +17,8 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/bots"
-	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
@@ -228,7 +228,7 @@ type tableView struct {
 	// WinnersText, Reason and FinalRows are the result in words.
 	WinnersText, Reason string
 	FinalRows           []finalRow
-	Pending         *play.Takeback
+	Pending             *play.Takeback
 	// CanJoin: the viewer may take a free seat.
 	CanJoin bool
 	// Prev and Next are the neighbouring versions of a replay (0: none).

@@ -239,7 +239,9 @@ func (e *pageError) Error() string { return e.kind.Error() + ": " + e.id }
 func (e *pageError) Unwrap() error { return e.kind }
 
 // errorf is a pageError.
-func errorf(kind error, id string, args ...any) error { return &pageError{kind: kind, id: id, args: args} }
+func errorf(kind error, id string, args ...any) error {
+	return &pageError{kind: kind, id: id, args: args}
+}
 
 // fail shows the error page for err (logging server faults), in the
 // reader's language: the server's errors are English for its log, so

@@ -107,19 +107,19 @@ type Web struct {
 	verify     bool
 	// pages are the templates by language, then page name: each
 	// language's set has its own t and n.
-	pages      map[string]map[string]*template.Template
-	cat        *i18n.Catalogue
-	words      *notation.Words
-	langs      []string
+	pages map[string]map[string]*template.Template
+	cat   *i18n.Catalogue
+	words *notation.Words
+	langs []string
 	// colours reads a colour word of any language (lower case) as its
 	// canonical name.
 	colours map[string]string
 	// jsMsgs is each language's JSON block for the scripts.
-	jsMsgs map[string]template.JS
-	static     *staticFiles
-	accounts   *account.Service
-	trusted    []netip.Prefix
-	limits     Limits
+	jsMsgs   map[string]template.JS
+	static   *staticFiles
+	accounts *account.Service
+	trusted  []netip.Prefix
+	limits   Limits
 }
 
 // New builds the web client.
