@@ -196,6 +196,9 @@ func (w *Web) join(c echo.Context) error {
 		seat = &n
 	}
 	if _, err := w.svc.Join(c.Request().Context(), id, s.Player, seat); err != nil {
+		if errors.Is(err, play.ErrForbidden) {
+			err = errorf(play.ErrForbidden, "web.error.no_free_seat")
+		}
 		return w.fail(c, s, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/games/"+id)

@@ -271,7 +271,11 @@ func errorText(l *i18n.Localizer, err error, status int, show bool) string {
 	case errors.Is(err, ErrCSRF):
 		return l.T("web.error.csrf")
 	case errors.As(err, &refusal):
-		return l.T("web.error.limited", "In", l.In(time.Duration(refusal.RetryAfter)*time.Second))
+		what := "web.error.limit." + refusal.Limit
+		if !l.Catalogue().Has(what) {
+			what = "web.error.limit.any"
+		}
+		return l.T("web.error.limited", "What", l.T(what), "In", l.In(time.Duration(refusal.RetryAfter)*time.Second))
 	case errors.As(err, &rule):
 		return l.T("rule." + rule.Rule)
 	}
