@@ -158,6 +158,15 @@ func (p *page) Device(d string) string {
 	return p.L.T("web.account.device", "Browser", browser, "OS", os)
 }
 
+// TokenName is a token's name; the one the server names at registration
+// is said in the reader's words.
+func (p *page) TokenName(name string) string {
+	if name == "registration" {
+		return p.L.T("web.account.registration_token")
+	}
+	return name
+}
+
 // form is a submitted form: its values and the errors by field ("" is the
 // form's own).
 type form struct {

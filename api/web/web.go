@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -111,6 +112,8 @@ type Web struct {
 	cat   *i18n.Catalogue
 	words *notation.Words
 	langs []string
+	// pseudo: the catalogue has the test-only pseudo-locale.
+	pseudo bool
 	// colours reads a colour word of any language (lower case) as its
 	// canonical name.
 	colours map[string]string
@@ -157,6 +160,7 @@ func New(cfg Config) (*Web, error) {
 		return nil, err
 	}
 	w.langs = pageLangs(w.cat)
+	w.pseudo = slices.Contains(w.langs, i18n.Pseudo)
 	if w.colours, err = colourWords(); err != nil {
 		return nil, err
 	}
