@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -251,4 +254,166 @@ func TestPagesGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// htmlLang is a page's <html lang>.
+func htmlLang(t *testing.T, p page) string {
+	t.Helper()
+	for _, n := range find(p.doc(t), func(n *html.Node) bool { return n.Data == "html" }) {
+		v, _ := attr(n, "lang")
+		return v
+	}
+	return ""
+}
+
+// A visitor's page is in Accept-Language's best match, until the
+// switcher (a GET link that sets a cookie and sends the browser back to a
+// path of this site only) chooses; a signed-in player's pages are in the
+// account's language whatever the browser asks, and the player's
+// switcher sets the account's language (a form with the CSRF token).
+func TestLanguageChoice(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	v := e.browser()
+	for accept, want := range map[string]string{
+		"": "en", "nl-BE,nl;q=0.9,en;q=0.5": "nl", "de-CH": "de", "it": "it", "fr-FR,de;q=0.3": "de", "ja": "en", "xx-garbage;;": "en",
+	} {
+		v.lang = accept
+		if got := htmlLang(t, v.get("/signin").must(t, http.StatusOK)); got != want {
+			t.Errorf("Accept-Language %q: page in %q, want %q", accept, got, want)
+		}
+	}
+	v.lang = "nl"
+	if p := v.get("/signin"); !strings.Contains(p.Body, "Mail me een aanmeldlink") || p.Header.Get("Content-Language") != "nl" {
+		t.Fatalf("a Dutch visitor's sign-in page:\n%s", p.Body)
+	}
+	// The switcher: Italian, back to where the visitor was.
+	res := v.get("/language?lang=it&next="+url.QueryEscape("/register?x=1")).must(t, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/register?x=1" {
+		t.Fatalf("the switcher sends the visitor to %q", loc)
+	}
+	if p := v.get("/register"); htmlLang(t, p) != "it" || !strings.Contains(p.Body, "Registrati") {
+		t.Fatalf("after choosing Italian, the page is in %q", htmlLang(t, p))
+	}
+	// Every page offers the switcher, each language in its own name.
+	for _, want := range []string{`href="/language?lang=de&amp;next=%2fregister"`, ">Deutsch<", ">Nederlands<", ">Italiano<", ">English<"} {
+		if !strings.Contains(v.get("/register").Body, want) {
+			t.Errorf("the switcher lacks %s", want)
+		}
+	}
+	// Nowhere else to go, and no unknown language.
+	for _, next := range []string{"//evil.example", "https://evil.example", `/\evil.example`, "/%2F%2Fevil.example", "javascript:alert(1)", ""} {
+		res := v.get("/language?lang=de&next="+url.QueryEscape(next)).must(t, http.StatusSeeOther)
+		if loc := res.Header.Get("Location"); loc != "/" {
+			t.Errorf("next=%q: sent to %q", next, loc)
+		}
+	}
+	bad := v.get("/language?lang=fr").must(t, http.StatusBadRequest)
+	for _, want := range []string{"fr", "en (English)", "nl (Nederlands)", "de (Deutsch)", "it (Italiano)"} {
+		if !strings.Contains(bad.Body, want) {
+			t.Errorf("the refusal of fr does not name %q:\n%s", want, bad.Body)
+		}
+	}
+
+	// A player whose account is German reads German, whatever the
+	// browser asks for or the cookie says.
+	ana := e.browser()
+	form := ana.get("/register").must(t, http.StatusOK)
+	ana.post("/register", url.Values{"csrf": {form.csrf(t)}, "name": {"Ana"}, "email": {"ana@example.org"}, "language": {"de"}, "time_zone": {"Europe/Berlin"}}).must(t, http.StatusCreated)
+	if n := e.count(`SELECT count(*) FROM players WHERE name = 'Ana' AND language = 'de' AND time_zone = 'Europe/Berlin'`); n != 1 {
+		t.Fatal("registration did not keep the chosen language and zone")
+	}
+	ana.lang = "it"
+	ana.get("/language?lang=nl").must(t, http.StatusSeeOther)
+	lobby := ana.get("/").must(t, http.StatusOK)
+	if htmlLang(t, lobby) != "de" || !strings.Contains(lobby.Body, "Deine Spiele") {
+		t.Fatalf("a German account's lobby is in %q", htmlLang(t, lobby))
+	}
+	// The player's switcher changes the account, with the CSRF token only.
+	ana.post("/account/language", url.Values{"csrf": {"forged"}, "language": {"it"}, "next": {"/"}}).must(t, http.StatusForbidden)
+	if n := e.count(`SELECT count(*) FROM players WHERE name = 'Ana' AND language = 'de'`); n != 1 {
+		t.Fatal("a forged switch changed the account")
+	}
+	res = ana.post("/account/language", url.Values{"csrf": {lobby.csrf(t)}, "language": {"it"}, "next": {"//evil.example"}}).must(t, http.StatusSeeOther)
+	if res.Header.Get("Location") != "/" {
+		t.Errorf("the player's switcher sends to %q", res.Header.Get("Location"))
+	}
+	if htmlLang(t, ana.get("/")) != "it" {
+		t.Fatal("the account's language did not change")
+	}
+	ana.post("/account/language", url.Values{"csrf": {lobby.csrf(t)}, "language": {"fr"}}).must(t, http.StatusBadRequest)
+	if n := e.count(`SELECT count(*) FROM players WHERE name = 'Ana' AND language = 'it'`); n != 1 {
+		t.Fatal("an unknown language changed the account")
+	}
+}
+
+// The account form refuses an unknown language or zone next to its field,
+// in the reader's language, naming what is accepted, and changes nothing.
+func TestAccountRefusesUnknownLanguageAndZone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana := e.browser()
+	form := ana.get("/register").must(t, http.StatusOK)
+	ana.post("/register", url.Values{"csrf": {form.csrf(t)}, "name": {"Ana"}, "email": {"ana@example.org"}, "language": {"nl"}, "time_zone": {"Europe/Amsterdam"}}).must(t, http.StatusCreated)
+	acct := ana.get("/account").must(t, http.StatusOK)
+	csrf := acct.formCSRF(t, "/account/profile")
+	for _, c := range []struct{ lang, zone, field, want string }{
+		{"fr", "Europe/Amsterdam", "language", "Kies een van de aangeboden talen: en (English), nl (Nederlands), de (Deutsch), it (Italiano)."},
+		{"de", "Europe/Atlantis", "time_zone", "„Europe/Atlantis” is geen tijdzone die deze server kent. Geef een IANA-naam, zoals UTC, Europe/Amsterdam"},
+		{"de", "Local", "time_zone", "„Local” is geen tijdzone"},
+		{"de", "", "time_zone", "is geen tijdzone"},
+	} {
+		res := ana.post("/account/profile", url.Values{"csrf": {csrf}, "name": {"Ana B"}, "email": {"ana@example.org"}, "language": {c.lang}, "time_zone": {c.zone}}).must(t, http.StatusBadRequest)
+		if got := res.fieldError(t, c.field); !strings.Contains(got, c.want) {
+			t.Errorf("%s/%s: error at %s is %q, want %q", c.lang, c.zone, c.field, got, c.want)
+		}
+		if n := e.count(`SELECT count(*) FROM players WHERE name = 'Ana' AND language = 'nl' AND time_zone = 'Europe/Amsterdam'`); n != 1 {
+			t.Fatalf("%s/%s: a refused form changed the account", c.lang, c.zone)
+		}
+	}
+}
+
+// Times are shown in the player's zone, with the zone named: the lobby's
+// and the table's deadlines, the account page's clock.
+func TestTimesInThePlayersZone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana := e.browser()
+	form := ana.get("/register").must(t, http.StatusOK)
+	ana.post("/register", url.Values{"csrf": {form.csrf(t)}, "name": {"Ana"}, "email": {"ana@example.org"}, "language": {"en"}, "time_zone": {"Asia/Tokyo"}}).must(t, http.StatusCreated)
+	res := ana.post("/games/new", newGameForm(t, ana, map[string]string{"ruleset": "azul-mini", "seat1": "bot", "seat1_bot": "random", "per_move": "3d"})).must(t, http.StatusSeeOther)
+	id := strings.TrimPrefix(res.Header.Get("Location"), "/games/")
+	var g struct {
+		Deadline time.Time `json:"deadline"`
+	}
+	if err := json.Unmarshal([]byte(ana.get("/v1/games/"+id).must(t, http.StatusOK).Body), &g); err != nil || g.Deadline.IsZero() {
+		t.Fatalf("no deadline: %v", err)
+	}
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	local := g.Deadline.In(tokyo)
+	want := fmt.Sprintf("%d %s %d %s JST", local.Day(), local.Format("Jan"), local.Year(), local.Format("15:04"))
+	for _, path := range []string{"/", "/games/" + id} {
+		if body := ana.get(path).must(t, http.StatusOK).Body; !strings.Contains(body, want) {
+			t.Errorf("%s does not show the deadline in Tokyo time (%q)", path, want)
+		}
+	}
+	if body := ana.get("/account").Body; !strings.Contains(body, "JST") {
+		t.Error("the account page's clock does not name the zone")
+	}
+	// In another zone the same deadline reads otherwise.
+	ana.post("/account/profile", url.Values{"csrf": {ana.get("/account").formCSRF(t, "/account/profile")}, "name": {"Ana"}, "email": {"ana@example.org"},
+		"language": {"nl"}, "time_zone": {"America/New_York"}}).must(t, http.StatusOK)
+	ny := g.Deadline.In(mustZone(t, "America/New_York"))
+	if body := ana.get("/").Body; !strings.Contains(body, ny.Format("15:04")+" "+ny.Format("MST")) {
+		t.Errorf("the lobby does not show the deadline in New York time (%s)", ny.Format("15:04 MST"))
+	}
+}
+
+func mustZone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }
