@@ -27,7 +27,7 @@ async function fetchAnalysis(id, v) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
   if (res.status === 202) return { status: 202, retry: Math.min(30, Math.max(1, Number(res.headers.get('Retry-After')) || 2)) };
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) throw new ApiError(res.status, data, res.headers.get('Content-Language') || '');
   return { status: 200, data };
 }
 

@@ -2,14 +2,22 @@
 // that changes something carries the page's CSRF token, and every one
 // asks for the page's language, so the server's messages (problem
 // details, event descriptions) are in the reader's words.
-import { t, apiLang } from './i18n.js';
+import { t, apiLang, has } from './i18n.js';
 
 const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || '';
 
 // ApiError is a problem+json answer (RFC 9457) or a network failure.
+// Its message is in the reader's words: the broken rule's sentence, the
+// server's detail when the server wrote it in the reader's language
+// (Content-Language), else what the status means.
 export class ApiError extends Error {
-  constructor(status, problem) {
-    super(problem?.detail || problem?.title || t('web.js.error.request', { Status: status }));
+  constructor(status, problem, lang = '') {
+    let msg;
+    if (problem?.rule && has(`rule.${problem.rule}`)) msg = t(`rule.${problem.rule}`);
+    else if (problem?.detail && (lang || 'en').toLowerCase() === apiLang.toLowerCase()) msg = problem.detail;
+    else if (has(`web.error.status.${status}`)) msg = t(`web.error.status.${status}`);
+    else msg = status ? t('web.js.error.request', { Status: status }) : problem?.detail || t('web.js.error.unreachable');
+    super(msg);
     this.status = status;
     this.problem = problem || {};
   }
@@ -35,8 +43,18 @@ export async function api(method, path, body, headers = {}) {
   if (text) {
     try { data = JSON.parse(text); } catch { data = { detail: text }; }
   }
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) throw new ApiError(res.status, data, res.headers.get('Content-Language') || '');
+  if (data && typeof data === 'object') Object.defineProperty(data, 'lang', { value: res.headers.get('Content-Language') || '' });
   return data;
+}
+
+// prose reports whether the server's own sentences in an answer (event
+// descriptions) are in the reader's language: the answer says which
+// language it is written in (Content-Language); one that says nothing is
+// English.
+export function prose(data) {
+  const said = (data && data.lang) || 'en';
+  return said.toLowerCase() === apiLang.toLowerCase();
 }
 
 // gamePath is the API path of a game, plus a suffix.
@@ -48,7 +66,8 @@ export async function allEvents(id) {
   let after = 0;
   for (;;) {
     const page = await api('GET', gamePath(id, `/events?after=${after}&limit=1000`));
-    out.push(...page.events);
+    // A description the reader could not read is left out.
+    out.push(...page.events.map((e) => (prose(page) ? e : { ...e, description: '' })));
     if (!page.next || page.events.length === 0) return out;
     after = page.events[page.events.length - 1].version;
   }

@@ -60,7 +60,7 @@ function itemText(b) {
 export function describeFinal(g) {
   const f = g.final;
   const rows = [...f.players].sort((a, b) => a.rank - b.rank);
-  const t = el('table', { class: 'final' },
+  const tbl = el('table', { class: 'final' },
     el('caption', {}, f.reason ? t('web.js.final.caption_reason', { Reason: reasonText(f.reason) }) : t('web.js.final.caption')),
     el('thead', {}, el('tr', {}, el('th', {}, t('web.js.final.rank')), el('th', {}, t('web.js.final.player')), el('th', {}, t('web.js.final.score')), el('th', {}, t('web.js.final.details')))));
   const body = el('tbody', {});
@@ -69,8 +69,8 @@ export function describeFinal(g) {
     body.append(el('tr', { class: p.rank === 1 ? 'winner' : '' }, el('td', {}, num(p.rank)), el('td', {}, p.resigned ? t('web.js.final.resigned', { Name: seatName(g, p.seat) }) : seatName(g, p.seat)),
       el('td', {}, num(p.score)), el('td', {}, details)));
   }
-  t.append(body);
-  return t;
+  tbl.append(body);
+  return tbl;
 }
 
 // actorText says who caused an event.

@@ -30,6 +30,9 @@ export function t(id, args = {}) {
   });
 }
 
+// has reports whether the page has message id.
+export const has = (id) => M[id] !== undefined;
+
 // colour is a colour's name in the reader's words.
 export const colour = (c) => (M[`game.colour.${c}`] !== undefined ? t(`game.colour.${c}`) : String(c));
 

@@ -3,7 +3,7 @@
 // (GET diff), rounds as chapters, taken-back moves as side branches, the
 // take-back buttons, the fairness panel, the export and, once the game is
 // finished, the search bot's analysis of a position.
-import { api, gamePath, el, seatName, allEvents } from './api.js';
+import { api, gamePath, el, seatName, allEvents, prose } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion } from './draw.js';
 import { markChanges, describeFinal, rulesetName, actorText, markWild } from './common.js';
 import { t, num, time, colour } from './i18n.js';
@@ -101,7 +101,7 @@ function chapters(r) {
       const first = r.events.get(b.versions[0]);
       ul.append(el('li', { class: 'branch' }, el('button', { type: 'button', class: 'linklike', 'data-branch': i, onclick: () => openBranch(r, i) },
         t('web.js.rp.branch', { Fork: b.fork, Count: b.versions.length, By: b.by })),
-      first ? el('span', { class: 'muted' }, ` (${first.description})`) : ''));
+      first && first.description ? el('span', { class: 'muted' }, ` (${first.description})`) : ''));
     });
     c.append(ul);
   }
@@ -221,7 +221,7 @@ function stepPanel(r, v, diff) {
   if (ev) {
     const channel = ['web', 'api', 'email', 'cli'].includes(ev.meta?.channel) ? t(`web.js.channel.${ev.meta.channel}`) : t('web.js.channel.server');
     p.append(el('div', { class: `event${ev.undone ? ' undone' : ''}`, 'data-version': v, 'data-type': ev.type },
-      el('p', { class: 'desc' }, ev.description || ev.type),
+      el('p', { class: 'desc' }, ev.description || t('web.js.rp.event', { Version: v })),
       el('p', { class: 'meta' }, `${actorText(g, ev.meta)} · ${channel} · ${time(ev.recorded_at)}`),
       ev.undone ? el('p', { class: 'tag' }, t('web.js.rp.undone', { By: ev.undone_by })) : ''));
   }
@@ -230,7 +230,7 @@ function stepPanel(r, v, diff) {
   }
   if (diff && diff.events && diff.events.length > 1) {
     const ul = el('ul', { class: 'between' });
-    for (const e of diff.events) ul.append(el('li', { class: e.undone ? 'undone' : '' }, `v${e.version} ${e.description}`));
+    for (const e of diff.events) ul.append(el('li', { class: e.undone ? 'undone' : '' }, prose(diff) && e.description ? `v${e.version} ${e.description}` : t('web.js.rp.event', { Version: e.version })));
     p.append(el('details', {}, el('summary', {}, t('web.js.rp.events_since', { Count: diff.events.length })), ul));
   }
 }

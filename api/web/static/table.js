@@ -1,7 +1,7 @@
 // The table: the game drawn from GET /v1/games/{id}, moves chosen by
 // clicks or keys among the server's legal moves, live updates from the
 // game's server-sent events.
-import { api, gamePath, el, seatName, ApiError } from './api.js';
+import { api, gamePath, el, seatName, ApiError, prose } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered } from './draw.js';
 import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
 import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
@@ -51,7 +51,7 @@ async function reload(t) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
       markChanges(t.root, d.changes);
-      if (d.events.length) {
+      if (d.events.length && prose(d)) {
         const last = d.events[d.events.length - 1];
         setStatusExtra(t, last.description);
       }
