@@ -53,19 +53,33 @@ func (w *Web) localizer(c echo.Context, s *session) *i18n.Localizer {
 	// for, it wins even over an account's language, so that a test can
 	// read a signed-in player's pages in it.
 	if w.pseudo && w.cat.Match(r.Header.Get("Accept-Language")) == i18n.Pseudo {
-		zone := time.UTC
 		if s != nil {
-			return w.cat.For(i18n.Pseudo, s.TimeZone)
+			return w.cat.Localizer(i18n.Pseudo, w.zone(s.TimeZone))
 		}
-		return w.cat.Localizer(i18n.Pseudo, zone)
+		return w.cat.Localizer(i18n.Pseudo, time.UTC)
 	}
 	if s != nil && w.knownLang(s.Language) {
-		return w.cat.For(s.Language, s.TimeZone)
+		return w.cat.Localizer(s.Language, w.zone(s.TimeZone))
 	}
 	if ck, err := r.Cookie(langCookie); err == nil && w.knownLang(ck.Value) {
 		return w.cat.Localizer(ck.Value, time.UTC)
 	}
 	return w.cat.Localizer(w.cat.Match(r.Header.Get("Accept-Language")), time.UTC)
+}
+
+// zone is an IANA zone as stored with a player (UTC when unknown).
+// time.LoadLocation reads and parses the zone's data on every call, so
+// the zones the players name are kept once read.
+func (w *Web) zone(name string) *time.Location {
+	if loc, ok := w.zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := i18n.LoadZone(name)
+	if err != nil {
+		return time.UTC
+	}
+	w.zones.Store(name, loc)
+	return loc
 }
 
 // localPath is next when it is a path of this site, else "/": the

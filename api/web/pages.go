@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"html/template"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -32,42 +35,107 @@ var templateFS embed.FS
 var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete"}
 
 func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
-	// The functions a template calls; t and n are each language's own
-	// (bound below), the others take the page's localizer.
-	base := template.FuncMap{
-		"static":  w.static.url,
-		"t":       func(string, ...any) string { return "" },
-		"n":       func(string, int, ...any) string { return "" },
-		"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"short":   func(id string) string { return id[:min(8, len(id))] },
-		// inc numbers seats from 1 for people (the API counts from 0).
-		"inc": func(i int) int { return i + 1 },
-	}
-	parsed := map[string]*template.Template{}
-	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(base).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
-		if err != nil {
-			return nil, fmt.Errorf("web: parse page %s: %w", name, err)
-		}
-		parsed[name] = t
-	}
 	out := map[string]map[string]*template.Template{}
 	for _, lang := range w.langs {
 		l := w.cat.Localizer(lang, time.UTC)
-		funcs := template.FuncMap{"t": l.T, "n": l.N}
+		fast, err := fastMessages(l)
+		if err != nil {
+			return nil, err
+		}
+		// The functions a template calls; t and n are this language's,
+		// the others take the page's localizer.
+		funcs := template.FuncMap{
+			"static":  w.static.url,
+			"t":       fast,
+			"n":       l.N,
+			"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+			"short":   func(id string) string { return id[:min(8, len(id))] },
+			// inc numbers seats from 1 for people (the API counts from 0).
+			"inc": func(i int) int { return i + 1 },
+		}
 		set := map[string]*template.Template{}
-		for name, t := range parsed {
-			c, err := t.Clone()
-			if err != nil {
-				return nil, fmt.Errorf("web: page %s in %s: %w", name, lang, err)
+		for _, name := range pageNames {
+			t := template.New(name).Funcs(funcs)
+			for _, file := range []string{"templates/layout.html", "templates/" + name + ".html"} {
+				src, err := templateFS.ReadFile(file)
+				if err != nil {
+					return nil, fmt.Errorf("web: read %s: %w", file, err)
+				}
+				if _, err := t.Parse(fixMessages(l, string(src))); err != nil {
+					return nil, fmt.Errorf("web: parse page %s in %s: %w", name, lang, err)
+				}
 			}
-			set[name] = c.Funcs(funcs)
+			set[name] = t
 		}
 		// The table and the replay share one template.
 		set["replay"] = set["table"]
 		out[lang] = set
 	}
 	return out, nil
+}
+
+// placeholder is a message's {{.Name}}.
+var placeholder = regexp.MustCompile(`\{\{\s*\.([A-Za-z]+)\s*\}\}`)
+
+// fastMessages is l.T for the templates of one language. A message
+// whose only template actions are {{.Name}} placeholders (nearly all of
+// them) is filled in here directly, as go-i18n's template would fill it,
+// without executing a template for each message of each page; any other
+// (and an id the language lacks, which l.T records) goes to l.T.
+func fastMessages(l *i18n.Localizer) (func(string, ...any) string, error) {
+	src := l.Lang()
+	if src == i18n.Pseudo {
+		src = i18n.Default
+	}
+	all, err := i18n.Messages(i18n.LocaleFS(), src)
+	if err != nil {
+		return nil, err
+	}
+	simple := map[string]string{}
+	for id, forms := range all {
+		s, ok := forms["other"]
+		if !ok || len(forms) != 1 || strings.Contains(placeholder.ReplaceAllString(s, ""), "{{") {
+			continue
+		}
+		if l.Lang() == i18n.Pseudo {
+			s = i18n.PseudoText(s)
+		}
+		simple[id] = s
+	}
+	return func(id string, pairs ...any) string {
+		s, ok := simple[id]
+		if !ok {
+			return l.T(id, pairs...)
+		}
+		if !strings.Contains(s, "{{") {
+			return s
+		}
+		return placeholder.ReplaceAllStringFunc(s, func(ph string) string {
+			key := placeholder.FindStringSubmatch(ph)[1]
+			for i := 0; i+1 < len(pairs); i += 2 {
+				if k, _ := pairs[i].(string); k == key {
+					return fmt.Sprint(pairs[i+1])
+				}
+			}
+			return "<no value>"
+		})
+	}, nil
+}
+
+// plainMessage is a template action that renders a message without
+// arguments: {{t "web.nav.lobby"}}.
+var plainMessage = regexp.MustCompile(`\{\{\s*t\s+"([a-z0-9_.]+)"\s*\}\}`)
+
+// fixMessages writes a page's messages that take no argument into the
+// template source of one language, escaped as HTML (they stand in text
+// or in quoted attributes): they are the same on every page, so a page
+// in any language costs no more to render than the English-only
+// templates did. Messages with arguments stay calls of t and n.
+func fixMessages(l *i18n.Localizer, src string) string {
+	return plainMessage.ReplaceAllStringFunc(src, func(action string) string {
+		id := plainMessage.FindStringSubmatch(action)[1]
+		return html.EscapeString(l.T(id))
+	})
 }
 
 // page is what every page shows; the page's own data sits in the fields
@@ -158,6 +226,37 @@ func (p *page) Device(d string) string {
 	return p.L.T("web.account.device", "Browser", browser, "OS", os)
 }
 
+// Switcher is the language switcher's entries, each language in its own
+// name: for a visitor links that set the language cookie and come back
+// here; for a player the buttons of a form that sets the account's
+// language (the form and its CSRF field are the layout's). Written here
+// rather than in the template: it is on every page, and built this way
+// it costs a page a few string appends instead of some forty escaper
+// calls.
+func (p *page) Switcher() template.HTML {
+	var b strings.Builder
+	cur := p.L.Lang()
+	if p.Session != nil {
+		b.WriteString(`<input type="hidden" name="next" value="`)
+		b.WriteString(html.EscapeString(p.Path))
+		b.WriteString(`">`)
+	}
+	next := url.QueryEscape(p.Path)
+	for _, l := range p.Langs {
+		code, name := html.EscapeString(l.Code), html.EscapeString(l.Name)
+		current := ""
+		if l.Code == cur {
+			current = ` aria-current="true"`
+		}
+		if p.Session != nil {
+			b.WriteString(`<button type="submit" name="language" value="` + code + `" lang="` + code + `" class="linklike"` + current + `>` + name + `</button> `)
+			continue
+		}
+		b.WriteString(`<a href="/language?lang=` + code + `&amp;next=` + html.EscapeString(next) + `" lang="` + code + `" hreflang="` + code + `"` + current + `>` + name + `</a> `)
+	}
+	return template.HTML(b.String()) //nolint:gosec // every part is escaped above
+}
+
 // TokenName is a token's name; the one the server names at registration
 // is said in the reader's words.
 func (p *page) TokenName(name string) string {
@@ -192,7 +291,7 @@ func (f *form) Invalid(k string) string {
 // title is a catalogue id.
 func (w *Web) newPage(c echo.Context, s *session, name, title string) *page {
 	l := w.localizer(c, s)
-	p := &page{Name: name, Title: l.T(title), L: l, Session: s, Now: w.now(), Langs: w.switcherNames(),
+	p := &page{Name: name, Title: l.T(title), L: l, Session: s, Now: w.now(), Langs: w.switcher,
 		Path: localPath(c.Request().URL.RequestURI())}
 	if s != nil {
 		p.CSRF = s.CSRF

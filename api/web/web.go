@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -112,6 +113,10 @@ type Web struct {
 	cat   *i18n.Catalogue
 	words *notation.Words
 	langs []string
+	// zones are the time zones read so far, by name.
+	zones sync.Map
+	// switcher are the language switcher's entries.
+	switcher []langName
 	// pseudo: the catalogue has the test-only pseudo-locale.
 	pseudo bool
 	// colours reads a colour word of any language (lower case) as its
@@ -161,6 +166,7 @@ func New(cfg Config) (*Web, error) {
 	}
 	w.langs = pageLangs(w.cat)
 	w.pseudo = slices.Contains(w.langs, i18n.Pseudo)
+	w.switcher = w.switcherNames()
 	if w.colours, err = colourWords(); err != nil {
 		return nil, err
 	}
@@ -222,6 +228,11 @@ func (w *Web) headers(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// pageBuffers keep the buffers pages are rendered into: a table page,
+// with its scripts' messages, is some tens of kilobytes, and growing a
+// new buffer to that for every page is most of what rendering allocates.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // render writes a page in its reader's language (data is a *page, or
 // a type that embeds one). Pages depend on the visitor and change with
 // every move, so they are never cached.
@@ -236,8 +247,12 @@ func (w *Web) render(c echo.Context, status int, page string, data interface{ la
 	}
 	c.Response().Header().Set("Content-Language", data.lang())
 	c.Response().Header().Add("Vary", "Accept-Language, Cookie")
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		buf.Reset()
+		pageBuffers.Put(buf)
+	}()
+	if err := t.ExecuteTemplate(buf, "layout", data); err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
