@@ -5,7 +5,7 @@
 // state. Colours are told apart by a letter too, and every tile has a
 // text alternative.
 
-import { t, colour, tileOf, tilesOf } from './i18n.js';
+import { t, colour, tileOf, tilesOf, lang } from './i18n.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 
@@ -13,6 +13,26 @@ export const LETTERS = {
   blue: 'B', yellow: 'Y', red: 'R', black: 'K', white: 'W',
   purple: 'P', green: 'G', orange: 'O', marker: '1',
 };
+// lettersOf tells a family's colours apart by a letter in the reader's
+// language too: the first of each colour's name, or its first two where
+// two names of the family share one (Summer Pavilion in German: gelb and
+// grün, Ge and Gr). English keeps LETTERS.
+function lettersOf(family) {
+  if (lang === 'en') return LETTERS;
+  const names = Object.fromEntries(family.map((c) => [c, colour(c).toLocaleUpperCase(lang)]));
+  const out = { marker: '1' };
+  for (const [c, name] of Object.entries(names)) {
+    const first = [...name][0];
+    const shared = Object.entries(names).some(([o, n]) => o !== c && [...n][0] === first);
+    out[c] = shared ? first + [...name][1].toLocaleLowerCase(lang) : first;
+  }
+  return out;
+}
+// letters are the letters of the game drawn last (a page shows one game).
+let letters = LETTERS;
+function setFamily(v) {
+  letters = isPavilion(v) ? lettersOf(PAV_ORDER) : lettersOf(AZUL_ORDER);
+}
 const AZUL_ORDER = ['blue', 'yellow', 'red', 'black', 'white'];
 const PAV_ORDER = ['purple', 'green', 'orange', 'yellow', 'blue', 'red'];
 // Outer stars 1..6 clockwise (RULES.md §3.3); star 0 is the centre.
@@ -67,7 +87,7 @@ export function tile(c, x, y, size, label) {
   return s('g', { class: `tile t-${c}`, role: 'img', 'aria-label': name },
     s('title', {}, name),
     s('rect', { x: x - h, y: y - h, width: size, height: size, rx: size * 0.16 }),
-    s('text', { x, y: y + size * 0.12, 'font-size': size * 0.42, 'aria-hidden': 'true' }, LETTERS[c] || '?'));
+    s('text', { x, y: y + size * 0.12, 'font-size': size * 0.42, 'aria-hidden': 'true' }, letters[c] || '?'));
 }
 
 // countBadge is the "×n" beside a tile group.
@@ -92,6 +112,7 @@ function group(path, c, n, src, draw, hits = []) {
 
 // drawOffer draws the factories, the centre and (Pavilion) the supply.
 export function drawOffer(v) {
+  setFamily(v);
   const pav = isPavilion(v);
   const wrap = document.createElement('div');
   wrap.className = 'offer';
@@ -159,6 +180,7 @@ function pool(path, map, pav, src, what, marker) {
 
 // drawBoard draws one seat's board.
 export function drawBoard(v, seat) {
+  setFamily(v);
   return isPavilion(v) ? starBoard(v, seat) : azulBoard(v, seat);
 }
 
@@ -192,7 +214,7 @@ function azulBoard(v, seat) {
         w.append(s('g', { class: `ghost t-${expected}`, role: 'img', 'aria-label': t('web.js.wall_space_colour', { Colour: colour(expected), Row: r + 1 }) },
           s('title', {}, t('web.js.wall_space_colour', { Colour: colour(expected), Row: r + 1 })),
           s('rect', { x, y, width: C, height: C, rx: 5 }),
-          s('text', { x: x + C / 2, y: y + C / 2 + 4, 'font-size': 12 }, LETTERS[expected])));
+          s('text', { x: x + C / 2, y: y + C / 2 + 4, 'font-size': 12 }, letters[expected])));
       }
       g.append(w);
     }
@@ -265,7 +287,7 @@ function starBoard(v, seat) {
       const [tx, ty] = at(cx, cy, deg, A * 0.95);
       const label = c ? t('web.js.tile_on_star', { Tile: tileOf(c), Star: starLabel(st), N: i }) : t('web.js.star_space', { N: i, Star: starLabel(st), Cost: cost });
       sp.append(s('polygon', { points: diamond(cx, cy, deg), class: c ? `filled t-${c}` : 'empty' }, s('title', {}, label)));
-      sp.append(s('text', { x: tx.toFixed(1), y: (ty + 4.5).toFixed(1), class: c ? 'd-letter' : 'd-cost', 'aria-hidden': 'true' }, c ? LETTERS[c] : cost));
+      sp.append(s('text', { x: tx.toFixed(1), y: (ty + 4.5).toFixed(1), class: c ? 'd-letter' : 'd-cost', 'aria-hidden': 'true' }, c ? letters[c] : cost));
       sg.append(sp);
     }
     g.append(sg);
