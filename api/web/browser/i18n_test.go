@@ -55,10 +55,13 @@ func TestTablePseudoLocale(t *testing.T) {
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
 	ann.acceptLanguage(i18n.Pseudo)
-	allowed := []string{"Ann", "Bob", "azuld", "azul", "English", "Nederlands", "Deutsch", "Italiano"}
+	// Names, the brand, each language's own name, the zone's abbreviation.
+	allowed := []string{"Ann", "Bob", "azuld", "azul", "English", "Nederlands", "Deutsch", "Italiano", "UTC"}
+	// Seeds and their commitments are hex, not words.
+	hex := regexp.MustCompile(`[0-9a-f]{16,}`)
 	check := func(what string) {
 		t.Helper()
-		text := eval[string](ann, readable)
+		text := hex.ReplaceAllString(eval[string](ann, readable), "")
 		if !strings.Contains(text, i18n.PseudoOpen) {
 			t.Fatalf("%s: no pseudo-locale text:\n%s", what, text)
 		}
@@ -92,6 +95,9 @@ func TestTablePseudoLocale(t *testing.T) {
 	ann.open("/games/" + azul)
 	ann.waitJS(`document.querySelector('table.final')`, "the final result")
 	check("azul-mini, finished")
+	ann.open("/games/" + azul + "/replay?version=5")
+	ann.waitJS(`document.querySelector('#fair dl') && document.querySelector('#step .event') && document.querySelector('#analysis').dataset.state`, "the replay's panels")
+	check("azul-mini, replay")
 	if missing := cat.Missing(); len(missing) > 0 {
 		t.Errorf("messages asked for and missing: %q", missing)
 	}

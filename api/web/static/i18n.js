@@ -47,12 +47,13 @@ export function list(items) {
   return t('web.js.list_and', { Init: items.slice(0, -1).join(t('web.js.list_separator')), Last: items[items.length - 1] });
 }
 
-// time is a moment in the reader's zone, the zone named.
+// time is a moment in the reader's zone, the zone named, written with
+// the reader's conventions (26.11.2026, 00:31 MEZ; 26/11/2026, 00:31 CET).
 export function time(iso) {
   try {
     return new Intl.DateTimeFormat(lang, {
-      timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric',
-      hour: '2-digit', minute: '2-digit', timeZoneName: 'short',
+      timeZone: zone, day: 'numeric', month: 'numeric', year: 'numeric',
+      hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
     }).format(new Date(iso));
   } catch {
     return new Date(iso).toISOString();
