@@ -417,3 +417,38 @@ func mustZone(t *testing.T, name string) *time.Location {
 	}
 	return loc
 }
+
+// The table page embeds the scripts' words in the reader's language: the
+// messages (plural ones with their CLDR forms) and the move words the
+// page writes legal moves with.
+func TestScriptMessagesInLanguage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana := e.browser()
+	form := ana.get("/register").must(t, http.StatusOK)
+	ana.post("/register", url.Values{"csrf": {form.csrf(t)}, "name": {"Ana"}, "email": {"ana@example.org"}, "language": {"de"}, "time_zone": {"Europe/Berlin"}}).must(t, http.StatusCreated)
+	res := ana.post("/games/new", newGameForm(t, ana, map[string]string{"ruleset": "summer-pavilion", "seat1": "bot", "seat1_bot": "random"})).must(t, http.StatusSeeOther)
+	table := ana.get(res.Header.Get("Location")).must(t, http.StatusOK)
+	var block string
+	for _, n := range find(table.doc(t), func(n *html.Node) bool { id, _ := attr(n, "id"); return n.Data == "script" && id == "i18n" }) {
+		block = text(n)
+	}
+	var m struct {
+		Cancel   string            `json:"web.js.cancel"`
+		AllMoves map[string]string `json:"web.js.all_moves"`
+		Red      string            `json:"game.colour.red"`
+		Words    map[string]map[string]string
+	}
+	if err := json.Unmarshal([]byte(strings.Replace(block, `"_words"`, `"Words"`, 1)), &m); err != nil {
+		t.Fatalf("the i18n block is not JSON: %v\n%.300s", err, block)
+	}
+	if m.Cancel != "Abbrechen" || m.Red != "rot" || m.AllMoves["one"] == "" || m.AllMoves["other"] == "" {
+		t.Errorf("the scripts' German messages: %+v", m)
+	}
+	if w := m.Words["pavilion"]; w["red"] != "rot" || w["pass"] != "passe" || w["$star"] != "Stern " || m.Words["azul"]["floor"] != "Boden" {
+		t.Errorf("the German move words: %v", m.Words)
+	}
+	if !strings.Contains(table.Body, `data-zone="Europe/Berlin"`) || !strings.Contains(table.Body, `<html lang="de">`) {
+		t.Error("the page does not give the scripts the reader's zone and language")
+	}
+}

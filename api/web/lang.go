@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
 )
@@ -131,7 +132,13 @@ func (w *Web) accountLanguage(c echo.Context) error {
 	if !i18n.Supported(lang) {
 		return w.failMessage(c, s, http.StatusBadRequest, w.localizer(c, s).T("web.error.language", "Lang", truncate(lang, 16), "Supported", w.supportedList()))
 	}
-	if _, err := w.pool.Exec(c.Request().Context(), `UPDATE players SET language = $2 WHERE id = $1`, s.Player.ID, lang); err != nil {
+	// Through the account service, which owns the profile, when there
+	// is one.
+	if w.accounts != nil {
+		if _, err := w.accounts.Update(c.Request().Context(), s.Player.ID, account.Update{Language: &lang}); err != nil {
+			return w.fail(c, s, err)
+		}
+	} else if _, err := w.pool.Exec(c.Request().Context(), `UPDATE players SET language = $2 WHERE id = $1`, s.Player.ID, lang); err != nil {
 		return w.fail(c, s, fmt.Errorf("set the account's language: %w", err))
 	}
 	return c.Redirect(http.StatusSeeOther, localPath(c.FormValue("next")))
