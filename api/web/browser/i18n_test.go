@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -235,4 +236,47 @@ func TestLanguageScreens(t *testing.T) {
 		t.Errorf("the Italian account page says:\n%s", text)
 	}
 	bob.shot("it-account")
+}
+
+// A visitor who registers in a browser set to Rome's time and to German
+// gets an account in German and in Rome's zone: the language from
+// Accept-Language, the zone from the browser (static/zone.js).
+func TestRegisterTakesTheBrowsersLanguageAndZone(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
+	defer cancel()
+	v := &player{e: e, name: "a visitor", ctx: ctx}
+	v.acceptLanguage("de-AT,de;q=0.9")
+	err := chromedp.Do(ctx, chromedp.Action[chromedp.Void](func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Rome"})
+		return chromedp.Void{}, err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.open("/register")
+	v.waitJS(`document.querySelector('input[name=time_zone]').value == 'Europe/Rome'`, "the browser's zone in the form")
+	if got := eval[string](v, `document.querySelector('select[name=language]').value`); got != "de" {
+		t.Fatalf("the language offered is %q, want de", got)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("input[name=name]"), "Vera"),
+		chromedp.SendKeys(chromedp.CSS("input[name=email]"), "vera@example.org"),
+		chromedp.Click(chromedp.CSS("form[action='/register'] button[type=submit]")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	v.waitJS(`document.body.classList.contains('page-registered')`, "the welcome page")
+	if text := eval[string](v, `document.body.innerText`); !strings.Contains(text, "Willkommen, Vera") {
+		t.Fatalf("the welcome page says:\n%s", text)
+	}
+	var me struct {
+		Language string `json:"language"`
+		TimeZone string `json:"time_zone"`
+	}
+	token := eval[string](v, `document.querySelector('.token code').textContent`)
+	e.rest(token, http.MethodGet, "/v1/me", nil, http.StatusOK, &me)
+	if me.Language != "de" || me.TimeZone != "Europe/Rome" {
+		t.Fatalf("the account is %+v, want de and Europe/Rome", me)
+	}
 }
