@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/account"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/play"
 )
 
@@ -18,6 +20,8 @@ import (
 type accountView struct {
 	Profile   account.Profile
 	Languages []string
+	// Zones are the time zones the field suggests.
+	Zones     []string
 	Tokens    []account.Token
 	MaxTokens int
 	Sessions  []account.Session
@@ -27,11 +31,16 @@ type accountView struct {
 	TokenForm *form
 }
 
-// languageNames label the language choice.
-var languageNames = map[string]string{"en": "English", "nl": "Nederlands", "de": "Deutsch", "it": "Italiano"}
-
-// LanguageName is for the template.
-func (v *accountView) LanguageName(code string) string { return languageNames[code] }
+// Zones are the time zones the account page suggests (a datalist: any
+// IANA name is accepted).
+var Zones = []string{
+	"UTC", "Europe/Amsterdam", "Europe/Brussels", "Europe/Berlin", "Europe/Vienna", "Europe/Zurich", "Europe/Rome",
+	"Europe/Paris", "Europe/London", "Europe/Dublin", "Europe/Lisbon", "Europe/Madrid", "Europe/Copenhagen",
+	"Europe/Stockholm", "Europe/Oslo", "Europe/Helsinki", "Europe/Warsaw", "Europe/Prague", "Europe/Athens",
+	"Europe/Istanbul", "Europe/Moscow", "America/New_York", "America/Chicago", "America/Denver",
+	"America/Los_Angeles", "America/Toronto", "America/Sao_Paulo", "America/Mexico_City", "Africa/Johannesburg",
+	"Asia/Kolkata", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Australia/Sydney", "Pacific/Auckland",
+}
 
 // registerAccount adds the account page and its forms. Every form posts
 // the session's CSRF token (formSession checks it).
@@ -99,10 +108,14 @@ func (w *Web) renderAccount(c echo.Context, s *session, status int, f *form, tf 
 	}
 	// The header shows the name as it is now.
 	s.Player.Name = prof.Name
-	p := w.newPage(c, s, "account", "Your account")
+	s.Language, s.TimeZone = prof.Language, prof.TimeZone
+	p := w.newPage(c, s, "account", "web.account.title")
 	p.Form, p.Notice = f, notice
+	if notice != "" {
+		p.Notice = p.L.T(notice, "Email", prof.Email)
+	}
 	p.Account = &accountView{
-		Profile: prof, Languages: account.Languages, Tokens: tokens, MaxTokens: account.MaxTokens,
+		Profile: prof, Languages: account.Languages, Zones: Zones, Tokens: tokens, MaxTokens: account.MaxTokens,
 		Sessions: sessions, NewToken: created, TokenForm: tf,
 	}
 	return w.render(c, status, "account", p)
@@ -149,21 +162,47 @@ func (w *Web) accountProfile(c echo.Context) error {
 			u.TimeZone = &v
 		}
 	}
+	// Language and zone are checked here, so that a bad one is refused
+	// next to its field in the reader's language and nothing is saved.
+	l := w.localizer(c, s)
+	if !i18n.Supported(f.Values["language"]) {
+		f.Errors["language"] = l.T("web.form.error.language", "Supported", w.supportedList())
+	}
+	if len(f.Values["time_zone"]) > 64 {
+		f.Errors["time_zone"] = l.T("web.form.error.time_zone", "Zone", truncate(f.Values["time_zone"], 64), "Examples", strings.Join(Zones[:6], ", "))
+	} else if _, err := i18n.LoadZone(f.Values["time_zone"]); err != nil {
+		f.Errors["time_zone"] = l.T("web.form.error.time_zone", "Zone", f.Values["time_zone"], "Examples", strings.Join(Zones[:6], ", "))
+	}
+	if len(f.Errors) > 0 {
+		f.Errors[""] = l.T("web.account.error.not_saved")
+		return w.renderAccount(c, s, http.StatusBadRequest, f, nil, nil, "")
+	}
 	before, err := w.accounts.Profile(c.Request().Context(), s.Player.ID)
 	if err != nil {
 		return w.fail(c, s, err)
 	}
 	after, err := w.accounts.Update(c.Request().Context(), s.Player.ID, u)
 	if status, show := statusOf(err); err != nil && show && status < 500 {
-		f.Errors[""] = userMessage(err)
+		msg := userMessage(err)
+		switch {
+		case strings.HasPrefix(msg, "name"):
+			f.Errors["name"] = l.T("web.form.error.name")
+		case strings.HasPrefix(msg, "email"):
+			f.Errors["email"] = l.T("web.form.error.email")
+		default:
+			f.Errors[""] = errorText(l, err, status, show)
+		}
+		if f.Errors[""] == "" {
+			f.Errors[""] = l.T("web.account.error.not_saved")
+		}
 		return w.renderAccount(c, s, status, f, nil, nil, "")
 	}
 	if err != nil {
 		return w.fail(c, s, err)
 	}
-	notice := "Saved."
+	notice := "web.account.saved"
 	if after.Email != "" && !strings.EqualFold(after.Email, before.Email) {
-		notice = "Saved. A link to confirm " + after.Email + " is on its way to that address."
+		notice = "web.account.saved_confirm"
 	}
 	return w.renderAccount(c, s, http.StatusOK, nil, nil, nil, notice)
 }
@@ -179,7 +218,7 @@ func (w *Web) accountCreateToken(c echo.Context) error {
 	if status, show := statusOf(err); err != nil && show && status < 500 {
 		tf := newForm()
 		tf.Values["name"] = name
-		tf.Errors["name"] = userMessage(err)
+		tf.Errors["name"] = w.localizer(c, s).T("web.account.error.token_name", "Max", strconv.Itoa(account.MaxTokens))
 		return w.renderAccount(c, s, status, nil, tf, nil, "")
 	}
 	if err != nil {

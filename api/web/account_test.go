@@ -103,8 +103,9 @@ func TestAccountPageProfile(t *testing.T) {
 		t.Fatal("a forged form changed the profile")
 	}
 
+	// The account is now German: so is the page that says it was saved.
 	res = b.post("/account/profile", good).must(t, http.StatusOK)
-	if !strings.Contains(res.Body, "Saved.") || !strings.Contains(res.Body, "Signed in as <strong>Ana B</strong>") {
+	if !strings.Contains(res.Body, "Gespeichert.") || !strings.Contains(res.Body, "Angemeldet als <strong>Ana B</strong>") || !strings.Contains(res.Body, `<html lang="de">`) {
 		t.Fatalf("after saving:\n%s", res.Body)
 	}
 	if n := e.count(`SELECT count(*) FROM players WHERE name = 'Ana B' AND language = 'de' AND time_zone = 'Europe/Berlin'`); n != 1 {
@@ -114,14 +115,14 @@ func TestAccountPageProfile(t *testing.T) {
 	// A new address gets a link, which signs in like any sign-in link.
 	good.Set("email", "ana.b@example.org")
 	res = b.post("/account/profile", good).must(t, http.StatusOK)
-	if !strings.Contains(res.Body, "ana.b@example.org is on its way") {
+	if !strings.Contains(res.Body, "Bestätigung von ana.b@example.org ist an diese Adresse unterwegs") {
 		t.Fatalf("no word of the confirmation link:\n%s", res.Body)
 	}
 	link := linkPath(t, e.queuedLink("ana.b@example.org"))
 	other := e.browser()
 	lf := other.get(link).must(t, http.StatusOK)
 	other.post(link, url.Values{"csrf": {lf.csrf(t)}, "token": {strings.TrimPrefix(link, "/signin/link/")}}).must(t, http.StatusSeeOther)
-	if !strings.Contains(other.get("/").Body, "Signed in as <strong>Ana B</strong>") {
+	if !strings.Contains(other.get("/").Body, "Angemeldet als <strong>Ana B</strong>") {
 		t.Fatal("the confirmation link did not sign in")
 	}
 }

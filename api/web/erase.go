@@ -14,7 +14,7 @@ func (w *Web) deleteAccountForm(c echo.Context) error {
 	if !ok {
 		return err
 	}
-	p := w.newPage(c, s, "account-delete", "Delete your account")
+	p := w.newPage(c, s, "account-delete", "web.delete.title")
 	p.Form = newForm()
 	return w.render(c, http.StatusOK, "account-delete", p)
 }
@@ -34,8 +34,8 @@ func (w *Web) deleteAccount(c echo.Context) error {
 	typed := c.FormValue("name")
 	f.Values["name"] = truncate(typed, 64)
 	if strings.TrimSpace(typed) != s.Player.Name {
-		f.Errors["name"] = "type your name exactly as shown to confirm; your account was not deleted"
-		p := w.newPage(c, s, "account-delete", "Delete your account")
+		p := w.newPage(c, s, "account-delete", "web.delete.title")
+		f.Errors["name"] = p.L.T("web.delete.error.name")
 		p.Form = f
 		return w.render(c, http.StatusBadRequest, "account-delete", p)
 	}
@@ -46,7 +46,9 @@ func (w *Web) deleteAccount(c echo.Context) error {
 	if err := w.endSession(c, s); err != nil {
 		return w.fail(c, nil, err)
 	}
-	p := w.newPage(c, nil, "account-delete", "Account deleted")
-	p.Notice = "Your account is deleted. Your games go on without you."
+	// Still in the deleted account's language, but signed out.
+	p := w.newPage(c, s, "account-delete", "web.delete.done_title")
+	p.Session, p.CSRF = nil, w.anonCSRF(c)
+	p.Notice = p.L.T("web.delete.done")
 	return w.render(c, http.StatusOK, "account-delete", p)
 }

@@ -98,13 +98,13 @@ func TestCreateGameForm(t *testing.T) {
 		want   string
 	}{
 		{map[string]string{"wild_order": "red red red red red red", "ruleset": "summer-pavilion-mini"}, "wild_order", "wild"},
-		{map[string]string{"seat1": "player", "seat1_player": "nobody@example.org"}, "seat1", "no one you have played with"},
-		{map[string]string{"seat1": "player", "seat1_player": ""}, "seat1", "name the player"},
+		{map[string]string{"seat1": "player", "seat1_player": "nobody@example.org"}, "seat1", "No one you have played with"},
+		{map[string]string{"seat1": "player", "seat1_player": ""}, "seat1", "Name the player"},
 		{map[string]string{"per_move": "5s"}, "per_move", "at least 1m"},
 		{map[string]string{"per_move": "soon"}, "per_move", "not a duration"},
-		{map[string]string{"per_move": "1h", "remind_before": "2h"}, "remind_before", "remind_before"},
+		{map[string]string{"per_move": "1h", "remind_before": "2h"}, "remind_before", "reminder must come before the deadline"},
 		{map[string]string{"seed": "xyz"}, "seed", "64 hex digits"},
-		{map[string]string{"ruleset": "chess"}, "ruleset", "unknown ruleset"},
+		{map[string]string{"ruleset": "chess"}, "ruleset", "Choose a rule set"},
 		{map[string]string{"seats": "9"}, "seats", "2 to 4 seats"},
 	} {
 		res := ana.post("/games/new", newGameForm(t, ana, c.fields))
@@ -231,7 +231,7 @@ func TestTableAndReplayPages(t *testing.T) {
 		if pres := find(mains[0], func(n *html.Node) bool { return n.Data == "pre" && hasClass(n, "board") }); len(pres) == 1 {
 			out["board"] = text(pres[0])
 		}
-		scripts := find(p.doc(t), func(n *html.Node) bool { return n.Data == "script" })
+		scripts := find(p.doc(t), func(n *html.Node) bool { _, src := attr(n, "src"); return n.Data == "script" && src })
 		if len(scripts) != 1 {
 			t.Fatalf("%d scripts", len(scripts))
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +17,8 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/bots"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
-	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
@@ -34,7 +35,8 @@ type lobby struct {
 
 // lobbyGame is one line of the lobby.
 type lobbyGame struct {
-	ID, Ruleset, Players string
+	// Title is the rule set's name in the reader's language.
+	ID, Ruleset, Title, Players string
 	// Since is when the player's turn began (Turns) or the last move
 	// (others).
 	Since    time.Time
@@ -50,17 +52,17 @@ const lobbySize = 50
 
 func (w *Web) lobbyPage(c echo.Context, s *session) error {
 	ctx := c.Request().Context()
-	l, err := w.buildLobby(ctx, s.Player)
+	p := w.newPage(c, s, "lobby", "web.lobby.title")
+	l, err := w.buildLobby(ctx, p.L, s.Player)
 	if err != nil {
 		return w.fail(c, s, err)
 	}
-	p := w.newPage(c, s, "lobby", "Your games")
 	p.Lobby = l
 	p.Address = w.addressBanner(s.Player)
 	return w.render(c, http.StatusOK, "lobby", p)
 }
 
-func (w *Web) buildLobby(ctx context.Context, me play.Player) (*lobby, error) {
+func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Player) (*lobby, error) {
 	l := &lobby{}
 	turns, err := w.svc.Turns(ctx, me.ID)
 	if err != nil {
@@ -79,7 +81,7 @@ func (w *Web) buildLobby(ctx context.Context, me play.Player) (*lobby, error) {
 		mine[t.GameID] = true
 		lg := lobbyGame{ID: t.GameID, Ruleset: t.Ruleset, Since: t.Since, Deadline: t.Deadline}
 		if g, ok := byID[t.GameID]; ok {
-			lg.Players = playerNames(g)
+			lg.Players = playerNames(loc, g)
 		}
 		l.Turns = append(l.Turns, lg)
 	}
@@ -87,7 +89,7 @@ func (w *Web) buildLobby(ctx context.Context, me play.Player) (*lobby, error) {
 	slices.SortStableFunc(l.Turns, func(a, b lobbyGame) int { return a.Since.Compare(b.Since) })
 	for _, g := range active {
 		if !mine[g.ID] {
-			l.Waiting = append(l.Waiting, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(g), Since: g.LastMoveAt, Deadline: g.Deadline})
+			l.Waiting = append(l.Waiting, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline})
 		}
 	}
 	open, _, err := w.svc.ListGames(ctx, projections.Filter{Status: play.StatusOpen, Limit: lobbySize})
@@ -95,7 +97,7 @@ func (w *Web) buildLobby(ctx context.Context, me play.Player) (*lobby, error) {
 		return nil, err
 	}
 	for _, g := range open {
-		lg := lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(g), Since: g.CreatedAt}
+		lg := lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.CreatedAt}
 		seated := false
 		for _, seat := range g.Seats {
 			if seat.PlayerID == "" && seat.Bot == "" {
@@ -111,47 +113,61 @@ func (w *Web) buildLobby(ctx context.Context, me play.Player) (*lobby, error) {
 		return nil, err
 	}
 	for _, g := range finished {
-		l.Finished = append(l.Finished, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(g), Since: g.LastMoveAt, Result: resultLine(g, me.ID)})
+		l.Finished = append(l.Finished, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)})
+	}
+	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Open, l.Finished} {
+		for i := range list {
+			list[i].Title = rulesetTitle(loc, list[i].Ruleset)
+		}
 	}
 	return l, nil
 }
 
 // playerNames lists a game's seats for a line of the lobby.
-func playerNames(g projections.GameRow) string {
+func playerNames(l *i18n.Localizer, g projections.GameRow) string {
 	names := make([]string, 0, len(g.Seats))
 	for _, s := range g.Seats {
-		names = append(names, seatLabel(s.Name, s.Bot, s.PlayerID))
+		names = append(names, seatLabel(l, s.Name, s.Bot, s.PlayerID))
 	}
 	return strings.Join(names, " · ")
 }
 
-func seatLabel(name, bot, playerID string) string {
+func seatLabel(l *i18n.Localizer, name, bot, playerID string) string {
 	switch {
 	case name != "":
 		return name
 	case bot != "":
-		return bot + " bot"
+		return l.T("web.js.bot", "Bot", botName(l, bot))
 	case playerID == "":
-		return "free seat"
+		return l.T("web.seat.free")
 	}
-	return "player"
+	return l.T("web.seat.player")
+}
+
+// botName is a bot kind in the reader's words.
+func botName(l *i18n.Localizer, kind string) string {
+	switch kind {
+	case bots.Random, bots.Greedy, bots.Search:
+		return l.T("web.js.bot_kind." + kind)
+	}
+	return kind
 }
 
 // resultLine sums up a finished game for the player.
-func resultLine(g projections.GameRow, me string) string {
+func resultLine(l *i18n.Localizer, g projections.GameRow, me string) string {
 	if g.Final == nil {
-		return "finished"
+		return l.T("web.lobby.finished")
 	}
 	var winners []string
 	for _, w := range g.Final.Winners {
 		if w >= 0 && w < len(g.Seats) {
-			winners = append(winners, seatLabel(g.Seats[w].Name, g.Seats[w].Bot, g.Seats[w].PlayerID))
+			winners = append(winners, seatLabel(l, g.Seats[w].Name, g.Seats[w].Bot, g.Seats[w].PlayerID))
 		}
 	}
-	line := "won by " + strings.Join(winners, " and ")
+	line := l.T("web.lobby.won_by", "Winners", l.List(winners))
 	for _, fp := range g.Final.Players {
 		if fp.Seat >= 0 && fp.Seat < len(g.Seats) && g.Seats[fp.Seat].PlayerID == me {
-			line += fmt.Sprintf(" · you: %d points, rank %d", fp.Score, fp.Rank)
+			line += " · " + l.T("web.lobby.your_result", "Points", l.N("game.points", fp.Score), "Rank", l.Num(fp.Rank))
 			break
 		}
 	}
@@ -175,11 +191,14 @@ func (w *Web) join(c echo.Context) error {
 	if text := c.FormValue("seat"); text != "" {
 		n, err := strconv.Atoi(text)
 		if err != nil || n < 0 || n > 7 {
-			return w.fail(c, s, fmt.Errorf("%w: seat must be from 0 to 7", play.ErrInvalid))
+			return w.fail(c, s, errorf(play.ErrInvalid, "web.error.seat"))
 		}
 		seat = &n
 	}
 	if _, err := w.svc.Join(c.Request().Context(), id, s.Player, seat); err != nil {
+		if errors.Is(err, play.ErrForbidden) {
+			err = errorf(play.ErrForbidden, "web.error.no_free_seat")
+		}
 		return w.fail(c, s, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/games/"+id)
@@ -190,7 +209,7 @@ func gameID(c echo.Context) (string, error) {
 	id := c.Param("id")
 	u, err := uuid.Parse(id)
 	if err != nil || len(id) != 36 {
-		return "", fmt.Errorf("%w: no game %q: game ids are UUIDs", play.ErrNotFound, truncate(id, 64))
+		return "", errorf(play.ErrNotFound, "web.error.no_game", "ID", truncate(id, 64))
 	}
 	return u.String(), nil
 }
@@ -209,7 +228,10 @@ type tableView struct {
 	Board           string
 	Final           *engine.Final
 	Winners         []string
-	Pending         *play.Takeback
+	// WinnersText, Reason and FinalRows are the result in words.
+	WinnersText, Reason string
+	FinalRows           []finalRow
+	Pending             *play.Takeback
 	// CanJoin: the viewer may take a free seat.
 	CanJoin bool
 	// Prev and Next are the neighbouring versions of a replay (0: none).
@@ -217,6 +239,48 @@ type tableView struct {
 	// Unreachable names the players whose address stopped taking mail:
 	// they may not be hearing of the game.
 	Unreachable []string
+}
+
+// finalRow is one seat's line of the final result.
+type finalRow struct {
+	Rank, Seat, Score int
+	Details           string
+}
+
+// knownReason is a game's end reason as the catalogue names it.
+func knownReason(r string) string {
+	switch r {
+	case "rounds_played", "round_limit", "row_completed", "no_tiles", "resigned":
+		return r
+	}
+	return "unknown"
+}
+
+var (
+	starItem = regexp.MustCompile(`^star_(\d+)_([a-z]+)$`)
+	allItem  = regexp.MustCompile(`^all_(\d)s$`)
+)
+
+// finalItem is one line of a final breakdown in words ("2 complete rows
+// +4"), as the table's script writes it (web.js.final.*).
+func finalItem(l *i18n.Localizer, b engine.ScoreItem) string {
+	pts := l.Signed(b.Points)
+	switch b.Item {
+	case "rows", "columns", "kept_tiles":
+		return l.N("web.js.final."+b.Item, b.Count, "Points", pts)
+	case "colours", "colors":
+		return l.N("web.js.final.colours", b.Count, "Points", pts)
+	}
+	if m := starItem.FindStringSubmatch(b.Item); m != nil {
+		if m[1] == "0" || m[2] == "multicoloured" {
+			return l.T("web.js.final.centre_star", "Points", pts)
+		}
+		return l.T("web.js.final.star", "Colour", l.T("game.colour."+m[2]), "Points", pts)
+	}
+	if m := allItem.FindStringSubmatch(b.Item); m != nil {
+		return l.T("web.js.final.all", "N", m[1], "Points", pts)
+	}
+	return l.T("web.js.final.misc", "Points", pts)
 }
 
 type tableSeat struct {
@@ -259,7 +323,7 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 		if text := c.QueryParam("version"); text != "" {
 			v, err := strconv.ParseInt(text, 10, 64)
 			if err != nil || v < 1 || v > latest {
-				return w.fail(c, s, fmt.Errorf("%w: version must be a number from 1 to %d", play.ErrInvalid, latest))
+				return w.fail(c, s, errorf(play.ErrInvalid, "web.error.version", "Latest", strconv.FormatInt(latest, 10)))
 			}
 			version = v
 		}
@@ -273,8 +337,10 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	if s != nil {
 		me = &s.Player
 	}
-	p := w.newPage(c, s, view, compose.Title(g.Config.Ruleset))
-	p.Game = newTableView(g, me, view, latest)
+	p := w.newPage(c, s, view, "web.table.title")
+	p.Game = newTableView(p.L, g, me, view, latest)
+	p.Title = p.Game.Title
+	p.JS = w.jsMsgs[p.L.Lang()]
 	if g.Status != play.StatusFinished {
 		if p.Game.Unreachable, err = w.unreachableSeats(ctx, g.ID); err != nil {
 			return w.fail(c, s, err)
@@ -283,9 +349,9 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	return w.render(c, http.StatusOK, view, p)
 }
 
-func newTableView(g *play.Game, me *play.Player, view string, latest int64) *tableView {
+func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string, latest int64) *tableView {
 	t := &tableView{
-		ID: g.ID, Title: compose.Title(g.Config.Ruleset), Ruleset: g.Config.Ruleset, Status: g.Status,
+		ID: g.ID, Title: rulesetTitle(l, g.Config.Ruleset), Ruleset: g.Config.Ruleset, Status: g.Status,
 		View: view, Version: g.Version, Latest: latest, Deadline: g.Deadline, Board: g.Text(),
 		Pending: g.PendingTakeback(),
 	}
@@ -312,7 +378,7 @@ func newTableView(g *play.Game, me *play.Player, view string, latest int64) *tab
 	free := false
 	for i, seat := range g.Seats {
 		ts := tableSeat{
-			Seat: i, Name: seatLabel(seat.Name, seat.Bot, seat.PlayerID), ToAct: slices.Contains(toAct, i),
+			Seat: i, Name: seatLabel(l, seat.Name, seat.Bot, seat.PlayerID), ToAct: slices.Contains(toAct, i),
 			Free: seat.PlayerID == "" && seat.Bot == "", Mine: slices.Contains(mine, i),
 		}
 		if i < len(scores) {
@@ -327,6 +393,17 @@ func newTableView(g *play.Game, me *play.Player, view string, latest int64) *tab
 			if win >= 0 && win < len(t.Seats) {
 				t.Winners = append(t.Winners, t.Seats[win].Name)
 			}
+		}
+		t.WinnersText = l.List(t.Winners)
+		t.Reason = l.T("web.js.reason." + knownReason(t.Final.Reason))
+		for _, fp := range t.Final.Players {
+			var items []string
+			for _, b := range fp.Breakdown {
+				if b.Item != "play" && b.Points != 0 {
+					items = append(items, finalItem(l, b))
+				}
+			}
+			t.FinalRows = append(t.FinalRows, finalRow{Rank: fp.Rank, Seat: fp.Seat, Score: fp.Score, Details: strings.Join(items, l.T("common.list_separator"))})
 		}
 	}
 	return t
@@ -350,6 +427,9 @@ type newGameData struct {
 	MinBudget, MaxBudget, DefaultBudget time.Duration
 	// Counts are the numbers of seats a game may have.
 	Counts []int
+	// WildPlaceholder is the usual order of the wild colours, in the
+	// reader's words.
+	WildPlaceholder string
 }
 
 type rulesetOption struct{ ID, Title string }
@@ -357,27 +437,34 @@ type rulesetOption struct{ ID, Title string }
 // botOption is a bot kind and how the form names it.
 type botOption struct{ ID, Title string }
 
-// botTitles say what each bot does; a kind without one is named by its id.
-var botTitles = map[string]string{
-	bots.Random: "random: any legal move",
-	bots.Greedy: "greedy: best points now",
-	bots.Search: "search: plans ahead",
+// rulesetTitle is a rule set's name in the reader's language.
+func rulesetTitle(l *i18n.Localizer, id string) string {
+	if l.Catalogue().Has("game.ruleset." + id) {
+		return l.T("game.ruleset." + id)
+	}
+	return id
 }
 
-func (w *Web) newGameOptions() newGameData {
+func (w *Web) newGameOptions(l *i18n.Localizer) newGameData {
 	var d newGameData
 	for id := range w.svc.Rules() {
-		d.Rulesets = append(d.Rulesets, rulesetOption{ID: id, Title: compose.Title(id)})
+		d.Rulesets = append(d.Rulesets, rulesetOption{ID: id, Title: rulesetTitle(l, id)})
 	}
 	slices.SortFunc(d.Rulesets, func(a, b rulesetOption) int { return strings.Compare(a.ID, b.ID) })
 	for _, k := range bots.Kinds() {
-		title := botTitles[k]
-		if title == "" {
-			title = k
+		title := k
+		switch k {
+		case bots.Random, bots.Greedy, bots.Search:
+			title = l.T("web.newgame.bot_title." + k)
 		}
 		d.Bots = append(d.Bots, botOption{ID: k, Title: title})
 	}
 	d.MinBudget, d.MaxBudget, d.DefaultBudget = bots.MinBudget, bots.MaxBudget, bots.DefaultBudget
+	var wild []string
+	for _, c := range []string{"purple", "green", "orange", "yellow", "blue", "red"} {
+		wild = append(wild, l.T("game.colour."+c))
+	}
+	d.WildPlaceholder = strings.Join(wild, " ")
 	d.SeatNums = []int{0, 1, 2, 3}
 	d.Counts = []int{2, 3, 4}
 	return d
@@ -403,9 +490,9 @@ func (w *Web) newGameForm(c echo.Context) error {
 }
 
 func (w *Web) renderNewGame(c echo.Context, s *session, f *form, status int) error {
-	p := w.newPage(c, s, "new-game", "New game")
+	p := w.newPage(c, s, "new-game", "web.newgame.title")
 	p.Form = f
-	return w.render(c, status, "new-game", &newGamePage{page: p, Options: w.newGameOptions()})
+	return w.render(c, status, "new-game", &newGamePage{page: p, Options: w.newGameOptions(p.L)})
 }
 
 // newGamePage adds the form's choices to the page.
@@ -438,7 +525,8 @@ func (w *Web) createGame(c echo.Context) error {
 		}
 	}
 	ctx := c.Request().Context()
-	req := w.readCreateForm(ctx, s.Player, f)
+	l := w.localizer(c, s)
+	req := w.readCreateForm(ctx, l, s.Player, f)
 	if len(f.Errors) == 0 {
 		if err := w.limitNewGame(ctx, s.Player, req.Seats); err != nil {
 			return w.fail(c, s, err)
@@ -451,9 +539,10 @@ func (w *Web) createGame(c echo.Context) error {
 		if !show {
 			return w.fail(c, s, err)
 		}
-		f.Errors[fieldOf(err.Error())] = strings.TrimPrefix(err.Error(), play.ErrInvalid.Error()+": ")
+		k := fieldOf(err.Error())
+		f.Errors[k] = fieldError(l, k, err, status)
 		if f.Errors[""] == "" {
-			f.Errors[""] = "The game was not created: see the marked field."
+			f.Errors[""] = l.T("web.newgame.error.not_created")
 		}
 		return w.renderNewGame(c, s, f, status)
 	}
@@ -461,7 +550,7 @@ func (w *Web) createGame(c echo.Context) error {
 	// else is wrong, so the player fixes everything at once.
 	if rules, err := w.svc.Rules().Get(req.Ruleset); err != nil {
 		if f.Errors["ruleset"] == "" {
-			f.Errors["ruleset"] = fmt.Sprintf("unknown ruleset %q", truncate(req.Ruleset, 64))
+			f.Errors["ruleset"] = fieldError(l, "ruleset", err, http.StatusBadRequest)
 		}
 	} else if len(req.Seats) > 0 {
 		seed, err := engine.NewSeed()
@@ -470,12 +559,12 @@ func (w *Web) createGame(c echo.Context) error {
 		}
 		if err != nil {
 			if k := fieldOf(err.Error()); f.Errors[k] == "" {
-				f.Errors[k] = err.Error()
+				f.Errors[k] = fieldError(l, k, err, http.StatusBadRequest)
 			}
 		}
 	}
 	if f.Errors[""] == "" {
-		f.Errors[""] = "The game was not created: see the marked fields."
+		f.Errors[""] = l.T("web.newgame.error.not_created")
 	}
 	return w.renderNewGame(c, s, f, http.StatusBadRequest)
 }
@@ -483,7 +572,7 @@ func (w *Web) createGame(c echo.Context) error {
 // readCreateForm builds the request from the form, noting the errors the
 // form itself can tell (a duration that does not parse, a player not
 // found).
-func (w *Web) readCreateForm(ctx context.Context, me play.Player, f *form) play.CreateGame {
+func (w *Web) readCreateForm(ctx context.Context, l *i18n.Localizer, me play.Player, f *form) play.CreateGame {
 	v := f.Values
 	req := play.CreateGame{Ruleset: v["ruleset"], Seed: v["seed"]}
 	if v["wall"] != "" && v["wall"] != "coloured" {
@@ -493,11 +582,17 @@ func (w *Web) readCreateForm(ctx context.Context, me play.Player, f *form) play.
 		req.Options.Board = v["board"]
 	}
 	if order := strings.FieldsFunc(strings.ToLower(v["wild_order"]), func(r rune) bool { return r == ',' || r == ' ' }); len(order) > 0 {
+		// Colours may be written in any language's words.
+		for i, word := range order {
+			if c, ok := w.colours[word]; ok {
+				order[i] = c
+			}
+		}
 		req.Options.WildOrder = order
 	}
 	n, err := strconv.Atoi(v["seats"])
 	if err != nil || n < 2 || n > maxFormSeats {
-		f.Errors["seats"] = fmt.Sprintf("a game has 2 to %d seats", maxFormSeats)
+		f.Errors["seats"] = l.T("web.newgame.error.seats", "Max", l.Num(maxFormSeats))
 		n = 0
 	}
 	for i := range n {
@@ -518,22 +613,22 @@ func (w *Web) readCreateForm(ctx context.Context, me play.Player, f *form) play.
 		case seatPlayer:
 			id, err := w.findPlayer(ctx, me, v[k+"_player"])
 			if err != nil {
-				f.Errors[k] = err.Error()
+				f.Errors[k] = errorText(l, err, http.StatusBadRequest, true)
 			}
 			req.Seats = append(req.Seats, play.SeatSpec{Player: id})
 		default:
-			f.Errors[k] = "choose me, a player, a bot or an open seat"
+			f.Errors[k] = l.T("web.newgame.error.seat_kind")
 		}
 	}
 	if v["per_move"] != "" || v["on_timeout"] != "" || v["remind_before"] != "" {
 		tc := &play.TimeControl{OnTimeout: v["on_timeout"]}
 		if d, err := parseDuration(v["per_move"]); err != nil {
-			f.Errors["per_move"] = "time_control.per_move: " + err.Error()
+			f.Errors["per_move"] = l.T("web.newgame.error.duration", "Value", truncate(v["per_move"], 32))
 		} else {
 			tc.PerMove = play.Duration(d)
 		}
 		if d, err := parseDuration(v["remind_before"]); err != nil {
-			f.Errors["remind_before"] = "time_control.remind_before: " + err.Error()
+			f.Errors["remind_before"] = l.T("web.newgame.error.duration", "Value", truncate(v["remind_before"], 32))
 		} else {
 			tc.RemindBefore = play.Duration(d)
 		}
@@ -570,13 +665,13 @@ func parseDuration(s string) (time.Duration, error) {
 // GET /v1/me), or invited by an open seat and the game's link.
 func (w *Web) findPlayer(ctx context.Context, me play.Player, who string) (string, error) {
 	if who == "" {
-		return "", errors.New("name the player: a player id, or the name or email address of someone you have played with")
+		return "", errorf(play.ErrInvalid, "web.newgame.error.player_empty")
 	}
 	if u, err := uuid.Parse(who); err == nil && len(who) == 36 {
 		return u.String(), nil
 	}
 	if w.pool == nil {
-		return "", errors.New("players can be named by id only on this server")
+		return "", errorf(play.ErrInvalid, "web.newgame.error.player_id_only")
 	}
 	rows, err := w.pool.Query(ctx, `
 		SELECT DISTINCT p.id::text, p.created_at
@@ -600,11 +695,11 @@ func (w *Web) findPlayer(ctx context.Context, me play.Player, who string) (strin
 	}
 	switch len(ids) {
 	case 0:
-		return "", fmt.Errorf("no one you have played with is named %q or has that address: to seat someone new, give their player id (shown on their pages), or leave the seat open and send them the game's link", truncate(who, 64))
+		return "", errorf(play.ErrInvalid, "web.newgame.error.player_unknown", "Who", truncate(who, 64))
 	case 1:
 		return ids[0], nil
 	}
-	return "", fmt.Errorf("several players you have played with answer to %q: give the email address or the player id", truncate(who, 64))
+	return "", errorf(play.ErrInvalid, "web.newgame.error.player_ambiguous", "Who", truncate(who, 64))
 }
 
 // limitNewGame counts a game created and the seats it gives to other
@@ -623,6 +718,26 @@ func (w *Web) limitNewGame(ctx context.Context, me play.Player, seats []play.Sea
 		}
 	}
 	return w.limits.Allow(ctx, limits.Games, me.ID)
+}
+
+// fieldError is an error of the command path next to its field, in the
+// reader's words: the rules' own errors are English (for the log and the
+// API's detail), so the page says what the field accepts; a rule that
+// was broken is named by its id.
+func fieldError(l *i18n.Localizer, field string, err error, status int) string {
+	var rule *engine.RuleError
+	if errors.As(err, &rule) {
+		return l.T("rule." + rule.Rule)
+	}
+	switch {
+	case field == "":
+		return errorText(l, err, status, true)
+	case strings.HasSuffix(field, "_budget"):
+		return l.T("web.newgame.error.field.budget", "Min", bots.MinBudget.String(), "Max", bots.MaxBudget.String())
+	case strings.HasPrefix(field, "seat") && field != "seats":
+		return l.T("web.newgame.error.field.seat")
+	}
+	return l.T("web.newgame.error.field." + field)
 }
 
 // fieldOf is the form field an error message of the command path is

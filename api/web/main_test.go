@@ -23,6 +23,7 @@ import (
 	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/pgtest"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
@@ -104,6 +105,9 @@ type envOptions struct {
 	limits limits.Policy
 	// tls serves over TLS.
 	tls bool
+	// catalogue replaces the embedded message catalogue (the
+	// pseudo-locale's).
+	catalogue *i18n.Catalogue
 }
 
 // newEnvOpts starts a server with options.
@@ -143,7 +147,7 @@ func newEnvOpts(t testing.TB, o envOptions) *env {
 	acfg := api.Config{
 		Service: e.svc, Pool: pool, Logger: log, Notifier: notifier,
 		WebNow:         func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) },
-		TrustedProxies: o.proxies,
+		TrustedProxies: o.proxies, Catalogue: o.catalogue,
 	}
 	if o.limits != nil {
 		acfg.Limiter, acfg.Limits = limits.New(pool, limits.Options{}), o.limits
@@ -176,6 +180,8 @@ type browser struct {
 	t      testing.TB
 	e      *env
 	client *http.Client
+	// lang, when set, is the Accept-Language of every request.
+	lang string
 }
 
 func (e *env) browser() *browser {
@@ -206,6 +212,9 @@ func (b *browser) do(method, path string, body io.Reader, contentType string, he
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"html/template"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +20,8 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
-	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
@@ -31,66 +34,108 @@ var templateFS embed.FS
 // layout.html.
 var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete"}
 
-func parsePages(sf *staticFiles) (map[string]*template.Template, error) {
-	funcs := template.FuncMap{
-		"static":  sf.url,
-		"title":   compose.Title,
-		"ago":     ago,
-		"waited":  waited,
-		"when":    when,
-		"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"short":   func(id string) string { return id[:min(8, len(id))] },
-		// inc numbers seats from 1 for people (the API counts from 0).
-		"inc": func(i int) int { return i + 1 },
-	}
-	pages := map[string]*template.Template{}
-	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
+	out := map[string]map[string]*template.Template{}
+	for _, lang := range w.langs {
+		l := w.cat.Localizer(lang, time.UTC)
+		fast, err := fastMessages(l)
 		if err != nil {
-			return nil, fmt.Errorf("web: parse page %s: %w", name, err)
+			return nil, err
 		}
-		pages[name] = t
+		// The functions a template calls; t and n are this language's,
+		// the others take the page's localizer.
+		funcs := template.FuncMap{
+			"static":  w.static.url,
+			"t":       fast,
+			"n":       l.N,
+			"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+			"short":   func(id string) string { return id[:min(8, len(id))] },
+			// inc numbers seats from 1 for people (the API counts from 0).
+			"inc": func(i int) int { return i + 1 },
+		}
+		set := map[string]*template.Template{}
+		for _, name := range pageNames {
+			t := template.New(name).Funcs(funcs)
+			for _, file := range []string{"templates/layout.html", "templates/" + name + ".html"} {
+				src, err := templateFS.ReadFile(file)
+				if err != nil {
+					return nil, fmt.Errorf("web: read %s: %w", file, err)
+				}
+				if _, err := t.Parse(fixMessages(l, string(src))); err != nil {
+					return nil, fmt.Errorf("web: parse page %s in %s: %w", name, lang, err)
+				}
+			}
+			set[name] = t
+		}
+		// The table and the replay share one template.
+		set["replay"] = set["table"]
+		out[lang] = set
 	}
-	// The table and the replay share one template.
-	pages["replay"] = pages["table"]
-	return pages, nil
+	return out, nil
 }
 
-// span writes a duration roughly ("5m", "3h 5m", "2d 4h").
-func span(d time.Duration) string {
-	switch {
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", max(1, int(d/time.Minute)))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh %dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+// placeholder is a message's {{.Name}}.
+var placeholder = regexp.MustCompile(`\{\{\s*\.([A-Za-z]+)\s*\}\}`)
+
+// fastMessages is l.T for the templates of one language. A message
+// whose only template actions are {{.Name}} placeholders (nearly all of
+// them) is filled in here directly, as go-i18n's template would fill it,
+// without executing a template for each message of each page; any other
+// (and an id the language lacks, which l.T records) goes to l.T.
+func fastMessages(l *i18n.Localizer) (func(string, ...any) string, error) {
+	src := l.Lang()
+	if src == i18n.Pseudo {
+		src = i18n.Default
 	}
-	return fmt.Sprintf("%dd %dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+	all, err := i18n.Messages(i18n.LocaleFS(), src)
+	if err != nil {
+		return nil, err
+	}
+	simple := map[string]string{}
+	for id, forms := range all {
+		s, ok := forms["other"]
+		if !ok || len(forms) != 1 || strings.Contains(placeholder.ReplaceAllString(s, ""), "{{") {
+			continue
+		}
+		if l.Lang() == i18n.Pseudo {
+			s = i18n.PseudoText(s)
+		}
+		simple[id] = s
+	}
+	return func(id string, pairs ...any) string {
+		s, ok := simple[id]
+		if !ok {
+			return l.T(id, pairs...)
+		}
+		if !strings.Contains(s, "{{") {
+			return s
+		}
+		return placeholder.ReplaceAllStringFunc(s, func(ph string) string {
+			key := placeholder.FindStringSubmatch(ph)[1]
+			for i := 0; i+1 < len(pairs); i += 2 {
+				if k, _ := pairs[i].(string); k == key {
+					return fmt.Sprint(pairs[i+1])
+				}
+			}
+			return "<no value>"
+		})
+	}, nil
 }
 
-// ago says how long ago t was ("just now", "3h 5m ago").
-func ago(now, t time.Time) string {
-	if now.Sub(t) < time.Minute {
-		return "just now"
-	}
-	return span(now.Sub(t)) + " ago"
-}
+// plainMessage is a template action that renders a message without
+// arguments: {{t "web.nav.lobby"}}.
+var plainMessage = regexp.MustCompile(`\{\{\s*t\s+"([a-z0-9_.]+)"\s*\}\}`)
 
-// waited says how long since t ("under a minute", "3h 5m").
-func waited(now, t time.Time) string {
-	if now.Sub(t) < time.Minute {
-		return "under a minute"
-	}
-	return span(now.Sub(t))
-}
-
-// when names a coming moment with the time left ("Fri 27 Nov 23:08 UTC,
-// in 2d 23h"); a past one says so.
-func when(now, t time.Time) string {
-	at := t.UTC().Format("Mon 2 Jan 15:04 MST")
-	if !t.After(now) {
-		return at + ", passed"
-	}
-	return at + ", in " + span(t.Sub(now))
+// fixMessages writes a page's messages that take no argument into the
+// template source of one language, escaped as HTML (they stand in text
+// or in quoted attributes): they are the same on every page, so a page
+// in any language costs no more to render than the English-only
+// templates did. Messages with arguments stay calls of t and n.
+func fixMessages(l *i18n.Localizer, src string) string {
+	return plainMessage.ReplaceAllStringFunc(src, func(action string) string {
+		id := plainMessage.FindStringSubmatch(action)[1]
+		return html.EscapeString(l.T(id))
+	})
 }
 
 // page is what every page shows; the page's own data sits in the fields
@@ -98,6 +143,14 @@ func when(now, t time.Time) string {
 type page struct {
 	Name  string
 	Title string
+	// L is the reader: their language and time zone.
+	L *i18n.Localizer
+	// Path is the page's own path, where the language switcher returns.
+	Path string
+	// Langs are the switcher's entries.
+	Langs []langName
+	// JS is the scripts' messages (the table and the replay only).
+	JS template.JS
 	// Session is the signed-in player (nil: a visitor).
 	Session *session
 	// CSRF is the token the page's forms send.
@@ -116,6 +169,101 @@ type page struct {
 	Error string
 	// Account is the account page's data.
 	Account *accountView
+}
+
+func (p *page) lang() string { return p.L.Lang() }
+
+// Lang is the page's language code, for <html lang>.
+func (p *page) Lang() string {
+	if p.L.Lang() == i18n.Pseudo {
+		return "en"
+	}
+	return p.L.Lang()
+}
+
+// Zone is the reader's IANA zone name, for the scripts.
+func (p *page) Zone() string { return p.L.Zone().String() }
+
+// Time is t in the reader's zone, the zone named.
+func (p *page) Time(t time.Time) string { return p.L.Time(t) }
+
+// Ago says how long ago t was ("3 hours ago"; "just now").
+func (p *page) Ago(t time.Time) string {
+	if p.Now.Sub(t) < time.Minute {
+		return p.L.T("web.time.just_now")
+	}
+	return p.L.Ago(p.Now.Sub(t))
+}
+
+// Waited says how long since t ("3 hours 5 minutes").
+func (p *page) Waited(t time.Time) string { return p.L.Span(p.Now.Sub(t)) }
+
+// When names a coming moment in the reader's zone with the time left;
+// a past one says so.
+func (p *page) When(t time.Time) string {
+	if !t.After(p.Now) {
+		return p.L.T("web.time.passed", "Time", p.L.Time(t))
+	}
+	return p.L.T("web.time.when", "Time", p.L.Time(t), "In", p.L.In(t.Sub(p.Now)))
+}
+
+// Device names a signed-in browser ("Firefox on Linux", as the account
+// service stores it) in the reader's words.
+func (p *page) Device(d string) string {
+	switch {
+	case d == "":
+		return p.L.T("web.account.unknown_device")
+	case d == "unknown browser":
+		return p.L.T("web.account.unknown_browser")
+	}
+	browser, os, ok := strings.Cut(d, " on ")
+	if browser == "unknown browser" {
+		browser = p.L.T("web.account.unknown_browser")
+	}
+	if !ok {
+		return browser
+	}
+	return p.L.T("web.account.device", "Browser", browser, "OS", os)
+}
+
+// Switcher is the language switcher's entries, each language in its own
+// name: for a visitor links that set the language cookie and come back
+// here; for a player the buttons of a form that sets the account's
+// language (the form and its CSRF field are the layout's). Written here
+// rather than in the template: it is on every page, and built this way
+// it costs a page a few string appends instead of some forty escaper
+// calls.
+func (p *page) Switcher() template.HTML {
+	var b strings.Builder
+	cur := p.L.Lang()
+	if p.Session != nil {
+		b.WriteString(`<input type="hidden" name="next" value="`)
+		b.WriteString(html.EscapeString(p.Path))
+		b.WriteString(`">`)
+	}
+	next := url.QueryEscape(p.Path)
+	for _, l := range p.Langs {
+		code, name := html.EscapeString(l.Code), html.EscapeString(l.Name)
+		current := ""
+		if l.Code == cur {
+			current = ` aria-current="true"`
+		}
+		if p.Session != nil {
+			b.WriteString(`<button type="submit" name="language" value="` + code + `" lang="` + code + `" class="linklike"` + current + `>` + name + `</button> `)
+			continue
+		}
+		b.WriteString(`<a href="/language?lang=` + code + `&amp;next=` + html.EscapeString(next) + `" lang="` + code + `" hreflang="` + code + `"` + current + `>` + name + `</a> `)
+	}
+	return template.HTML(b.String()) //nolint:gosec // every part is escaped above
+}
+
+// TokenName is a token's name; the one the server names at registration
+// is said in the reader's words.
+func (p *page) TokenName(name string) string {
+	if name == "registration" {
+		return p.L.T("web.account.registration_token")
+	}
+	return name
 }
 
 // form is a submitted form: its values and the errors by field ("" is the
@@ -139,9 +287,12 @@ func (f *form) Invalid(k string) string {
 	return "field"
 }
 
-// newPage starts a page for the request.
+// newPage starts a page for the request, in its reader's language; the
+// title is a catalogue id.
 func (w *Web) newPage(c echo.Context, s *session, name, title string) *page {
-	p := &page{Name: name, Title: title, Session: s, Now: w.now()}
+	l := w.localizer(c, s)
+	p := &page{Name: name, Title: l.T(title), L: l, Session: s, Now: w.now(), Langs: w.switcher,
+		Path: localPath(c.Request().URL.RequestURI())}
 	if s != nil {
 		p.CSRF = s.CSRF
 	} else {
@@ -183,19 +334,72 @@ func statusOf(err error) (int, bool) {
 	return http.StatusInternalServerError, false
 }
 
-// fail shows the error page for err (logging server faults).
+// pageError is an error the web client itself words: a catalogue id
+// and its arguments, so the page says it in the reader's language.
+type pageError struct {
+	// kind is the sentinel the error wraps (its HTTP status).
+	kind error
+	id   string
+	args []any
+}
+
+func (e *pageError) Error() string { return e.kind.Error() + ": " + e.id }
+func (e *pageError) Unwrap() error { return e.kind }
+
+// errorf is a pageError.
+func errorf(kind error, id string, args ...any) error {
+	return &pageError{kind: kind, id: id, args: args}
+}
+
+// fail shows the error page for err (logging server faults), in the
+// reader's language: the server's errors are English for its log, so
+// the page says what its status means, or the rule that was broken.
 func (w *Web) fail(c echo.Context, s *session, err error) error {
 	status, show := statusOf(err)
-	msg := err.Error()
 	var refusal *limits.Refusal
 	if errors.As(err, &refusal) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(refusal.RetryAfter))
 	}
 	if !show {
-		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", c.Request().URL.Path, "err", msg)
-		msg = "Something went wrong on the server. Please try again in a moment."
+		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", c.Request().URL.Path, "err", err.Error())
 	}
-	p := w.newPage(c, s, "error", http.StatusText(status))
+	return w.failMessage(c, s, status, errorText(w.localizer(c, s), err, status, show))
+}
+
+// errorText is err as the reader reads it.
+func errorText(l *i18n.Localizer, err error, status int, show bool) string {
+	var pe *pageError
+	var rule *engine.RuleError
+	var refusal *limits.Refusal
+	switch {
+	case !show:
+		return l.T("web.error.server")
+	case errors.As(err, &pe):
+		return l.T(pe.id, pe.args...)
+	case errors.Is(err, ErrCSRF):
+		return l.T("web.error.csrf")
+	case errors.As(err, &refusal):
+		what := "web.error.limit." + refusal.Limit
+		if !l.Catalogue().Has(what) {
+			what = "web.error.limit.any"
+		}
+		return l.T("web.error.limited", "What", l.T(what), "In", l.In(time.Duration(refusal.RetryAfter)*time.Second))
+	case errors.As(err, &rule):
+		return l.T("rule." + rule.Rule)
+	}
+	switch status {
+	case http.StatusForbidden, http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity,
+		http.StatusConflict, http.StatusBadRequest, http.StatusServiceUnavailable:
+		return l.T("web.error.status." + strconv.Itoa(status))
+	}
+	return l.T("web.error.server")
+}
+
+// failMessage shows the error page with a message already in the
+// reader's language.
+func (w *Web) failMessage(c echo.Context, s *session, status int, msg string) error {
+	p := w.newPage(c, s, "error", "web.error.title")
+	p.Title = p.L.T("web.error.status_title", "Status", strconv.Itoa(status))
 	p.Error = msg
 	return w.render(c, status, "error", p)
 }
@@ -213,7 +417,7 @@ func (w *Web) home(c echo.Context) error {
 }
 
 func (w *Web) signinPage(c echo.Context, f *form) *page {
-	p := w.newPage(c, nil, "signin", "Sign in")
+	p := w.newPage(c, nil, "signin", "web.signin.title")
 	p.Form = f
 	return p
 }
@@ -236,6 +440,7 @@ func (w *Web) signin(c echo.Context) error {
 	if !ok {
 		return err
 	}
+	l := w.localizer(c, s)
 	f := newForm()
 	email := strings.TrimSpace(c.FormValue("email"))
 	token := strings.TrimSpace(c.FormValue("token"))
@@ -252,7 +457,7 @@ func (w *Web) signin(c echo.Context) error {
 			if err := w.limits.Allow(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 				return w.fail(c, nil, err)
 			}
-			f.Errors["token"] = "This is not a token of this server: it is the azt_… token POST /v1/players or the registration page showed."
+			f.Errors["token"] = l.T("web.signin.error.token")
 			return w.render(c, http.StatusUnauthorized, "signin", w.signinPage(c, f))
 		}
 		if err != nil {
@@ -267,11 +472,11 @@ func (w *Web) signin(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/")
 	case email != "":
 		if w.mailer == nil {
-			f.Errors["email"] = "This server sends no mail: sign in with your API token."
+			f.Errors["email"] = l.T("web.signin.error.no_mail")
 			return w.render(c, http.StatusServiceUnavailable, "signin", w.signinPage(c, f))
 		}
 		if !plausibleEmail(email) {
-			f.Errors["email"] = "email must be a plain address like ana@example.org"
+			f.Errors["email"] = l.T("web.form.error.email")
 			return w.render(c, http.StatusBadRequest, "signin", w.signinPage(c, f))
 		}
 		// Counted whether or not the address is registered, so a refusal
@@ -288,11 +493,10 @@ func (w *Web) signin(c echo.Context) error {
 		p := w.signinPage(c, newForm())
 		// The same answer whether or not the address is known, so the
 		// form tells nobody who plays here.
-		p.Notice = "If " + email + " belongs to a player, a sign-in link is on its way. It works once, for " +
-			fmt.Sprint(int(w.linkTTL.Minutes())) + " minutes."
+		p.Notice = p.L.T("web.signin.sent", "Email", email, "Valid", p.L.Span(w.linkTTL))
 		return w.render(c, http.StatusOK, "signin", p)
 	}
-	f.Errors[""] = "Give your email address, or paste your API token."
+	f.Errors[""] = l.T("web.signin.error.empty")
 	return w.render(c, http.StatusBadRequest, "signin", w.signinPage(c, f))
 }
 
@@ -372,7 +576,7 @@ func (w *Web) linkForm(c echo.Context) error {
 	if err != nil {
 		return w.fail(c, nil, err)
 	}
-	p := w.newPage(c, s, "link", "Sign in")
+	p := w.newPage(c, s, "link", "web.signin.title")
 	p.Form = newForm()
 	p.Form.Values["token"] = c.Param("token")
 	return w.render(c, http.StatusOK, "link", p)
@@ -393,9 +597,9 @@ func (w *Web) useLink(c echo.Context) error {
 		if err := w.limits.Allow(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 			return w.fail(c, s, err)
 		}
-		pg := w.newPage(c, s, "link", "Sign in")
+		pg := w.newPage(c, s, "link", "web.signin.title")
 		pg.Form = newForm()
-		pg.Form.Errors[""] = err.Error()
+		pg.Form.Errors[""] = pg.L.T("web.link.used")
 		return w.render(c, http.StatusGone, "link", pg)
 	}
 	if err != nil {
@@ -415,26 +619,53 @@ func (w *Web) registerForm(c echo.Context) error {
 	if err != nil {
 		return w.fail(c, nil, err)
 	}
-	p := w.newPage(c, s, "register", "Register")
+	p := w.newPage(c, s, "register", "web.register.title")
 	p.Form = newForm()
+	// The language the browser asks for is the account's first choice.
+	p.Form.Values["language"] = p.L.Lang()
+	if !i18n.Supported(p.Form.Values["language"]) {
+		p.Form.Values["language"] = i18n.Default
+	}
+	p.Form.Values["time_zone"] = "UTC"
 	return w.render(c, http.StatusOK, "register", p)
 }
 
 // register creates a player, signs the browser in as it and shows the
-// API token once.
+// API token once. The language comes from the form's choice (which
+// Accept-Language set), the zone from the browser (a script fills the
+// hidden field; UTC without one).
 func (w *Web) register(c echo.Context) error {
 	s, ok, err := w.formSession(c)
 	if !ok {
 		return err
 	}
+	l := w.localizer(c, s)
 	f := newForm()
 	name, email := c.FormValue("name"), strings.TrimSpace(c.FormValue("email"))
-	f.Values["name"], f.Values["email"] = name, email
+	lang, zone := c.FormValue("language"), strings.TrimSpace(c.FormValue("time_zone"))
+	if zone == "" {
+		zone = "UTC"
+	}
+	if lang == "" {
+		lang = l.Lang()
+		if !i18n.Supported(lang) {
+			lang = i18n.Default
+		}
+	}
+	f.Values["name"], f.Values["email"], f.Values["language"], f.Values["time_zone"] = name, email, lang, zone
 	if email == "" {
-		f.Errors["email"] = "email is needed to sign in by mail"
+		f.Errors["email"] = l.T("web.register.error.email_needed")
 	}
 	if strings.TrimSpace(name) == "" {
-		f.Errors["name"] = "name must be 1 to 64 characters on one line"
+		f.Errors["name"] = l.T("web.form.error.name")
+	}
+	if !i18n.Supported(lang) {
+		f.Errors["language"] = l.T("web.form.error.language", "Supported", w.supportedList())
+	}
+	if _, err := i18n.LoadZone(zone); err != nil {
+		// A browser that names a zone this server does not know plays in
+		// UTC rather than failing to register; the account page changes it.
+		f.Values["time_zone"], zone = "UTC", "UTC"
 	}
 	var p play.Player
 	var token string
@@ -442,7 +673,7 @@ func (w *Web) register(c echo.Context) error {
 		if err := w.limits.Allow(c.Request().Context(), limits.Registrations, clientKey(c)); err != nil {
 			return w.fail(c, s, err)
 		}
-		p, token, err = w.svc.RegisterPlayer(c.Request().Context(), name, email, play.Preferences{})
+		p, token, err = w.svc.RegisterPlayer(c.Request().Context(), name, email, play.Preferences{Language: lang, TimeZone: zone})
 		if err != nil {
 			status, show := statusOf(err)
 			if !show {
@@ -451,19 +682,19 @@ func (w *Web) register(c echo.Context) error {
 			msg := strings.TrimPrefix(err.Error(), play.ErrInvalid.Error()+": ")
 			switch {
 			case strings.HasPrefix(msg, "email"):
-				f.Errors["email"] = msg
+				f.Errors["email"] = l.T("web.form.error.email")
 			case strings.HasPrefix(msg, "name"):
-				f.Errors["name"] = msg
+				f.Errors["name"] = l.T("web.form.error.name")
 			default:
-				f.Errors[""] = msg
+				f.Errors[""] = errorText(l, err, status, show)
 			}
-			pg := w.newPage(c, s, "register", "Register")
+			pg := w.newPage(c, s, "register", "web.register.title")
 			pg.Form = f
 			return w.render(c, status, "register", pg)
 		}
 	}
 	if len(f.Errors) > 0 {
-		pg := w.newPage(c, s, "register", "Register")
+		pg := w.newPage(c, s, "register", "web.register.title")
 		pg.Form = f
 		return w.render(c, http.StatusBadRequest, "register", pg)
 	}
@@ -474,14 +705,16 @@ func (w *Web) register(c echo.Context) error {
 	if err != nil {
 		return w.fail(c, nil, err)
 	}
-	pg := w.newPage(c, ns, "registered", "Welcome")
+	ns.Language, ns.TimeZone = lang, zone
+	pg := w.newPage(c, ns, "registered", "web.registered.title")
+	pg.Title = pg.L.T("web.registered.title", "Name", p.Name)
 	pg.Token = token
 	if w.verify && w.mailer != nil {
 		// The address is mailed nothing else until its owner follows this.
 		if err := w.SendVerification(c, p); err != nil {
 			return w.fail(c, ns, err)
 		}
-		pg.Notice = "We have mailed a link to " + p.Email + ": follow it to confirm the address. Until then azuld mails you nothing about games; you can play here in the meantime."
+		pg.Notice = pg.L.T("web.registered.verify", "Email", p.Email)
 	}
 	return w.render(c, http.StatusCreated, "registered", pg)
 }

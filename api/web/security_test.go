@@ -258,7 +258,7 @@ func TestNoOpenRedirect(t *testing.T) {
 	for _, target := range evil {
 		q := url.Values{"next": {target}, "return": {target}, "redirect": {target}, "return_to": {target}, "url": {target}}.Encode()
 		b := e.browser()
-		for _, path := range []string{"/signin?" + q, "/register?" + q, "/games/new?" + q, "/?" + q} {
+		for _, path := range []string{"/signin?" + q, "/register?" + q, "/games/new?" + q, "/?" + q, "/language?lang=de&" + q} {
 			if loc := b.get(path).Header.Get("Location"); !local(loc) {
 				t.Errorf("GET %s redirects to %q", path, loc)
 			}

@@ -40,6 +40,9 @@ const (
 // session is a signed-in browser.
 type session struct {
 	Player play.Player
+	// Language and TimeZone are the player's choices (players row): the
+	// pages are written in them.
+	Language, TimeZone string
 	// CSRF is the synchronizer token forms and fetches send back.
 	CSRF   string
 	idHash []byte
@@ -122,10 +125,10 @@ func (w *Web) currentSession(ctx context.Context, r *http.Request) (*session, er
 	var seen time.Time
 	now := w.now()
 	err = w.pool.QueryRow(ctx, `
-		SELECT s.csrf_token, s.last_seen_at, `+play.PlayerColumns+`
+		SELECT s.csrf_token, s.last_seen_at, p.language, p.time_zone, `+play.PlayerColumns+`
 		FROM web_sessions s JOIN players p ON p.id = s.player_id
 		WHERE s.id_hash = $1 AND s.expires_at > $2`, s.idHash, now).
-		Scan(append([]any{&s.CSRF, &seen}, s.Player.ScanTargets()...)...)
+		Scan(append([]any{&s.CSRF, &seen, &s.Language, &s.TimeZone}, s.Player.ScanTargets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}

@@ -107,24 +107,26 @@ func (w *Web) resendVerification(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/signin")
 	}
 	err = w.SendVerification(c, s.Player)
+	p := w.newPage(c, s, "lobby", "web.lobby.title")
 	status, notice := http.StatusOK, ""
 	switch {
 	case err == nil:
-		notice = "A new link is on its way to " + s.Player.Email + ". It works once, for " + fmt.Sprint(int(VerificationTTL.Hours())) + " hours."
+		notice = p.L.T("web.verify.sent", "Email", s.Player.Email, "Valid", p.L.Span(VerificationTTL))
 	case errors.Is(err, notify.ErrLinkMailLimit):
-		status, notice = http.StatusTooManyRequests, notify.ErrLinkMailLimit.Error()
-	case errors.Is(err, ErrAlreadyVerified), errors.Is(err, ErrNoAddress):
-		status, notice = http.StatusConflict, err.Error()
+		status, notice = http.StatusTooManyRequests, p.L.T("web.verify.limit")
+	case errors.Is(err, ErrAlreadyVerified):
+		status, notice = http.StatusConflict, p.L.T("web.verify.already")
+	case errors.Is(err, ErrNoAddress):
+		status, notice = http.StatusConflict, p.L.T("web.verify.no_address")
 	case errors.Is(err, ErrNoMail):
-		status, notice = http.StatusServiceUnavailable, err.Error()
+		status, notice = http.StatusServiceUnavailable, p.L.T("web.signin.error.no_mail")
 	default:
 		return w.fail(c, s, err)
 	}
-	l, err := w.buildLobby(c.Request().Context(), s.Player)
+	l, err := w.buildLobby(c.Request().Context(), p.L, s.Player)
 	if err != nil {
 		return w.fail(c, s, err)
 	}
-	p := w.newPage(c, s, "lobby", "Your games")
 	p.Lobby, p.Address, p.Notice = l, w.addressBanner(s.Player), notice
 	return w.render(c, status, "lobby", p)
 }

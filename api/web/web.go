@@ -14,6 +14,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -105,11 +107,27 @@ type Web struct {
 	sessionTTL time.Duration
 	linkTTL    time.Duration
 	verify     bool
-	pages      map[string]*template.Template
-	static     *staticFiles
-	accounts   *account.Service
-	trusted    []netip.Prefix
-	limits     Limits
+	// pages are the templates by language, then page name: each
+	// language's set has its own t and n.
+	pages map[string]map[string]*template.Template
+	cat   *i18n.Catalogue
+	words *notation.Words
+	langs []string
+	// zones are the time zones read so far, by name.
+	zones sync.Map
+	// switcher are the language switcher's entries.
+	switcher []langName
+	// pseudo: the catalogue has the test-only pseudo-locale.
+	pseudo bool
+	// colours reads a colour word of any language (lower case) as its
+	// canonical name.
+	colours map[string]string
+	// jsMsgs is each language's JSON block for the scripts.
+	jsMsgs   map[string]template.JS
+	static   *staticFiles
+	accounts *account.Service
+	trusted  []netip.Prefix
+	limits   Limits
 }
 
 // New builds the web client.
@@ -138,10 +156,30 @@ func New(cfg Config) (*Web, error) {
 		w.linkTTL = DefaultLinkTTL
 	}
 	var err error
+	if w.cat = cfg.Catalogue; w.cat == nil {
+		if w.cat, err = i18n.New(i18n.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	if w.words, err = notation.OrNew(cfg.Words); err != nil {
+		return nil, err
+	}
+	w.langs = pageLangs(w.cat)
+	w.pseudo = slices.Contains(w.langs, i18n.Pseudo)
+	w.switcher = w.switcherNames()
+	if w.colours, err = colourWords(); err != nil {
+		return nil, err
+	}
+	w.jsMsgs = map[string]template.JS{}
+	for _, l := range w.langs {
+		if w.jsMsgs[l], err = jsMessages(l, w.words); err != nil {
+			return nil, err
+		}
+	}
 	if w.static, err = newStaticFiles(); err != nil {
 		return nil, err
 	}
-	if w.pages, err = parsePages(w.static); err != nil {
+	if w.pages, err = w.parsePages(); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -170,6 +208,8 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/games/:id", w.table},
 		{http.MethodGet, "/games/:id/replay", w.replay},
 		{http.MethodGet, "/static/*", w.serveStatic},
+		{http.MethodGet, "/language", w.chooseLanguage},
+		{http.MethodPost, "/account/language", w.accountLanguage},
 	} {
 		e.Add(r.method, r.path, r.h, w.headers)
 	}
@@ -188,15 +228,31 @@ func (w *Web) headers(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// render writes a page. Pages depend on the visitor and change with every
-// move, so they are never cached.
-func (w *Web) render(c echo.Context, status int, page string, data any) error {
-	t, ok := w.pages[page]
+// pageBuffers keep the buffers pages are rendered into: a table page,
+// with its scripts' messages, is some tens of kilobytes, and growing a
+// new buffer to that for every page is most of what rendering allocates.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// render writes a page in its reader's language (data is a *page, or
+// a type that embeds one). Pages depend on the visitor and change with
+// every move, so they are never cached.
+func (w *Web) render(c echo.Context, status int, page string, data interface{ lang() string }) error {
+	set := w.pages[data.lang()]
+	if set == nil {
+		set = w.pages[i18n.Default]
+	}
+	t, ok := set[page]
 	if !ok {
 		return errors.New("web: no page " + page)
 	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+	c.Response().Header().Set("Content-Language", data.lang())
+	c.Response().Header().Add("Vary", "Accept-Language, Cookie")
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		buf.Reset()
+		pageBuffers.Put(buf)
+	}()
+	if err := t.ExecuteTemplate(buf, "layout", data); err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")

@@ -21,6 +21,7 @@ import (
 	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -72,6 +73,13 @@ func newEnvWorkers(t testing.TB) *env {
 
 func newEnvWith(t testing.TB, workers bool) *env {
 	t.Helper()
+	return newEnvCat(t, workers, nil)
+}
+
+// newEnvCat is newEnvWith with a message catalogue of its own (nil: the
+// embedded one), such as the pseudo-locale's.
+func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
+	t.Helper()
 	e := &env{t: t}
 	dbURL := pg.NewDatabase(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -112,7 +120,7 @@ func newEnvWith(t testing.TB, workers bool) *env {
 	}()
 	srv, err := api.New(api.Config{
 		Service: e.svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier,
-		Metrics: prometheus.NewRegistry(), Heartbeat: 5 * time.Second,
+		Metrics: prometheus.NewRegistry(), Heartbeat: 5 * time.Second, Catalogue: cat,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@
 // game runs), and an analysis costs the server a worker's time, so it is
 // asked for by a button; one the browser already holds is shown at once.
 import { gamePath, el, seatName, ApiError } from './api.js';
+import { t, num, say, apiLang, lang } from './i18n.js';
 
 // shortList is how many moves are listed before "all moves".
 const shortList = 8;
@@ -18,15 +19,15 @@ const maxKept = 200;
 async function fetchAnalysis(id, v) {
   let res;
   try {
-    res = await fetch(gamePath(id, `/analysis?version=${v}`), { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    res = await fetch(gamePath(id, `/analysis?version=${v}`), { headers: { Accept: 'application/json', 'Accept-Language': apiLang }, credentials: 'same-origin' });
   } catch {
-    throw new ApiError(0, { detail: 'the server cannot be reached' });
+    throw new ApiError(0, { detail: t('web.js.error.unreachable') });
   }
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
   if (res.status === 202) return { status: 202, retry: Math.min(30, Math.max(1, Number(res.headers.get('Retry-After')) || 2)) };
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) throw new ApiError(res.status, data, res.headers.get('Content-Language') || '');
   return { status: 200, data };
 }
 
@@ -82,7 +83,7 @@ function request(a, v, redraw) {
         }
         await sleep(got.retry);
       }
-      throw new ApiError(0, { detail: 'the analysis is taking too long; try again later' });
+      throw new ApiError(0, { detail: t('web.js.an.too_long') });
     } catch (err) {
       Object.assign(item, { state: 'error', error: err.message });
     } finally {
@@ -96,9 +97,12 @@ export function newAnalysis(id) {
   return { id, items: new Map(), expanded: new Set() };
 }
 
-const signed = (x) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}`;
-const pct = (x) => `${Math.round(x * 100)} %`;
-const points = (x) => `${Math.abs(x).toFixed(1)} point${Math.abs(x).toFixed(1) === '1.0' ? '' : 's'}`;
+const dec = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const signed = (x) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${dec.format(Math.abs(x))}`;
+const pct = (x) => new Intl.NumberFormat(lang, { style: 'percent' }).format(Math.round(x * 100) / 100);
+// points is a number of points with one decimal: always CLDR's "other"
+// form in the four languages (1.0 points, 1,0 punten).
+const points = (x) => t('web.js.an.points', { N: dec.format(Math.abs(x)) });
 
 // analysisPanel draws the panel for the position at version v into
 // section; ctx has the game (r.game), the events (by version) and
@@ -120,17 +124,17 @@ function draw(section, a, ctx, v, isShown) {
   section.replaceChildren();
   delete section.dataset.state;
   if (game.status !== 'finished') return; // no help while a game is played
-  section.append(el('h3', {}, 'Analysis'));
+  section.append(el('h3', {}, t('web.js.an.heading')));
   const next = events.get(v + 1);
   const seat = next?.meta?.actor?.seat;
   const none = (text) => {
     section.dataset.state = 'none';
     section.append(el('p', { class: 'muted' }, text));
   };
-  if (branch) return none('Only the main line is analysed.');
-  if (!next) return none('The game ends here: no move to analyse.');
-  if (next.undone) return none('The next move was taken back: no move to analyse.');
-  if (seat === undefined || seat === null) return none('No player moves next: nothing to analyse.');
+  if (branch) return none(t('web.js.an.main_only'));
+  if (!next) return none(t('web.js.an.ends_here'));
+  if (next.undone) return none(t('web.js.an.taken_back'));
+  if (seat === undefined || seat === null) return none(t('web.js.an.no_player'));
   const who = seatName(game, seat);
   const redraw = (at) => { if (isShown(at)) analysisPanel(section, a, ctx, at, isShown); };
   if (!a.items.has(v)) {
@@ -140,16 +144,16 @@ function draw(section, a, ctx, v, isShown) {
   const item = a.items.get(v);
   if (!item || item.state === 'error') {
     section.dataset.state = item ? 'error' : 'offer';
-    section.append(el('p', { class: 'muted' }, `${who} moves next (v${v + 1}). The search bot plays the rest of the game out from here for every legal move.`));
-    if (item) section.append(el('p', { class: 'field-error', role: 'alert' }, `The analysis failed: ${item.error}`));
+    section.append(el('p', { class: 'muted' }, t('web.js.an.offer', { Who: who, Version: v + 1 })));
+    if (item) section.append(el('p', { class: 'field-error', role: 'alert' }, t('web.js.an.failed', { Error: item.error })));
     section.append(el('button', { type: 'button', id: 'analyse', class: 'secondary', onclick: () => request(a, v, redraw) },
-      item ? 'Try again' : 'Analyse this position'));
+      item ? t('web.js.an.retry') : t('web.js.an.analyse')));
     return;
   }
   if (item.state === 'computing') {
     section.dataset.state = 'computing';
     section.append(el('p', { class: 'computing', role: 'status' }, el('span', { class: 'spinner', 'aria-hidden': 'true' }),
-      `Computing… (${who} to move)`));
+      t('web.js.an.computing', { Who: who })));
     return;
   }
   section.dataset.state = 'done';
@@ -159,7 +163,7 @@ function draw(section, a, ctx, v, isShown) {
 // result lists the evaluated moves, best first.
 function result(section, a, d, game, v, redraw) {
   if (d.seat < 0 || !(d.moves || []).length) {
-    section.append(el('p', { class: 'muted' }, d.note || 'Nothing to analyse here.'));
+    section.append(el('p', { class: 'muted' }, t('web.js.an.nothing')));
     return;
   }
   const moves = [...d.moves].sort((x, y) => y.score_diff - x.score_diff || y.win_rate - x.win_rate);
@@ -167,13 +171,13 @@ function result(section, a, d, game, v, redraw) {
   const played = moves.find((m) => m.notation === d.played);
   const who = seatName(game, d.seat);
   let verdict;
-  const move = `${who}'s next move (v${v + 1})`;
-  if (!played) verdict = el('p', { class: 'verdict-line' }, `${move}, ${d.played}, was not evaluated by the search.`);
-  else if (played === best) verdict = el('p', { class: 'verdict-line good' }, `${move} was the best.`);
+  const ruleset = game.ruleset;
+  if (!played) verdict = el('p', { class: 'verdict-line' }, t('web.js.an.not_evaluated', { Who: who, Version: v + 1, Move: say(d.played, ruleset) }));
+  else if (played === best) verdict = el('p', { class: 'verdict-line good' }, t('web.js.an.best', { Who: who, Version: v + 1 }));
   else {
     const loss = best.score_diff - played.score_diff;
-    verdict = el('p', { class: `verdict-line${loss >= 2 ? ' bad' : ''}` }, `${move} lost `,
-      el('strong', { class: 'loss' }, `−${points(loss)}`), ` against the best (win ${pct(played.win_rate)} instead of ${pct(best.win_rate)}).`);
+    verdict = el('p', { class: `verdict-line${loss >= 2 ? ' bad' : ''}` }, `${t('web.js.an.lost', { Who: who, Version: v + 1 })} `,
+      el('strong', { class: 'loss' }, `−${points(loss)}`), ` ${t('web.js.an.against', { Played: pct(played.win_rate), Best: pct(best.win_rate) })}`);
   }
   section.append(verdict);
   const all = a.expanded.has(v);
@@ -186,25 +190,25 @@ function result(section, a, d, game, v, redraw) {
       body.append(el('tr', { class: 'gap' }, el('td', { colspan: 4 }, '⋯')));
       gap = false;
     }
-    const tags = [m === played ? el('span', { class: 'mark played' }, 'played') : '', m === best ? el('span', { class: 'mark best' }, 'best') : ''];
+    const tags = [m === played ? el('span', { class: 'mark played' }, t('web.js.an.played')) : '', m === best ? el('span', { class: 'mark best' }, t('web.js.an.best_tag')) : ''];
     body.append(el('tr', { class: [m === played ? 'played' : '', m === best ? 'best' : ''].join(' ').trim(), 'data-notation': m.notation },
-      el('td', { class: 'rank' }, i + 1),
-      el('th', { scope: 'row', class: 'move' }, el('span', {}, m.notation), ...tags),
+      el('td', { class: 'rank' }, num(i + 1)),
+      el('th', { scope: 'row', class: 'move' }, el('span', {}, say(m.notation, ruleset)), ...tags),
       el('td', { class: 'num' }, signed(m.score_diff)),
       el('td', { class: 'num' }, pct(m.win_rate))));
   });
   section.append(el('table', { class: 'analysis' },
-    el('caption', { class: 'muted' }, `${moves.length} legal moves · ${d.playouts.toLocaleString('en')} playouts`),
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, 'Move'),
-      el('th', { scope: 'col', class: 'num', title: 'expected final score minus the best other player\'s' }, 'Points'),
-      el('th', { scope: 'col', class: 'num', title: 'share of playouts won' }, 'Win'))),
+    el('caption', { class: 'muted' }, `${t('web.js.an.legal_moves', { Count: moves.length })} · ${t('web.js.an.playouts', { Count: d.playouts })}`),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, '#'), el('th', { scope: 'col' }, t('web.js.an.move')),
+      el('th', { scope: 'col', class: 'num', title: t('web.js.an.points_title') }, t('web.js.an.points_col')),
+      el('th', { scope: 'col', class: 'num', title: t('web.js.an.win_title') }, t('web.js.an.win_col')))),
     body));
   if (moves.length > shown.length || all) {
     section.append(el('button', { type: 'button', class: 'linklike more', 'aria-expanded': all ? 'true' : 'false', onclick: () => {
       if (all) a.expanded.delete(v); else a.expanded.add(v);
       redraw(v);
       section.querySelector('button.more')?.focus();
-    } }, all ? 'Show fewer moves' : `Show all ${moves.length} moves`));
+    } }, all ? t('web.js.an.fewer') : t('web.js.an.all', { Count: moves.length })));
   }
-  section.append(el('p', { class: 'hint' }, 'Points: the expected final score minus the best other player\'s, estimated by the search\'s playouts (to the end of the game in Azul Mini; in Summer Pavilion to the end of the round, then judged by the bot).'));
+  section.append(el('p', { class: 'hint' }, t('web.js.an.hint')));
 }

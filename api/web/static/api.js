@@ -1,12 +1,23 @@
 // Calls to the /v1 REST API with the page's session cookie. Every request
-// that changes something carries the page's CSRF token.
+// that changes something carries the page's CSRF token, and every one
+// asks for the page's language, so the server's messages (problem
+// details, event descriptions) are in the reader's words.
+import { t, apiLang, has } from './i18n.js';
 
 const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || '';
 
 // ApiError is a problem+json answer (RFC 9457) or a network failure.
+// Its message is in the reader's words: the broken rule's sentence, the
+// server's detail when the server wrote it in the reader's language
+// (Content-Language), else what the status means.
 export class ApiError extends Error {
-  constructor(status, problem) {
-    super(problem?.detail || problem?.title || `request failed (${status})`);
+  constructor(status, problem, lang = '') {
+    let msg;
+    if (problem?.rule && has(`rule.${problem.rule}`)) msg = t(`rule.${problem.rule}`);
+    else if (problem?.detail && (lang || 'en').toLowerCase() === apiLang.toLowerCase()) msg = problem.detail;
+    else if (has(`web.error.status.${status}`)) msg = t(`web.error.status.${status}`);
+    else msg = status ? t('web.js.error.request', { Status: status }) : problem?.detail || t('web.js.error.unreachable');
+    super(msg);
     this.status = status;
     this.problem = problem || {};
   }
@@ -14,7 +25,7 @@ export class ApiError extends Error {
 
 // api sends a request and returns the decoded JSON body (null when empty).
 export async function api(method, path, body, headers = {}) {
-  const h = { Accept: 'application/json', ...headers };
+  const h = { Accept: 'application/json', 'Accept-Language': apiLang, ...headers };
   const init = { method, headers: h, credentials: 'same-origin' };
   if (method !== 'GET') h['X-CSRF-Token'] = csrf();
   if (body !== undefined) {
@@ -25,15 +36,25 @@ export async function api(method, path, body, headers = {}) {
   try {
     res = await fetch(path, init);
   } catch (err) {
-    throw new ApiError(0, { detail: 'the server cannot be reached' });
+    throw new ApiError(0, { detail: t('web.js.error.unreachable') });
   }
   const text = await res.text();
   let data = null;
   if (text) {
     try { data = JSON.parse(text); } catch { data = { detail: text }; }
   }
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) throw new ApiError(res.status, data, res.headers.get('Content-Language') || '');
+  if (data && typeof data === 'object') Object.defineProperty(data, 'lang', { value: res.headers.get('Content-Language') || '' });
   return data;
+}
+
+// prose reports whether the server's own sentences in an answer (event
+// descriptions) are in the reader's language: the answer says which
+// language it is written in (Content-Language); one that says nothing is
+// English.
+export function prose(data) {
+  const said = (data && data.lang) || 'en';
+  return said.toLowerCase() === apiLang.toLowerCase();
 }
 
 // gamePath is the API path of a game, plus a suffix.
@@ -45,7 +66,8 @@ export async function allEvents(id) {
   let after = 0;
   for (;;) {
     const page = await api('GET', gamePath(id, `/events?after=${after}&limit=1000`));
-    out.push(...page.events);
+    // A description the reader could not read is left out.
+    out.push(...page.events.map((e) => (prose(page) ? e : { ...e, description: '' })));
     if (!page.next || page.events.length === 0) return out;
     after = page.events[page.events.length - 1].version;
   }
@@ -69,8 +91,13 @@ export function el(tag, attrs = {}, ...children) {
 // seatName is how a seat is called on the page.
 export function seatName(game, seat) {
   const s = (game.seats || [])[seat];
-  if (!s) return `Seat ${seat + 1}`;
+  if (!s) return t('web.js.seat', { N: seat + 1 });
   if (s.name) return s.name;
-  if (s.bot) return `${s.bot} bot`;
-  return `Seat ${seat + 1} (open)`;
+  if (s.bot) return t('web.js.bot', { Bot: botName(s.bot) });
+  return t('web.js.seat_open', { N: seat + 1 });
+}
+
+// botName is a bot kind in the reader's words.
+export function botName(kind) {
+  return ['random', 'greedy', 'search'].includes(kind) ? t(`web.js.bot_kind.${kind}`) : String(kind);
 }

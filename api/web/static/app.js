@@ -4,6 +4,7 @@
 // comes from the /v1 REST API; no rule is computed here.
 import { startTable } from './table.js';
 import { startReplay } from './replay.js';
+import { t } from './i18n.js';
 
 const root = document.getElementById('app');
 if (root && root.dataset.game) {
@@ -12,7 +13,7 @@ if (root && root.dataset.game) {
     root.dataset.error = String(err && err.message || err);
     const p = document.createElement('p');
     p.className = 'notice error';
-    p.textContent = 'The game could not be shown: ' + root.dataset.error;
+    p.textContent = t('web.js.error.show', { Error: root.dataset.error });
     root.prepend(p);
   });
 }

@@ -1,17 +1,14 @@
 // Pieces the table and the replay share.
-import { el, seatName } from './api.js';
-
-const RULESETS = {
-  'azul-mini': 'Azul Mini',
-  'summer-pavilion': 'Summer Pavilion',
-  'summer-pavilion-mini': 'Summer Pavilion Mini',
-};
+import { el, seatName, botName } from './api.js';
+import { t, num, colour } from './i18n.js';
 
 export function rulesetName(g) {
-  let name = RULESETS[g.ruleset] || g.ruleset || 'Game';
+  const id = `game.ruleset.${g.ruleset}`;
+  let name = g.ruleset ? t(id) : t('web.js.game');
+  if (name === `[${id}]`) name = g.ruleset;
   const o = g.options || {};
-  if (o.wall === 'grey') name += ' (grey wall)';
-  if (o.board === 'monochrome') name += ' (monochrome)';
+  if (o.wall === 'grey') name = t('web.js.with_grey_wall', { Name: name });
+  if (o.board === 'monochrome') name = t('web.js.with_monochrome', { Name: name });
   return name;
 }
 
@@ -42,52 +39,46 @@ export function markChanges(root, changes, keep = false) {
 
 // reasonText says why a game ended, in the words of the game-over mail.
 function reasonText(reason) {
-  return {
-    rounds_played: 'after the last round', round_limit: 'after the last round',
-    row_completed: 'a row of a wall was completed', no_tiles: 'the tiles ran out', resigned: 'a player resigned',
-  }[reason] || String(reason).replaceAll('_', ' ');
+  const known = ['rounds_played', 'round_limit', 'row_completed', 'no_tiles', 'resigned'];
+  return t(`web.js.reason.${known.includes(reason) ? reason : 'unknown'}`);
 }
 
 // itemText is one line of a final breakdown in words, as the game-over
-// mail writes it (mail/compose): "2 complete rows +4".
+// mail writes it: "2 complete rows +4".
 function itemText(b) {
-  const pts = `${b.points > 0 ? '+' : ''}${b.points}`;
-  const words = {
-    rows: ['complete row', 'complete rows'], columns: ['complete column', 'complete columns'],
-    colours: ['colour placed five times', 'colours placed five times'], colors: ['colour placed five times', 'colours placed five times'],
-    kept_tiles: ['tile left over', 'tiles left over'],
-  }[b.item];
-  if (words) return `${b.count} ${words[b.count === 1 ? 0 : 1]} ${pts}`;
+  const Points = `${b.points > 0 ? '+' : b.points < 0 ? '−' : ''}${num(Math.abs(b.points))}`;
+  const plural = { rows: 'rows', columns: 'columns', colours: 'colours', colors: 'colours', kept_tiles: 'kept_tiles' }[b.item];
+  if (plural) return t(`web.js.final.${plural}`, { Count: b.count, Points });
   let m = /^star_(\d+)_([a-z]+)$/.exec(b.item);
-  if (m) return `${m[1] === '0' || m[2] === 'multicoloured' ? 'centre' : m[2]} star complete ${pts}`;
+  if (m) return m[1] === '0' || m[2] === 'multicoloured' ? t('web.js.final.centre_star', { Points }) : t('web.js.final.star', { Colour: colour(m[2]), Points });
   m = /^all_(\d)s$/.exec(b.item);
-  if (m) return `every space ${m[1]} covered on all stars ${pts}`;
-  return `${String(b.item).replaceAll('_', ' ')} ${pts}`;
+  if (m) return t('web.js.final.all', { N: m[1], Points });
+  return t('web.js.final.misc', { Points });
 }
 
 // describeFinal is the final result table.
 export function describeFinal(g) {
   const f = g.final;
   const rows = [...f.players].sort((a, b) => a.rank - b.rank);
-  const t = el('table', { class: 'final' },
-    el('caption', {}, `Final result${f.reason ? ` (${reasonText(f.reason)})` : ''}`),
-    el('thead', {}, el('tr', {}, el('th', {}, 'Rank'), el('th', {}, 'Player'), el('th', {}, 'Score'), el('th', {}, 'Details'))));
+  const tbl = el('table', { class: 'final' },
+    el('caption', {}, f.reason ? t('web.js.final.caption_reason', { Reason: reasonText(f.reason) }) : t('web.js.final.caption')),
+    el('thead', {}, el('tr', {}, el('th', {}, t('web.js.final.rank')), el('th', {}, t('web.js.final.player')), el('th', {}, t('web.js.final.score')), el('th', {}, t('web.js.final.details')))));
   const body = el('tbody', {});
   for (const p of rows) {
-    const details = (p.breakdown || []).filter((b) => b.item !== 'play' && b.points).map(itemText).join(', ');
-    body.append(el('tr', { class: p.rank === 1 ? 'winner' : '' }, el('td', {}, p.rank), el('td', {}, seatName(g, p.seat), p.resigned ? ' (resigned)' : ''),
-      el('td', {}, p.score), el('td', {}, details)));
+    const details = (p.breakdown || []).filter((b) => b.item !== 'play' && b.points).map(itemText).join(t('web.js.list_separator'));
+    body.append(el('tr', { class: p.rank === 1 ? 'winner' : '' }, el('td', {}, num(p.rank)), el('td', {}, p.resigned ? t('web.js.final.resigned', { Name: seatName(g, p.seat) }) : seatName(g, p.seat)),
+      el('td', {}, num(p.score)), el('td', {}, details)));
   }
-  t.append(body);
-  return t;
+  tbl.append(body);
+  return tbl;
 }
 
 // actorText says who caused an event.
 export function actorText(g, meta) {
   const a = (meta && meta.actor) || {};
   if (a.seat !== undefined && a.seat !== null) return seatName(g, a.seat);
-  if (a.kind === 'bot') return `${a.bot || ''} bot`.trim();
-  return a.kind || 'server';
+  if (a.kind === 'bot') return t('web.js.bot', { Bot: botName(a.bot || '') });
+  return a.kind === 'player' ? t('web.js.actor.player') : t('web.js.actor.server');
 }
 
 // markWild marks the tiles of the round's wild colour (Summer Pavilion)
@@ -97,15 +88,13 @@ export function markWild(root, g) {
   for (const e of root.querySelectorAll(`.tile.t-${g.wild}`)) {
     e.classList.add('is-wild');
     const label = e.getAttribute('aria-label');
-    if (label && !label.includes('wild')) {
-      e.setAttribute('aria-label', `${label} (wild this round)`);
+    if (label && !e.dataset.wildLabel) {
+      const marked = t('web.js.wild_this_round', { Label: label });
+      e.dataset.wildLabel = 'yes';
+      e.setAttribute('aria-label', marked);
       const title = e.querySelector('title');
-      if (title) title.textContent = `${label} (wild this round)`;
+      if (title) title.textContent = marked;
     }
   }
 }
 
-// plural writes a count with its noun: "1 move", "2 moves".
-export function plural(n, noun) {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}

@@ -5,12 +5,34 @@
 // state. Colours are told apart by a letter too, and every tile has a
 // text alternative.
 
+import { t, colour, tileOf, tilesOf, lang } from './i18n.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 
 export const LETTERS = {
   blue: 'B', yellow: 'Y', red: 'R', black: 'K', white: 'W',
   purple: 'P', green: 'G', orange: 'O', marker: '1',
 };
+// lettersOf tells a family's colours apart by a letter in the reader's
+// language too: the first of each colour's name, or its first two where
+// two names of the family share one (Summer Pavilion in German: gelb and
+// grün, Ge and Gr). English keeps LETTERS.
+function lettersOf(family) {
+  if (lang === 'en') return LETTERS;
+  const names = Object.fromEntries(family.map((c) => [c, colour(c).toLocaleUpperCase(lang)]));
+  const out = { marker: '1' };
+  for (const [c, name] of Object.entries(names)) {
+    const first = [...name][0];
+    const shared = Object.entries(names).some(([o, n]) => o !== c && [...n][0] === first);
+    out[c] = shared ? first + [...name][1].toLocaleLowerCase(lang) : first;
+  }
+  return out;
+}
+// letters are the letters of the game drawn last (a page shows one game).
+let letters = LETTERS;
+function setFamily(v) {
+  letters = isPavilion(v) ? lettersOf(PAV_ORDER) : lettersOf(AZUL_ORDER);
+}
 const AZUL_ORDER = ['blue', 'yellow', 'red', 'black', 'white'];
 const PAV_ORDER = ['purple', 'green', 'orange', 'yellow', 'blue', 'red'];
 // Outer stars 1..6 clockwise (RULES.md §3.3); star 0 is the centre.
@@ -20,9 +42,13 @@ const STAR_NAMES = ['centre', 'purple', 'orange', 'red', 'blue', 'yellow', 'gree
 // outer stars have no colour: they go by their number).
 export function starName(v, seat, st) {
   const b = v.players[seat].board;
-  if (st === 0) return 'the centre star';
-  return b.star_colours[st] ? `the ${b.star_colours[st]} star` : `star ${st}`;
+  if (st === 0) return t('web.js.star.centre');
+  return b.star_colours[st] ? t('web.js.star.coloured', { Colour: colour(b.star_colours[st]) }) : t('web.js.star.numbered', { N: st });
 }
+
+// starLabel names star st by its place on the board (the colour of the
+// coloured side's star there).
+const starLabel = (st) => (st === 0 ? t('web.js.star.centre') : t('web.js.star.coloured', { Colour: colour(STAR_NAMES[st]) }));
 const FLOOR_PENALTY = [1, 1, 2, 2, 2, 3, 3];
 
 export const isPavilion = (v) => (v.ruleset || '').startsWith('summer-pavilion');
@@ -57,10 +83,11 @@ export function ordered(map, pav) {
 // tile draws one tile of colour c centred on (x, y), side size.
 export function tile(c, x, y, size, label) {
   const h = size / 2;
-  return s('g', { class: `tile t-${c}`, role: 'img', 'aria-label': label || `${c} tile` },
-    s('title', {}, label || `${c} tile`),
+  const name = label || (c === 'marker' ? t('web.js.start_marker') : tileOf(c));
+  return s('g', { class: `tile t-${c}`, role: 'img', 'aria-label': name },
+    s('title', {}, name),
     s('rect', { x: x - h, y: y - h, width: size, height: size, rx: size * 0.16 }),
-    s('text', { x, y: y + size * 0.12, 'font-size': size * 0.42, 'aria-hidden': 'true' }, LETTERS[c] || '?'));
+    s('text', { x, y: y + size * 0.12, 'font-size': size * 0.42, 'aria-hidden': 'true' }, letters[c] || '?'));
 }
 
 // countBadge is the "×n" beside a tile group.
@@ -85,6 +112,7 @@ function group(path, c, n, src, draw, hits = []) {
 
 // drawOffer draws the factories, the centre and (Pavilion) the supply.
 export function drawOffer(v) {
+  setFamily(v);
   const pav = isPavilion(v);
   const wrap = document.createElement('div');
   wrap.className = 'offer';
@@ -92,11 +120,11 @@ export function drawOffer(v) {
   const nf = v.factories.length;
   const perRow = nf <= 5 ? nf : Math.ceil(nf / 2);
   const rows = Math.ceil(nf / perRow) || 1;
-  const fs = svg(perRow * F, rows * F, 'Factories');
+  const fs = svg(perRow * F, rows * F, t('web.js.factories'));
   fs.classList.add('factories');
   v.factories.forEach((f, i) => {
     const cx = (i % perRow) * F + F / 2, cy = Math.floor(i / perRow) * F + F / 2;
-    const g = s('g', { class: 'factory', 'data-path': `factories[${i}]`, 'aria-label': `Factory ${i + 1}` },
+    const g = s('g', { class: 'factory', 'data-path': `factories[${i}]`, 'aria-label': t('web.js.factory', { N: i + 1 }) },
       s('circle', { cx, cy, r: F / 2 - 4, class: 'disc' }),
       s('text', { x: cx, y: cy + F / 2 - 8, class: 'label' }, `F${i + 1}`));
     // Tile k sits in quarter k of the disc (two rows of two); the
@@ -107,7 +135,7 @@ export function drawOffer(v) {
       const tiles = [], hits = [];
       for (let j = 0; j < f[c]; j++, k++) {
         const tx = cx + (k % 2 ? 16 : -16), ty = cy + (k < 2 ? -16 : 16) - 4;
-        tiles.push(tile(c, tx, ty, 28, `${c} tile in factory ${i + 1}`));
+        tiles.push(tile(c, tx, ty, 28, t('web.js.tile_in_factory', { Tile: tileOf(c), N: i + 1 })));
         hits.push(hitArea(k % 2 ? cx : cx - half, k < 2 ? midY - half : midY, half, half));
       }
       g.append(group(`factories[${i}]`, c, f[c], String(i), tiles, hits));
@@ -116,15 +144,16 @@ export function drawOffer(v) {
   });
   wrap.append(fs);
 
-  const centre = pool('center.tiles', v.center.tiles, pav, 'center', 'Centre', v.center.marker);
+  const centre = pool('center.tiles', v.center.tiles, pav, 'center', 'centre', v.center.marker);
   wrap.append(centre);
-  if (pav) wrap.append(pool('supply', v.supply || {}, pav, 'supply', 'Supply', false));
+  if (pav) wrap.append(pool('supply', v.supply || {}, pav, 'supply', 'supply', false));
   return wrap;
 }
 
 // pool draws a heap of tiles (the centre, the supply) as one tile per
-// colour with its count.
-function pool(path, map, pav, src, name, marker) {
+// colour with its count; what is "centre" or "supply".
+function pool(path, map, pav, src, what, marker) {
+  const name = t(`web.js.pool.${what}`);
   const cols = ordered(map, pav);
   const W = 44;
   const n = cols.length + (marker ? 1 : 0);
@@ -136,21 +165,22 @@ function pool(path, map, pav, src, name, marker) {
   let x = 6 + W / 2;
   if (marker) {
     const m = s('g', { 'data-path': 'center.marker', 'data-val': 'true' });
-    m.append(tile('marker', x, 44, 30, src === 'center' && pav ? 'start player token' : 'start player marker'));
+    m.append(tile('marker', x, 44, 30, t('web.js.start_marker')));
     p.append(m);
     x += W;
   }
   for (const c of cols) {
-    p.append(group(path, c, map[c], src, [tile(c, x, 44, 30, `${map[c]} ${c} tile${map[c] > 1 ? 's' : ''} in the ${name.toLowerCase()}`), badge(map[c], x + 15, 30)],
+    p.append(group(path, c, map[c], src, [tile(c, x, 44, 30, t(`web.js.tiles_in.${what}`, { Tiles: tilesOf(c, map[c]) })), badge(map[c], x + 15, 30)],
       [hitArea(x - W / 2, 20, W, 52)]));
     x += W;
   }
-  if (n === 0) p.append(s('text', { x: width / 2, y: 48, class: 'empty' }, 'empty'));
+  if (n === 0) p.append(s('text', { x: width / 2, y: 48, class: 'empty' }, t('web.js.empty')));
   return p;
 }
 
 // drawBoard draws one seat's board.
 export function drawBoard(v, seat) {
+  setFamily(v);
   return isPavilion(v) ? starBoard(v, seat) : azulBoard(v, seat);
 }
 
@@ -159,18 +189,18 @@ function azulBoard(v, seat) {
   const b = p.board;
   const grey = v.options && v.options.wall === 'grey';
   const C = 30, G = 4, P = `players[${seat}].board`;
-  const g = svg(360, 248, `Board of seat ${seat + 1}`);
+  const g = svg(360, 248, t('web.js.board_of', { N: seat + 1 }));
   g.classList.add('board', 'azul');
   const lineRight = 166, wallX = 188;
   for (let r = 0; r < 5; r++) {
     const y = 8 + r * (C + G);
     const line = b.lines[r] || { color: null, count: 0 };
     const lg = s('g', { class: 'line', 'data-line': r + 1, 'data-path': `${P}.lines[${r}].count`, 'data-val': line.count || 0,
-      'aria-label': `Pattern line ${r + 1}: ${line.count ? `${line.count} ${line.color}` : 'empty'}` });
+      'aria-label': line.count ? t('web.js.pattern_line', { N: r + 1, Tiles: tilesOf(line.color, line.count) }) : t('web.js.pattern_line_empty', { N: r + 1 }) });
     lg.append(s('rect', { x: lineRight - (r + 1) * (C + G) - 3, y: y - 3, width: (r + 1) * (C + G) + 2, height: C + 6, rx: 6, class: 'slot-bg' }));
     for (let k = 0; k <= r; k++) {
       const x = lineRight - (k + 1) * (C + G) + G / 2;
-      if (k < line.count) lg.append(tile(line.color, x + C / 2, y + C / 2, C, `${line.color} tile on pattern line ${r + 1}`));
+      if (k < line.count) lg.append(tile(line.color, x + C / 2, y + C / 2, C, t('web.js.tile_on_line', { Tile: tileOf(line.color), N: r + 1 })));
       else lg.append(s('rect', { x, y, width: C, height: C, rx: 5, class: 'space' }));
     }
     g.append(lg);
@@ -178,25 +208,25 @@ function azulBoard(v, seat) {
       const x = wallX + c * (C + G), cell = b.wall[r][c];
       const expected = AZUL_ORDER[(c - r + 5) % 5];
       const w = s('g', { class: 'cell', 'data-cell': `${r + 1},${c + 1}`, 'data-path': `${P}.wall[${r}][${c}]`, 'data-val': cell || '' });
-      if (cell) w.append(tile(cell, x + C / 2, y + C / 2, C, `${cell} tile on the wall, row ${r + 1}, column ${c + 1}`));
-      else if (grey) w.append(s('rect', { x, y, width: C, height: C, rx: 5, class: 'space grey' }, s('title', {}, `empty wall space, row ${r + 1}, column ${c + 1}`)));
+      if (cell) w.append(tile(cell, x + C / 2, y + C / 2, C, t('web.js.tile_on_wall', { Tile: tileOf(cell), Row: r + 1, Column: c + 1 })));
+      else if (grey) w.append(s('rect', { x, y, width: C, height: C, rx: 5, class: 'space grey' }, s('title', {}, t('web.js.wall_space', { Row: r + 1, Column: c + 1 }))));
       else {
-        w.append(s('g', { class: `ghost t-${expected}`, role: 'img', 'aria-label': `empty ${expected} wall space` },
-          s('title', {}, `empty ${expected} wall space, row ${r + 1}`),
+        w.append(s('g', { class: `ghost t-${expected}`, role: 'img', 'aria-label': t('web.js.wall_space_colour', { Colour: colour(expected), Row: r + 1 }) },
+          s('title', {}, t('web.js.wall_space_colour', { Colour: colour(expected), Row: r + 1 })),
           s('rect', { x, y, width: C, height: C, rx: 5 }),
-          s('text', { x: x + C / 2, y: y + C / 2 + 4, 'font-size': 12 }, LETTERS[expected])));
+          s('text', { x: x + C / 2, y: y + C / 2 + 4, 'font-size': 12 }, letters[expected])));
       }
       g.append(w);
     }
   }
   const fy = 186;
   const floor = s('g', { class: 'line floor', 'data-line': 'floor', 'data-path': `${P}.floor`, 'data-val': b.floor.join(','),
-    'aria-label': `Floor: ${b.floor.length ? b.floor.join(', ') : 'empty'}` });
+    'aria-label': b.floor.length ? t('web.js.floor', { Tiles: b.floor.map((c) => (c === 'marker' ? t('web.js.start_marker') : colour(c))).join(t('web.js.list_separator')) }) : t('web.js.floor_empty') });
   floor.append(s('rect', { x: 4, y: fy - 3, width: 7 * (C + G) + 4, height: C + 22, rx: 6, class: 'slot-bg' }));
   for (let i = 0; i < 7; i++) {
     const x = 8 + i * (C + G);
     floor.append(s('text', { x: x + C / 2, y: fy + C + 14, class: 'penalty' }, `−${FLOOR_PENALTY[i]}`));
-    if (i < b.floor.length) floor.append(tile(b.floor[i], x + C / 2, fy + C / 2, C, b.floor[i] === 'marker' ? 'start player marker on the floor' : `${b.floor[i]} tile on the floor`));
+    if (i < b.floor.length) floor.append(tile(b.floor[i], x + C / 2, fy + C / 2, C, b.floor[i] === 'marker' ? t('web.js.marker_on_floor') : t('web.js.tile_on_floor', { Tile: tileOf(b.floor[i]) })));
     else floor.append(s('rect', { x, y: fy, width: C, height: C, rx: 5, class: 'space' }));
   }
   g.append(floor);
@@ -225,15 +255,15 @@ function diamond(cx, cy, deg) {
 function features() {
   const out = [];
   for (let st = 1; st <= 6; st++) {
-    const t = st === 6 ? 1 : st + 1;
+    const nx = st === 6 ? 1 : st + 1;
     const cyc = (n) => ((n - 1 + 6) % 6) + 1;
     out.push({ kind: 'window', st, around: [[st, 5], [st, 6]], bonus: 3,
-      pos: at(...starCentre(st), -90 + (st - 1) * 60, A * 2.25), name: `window of the ${STAR_NAMES[st]} star` });
-    const [ax, ay] = starCentre(st), [bx, by] = starCentre(t);
-    out.push({ kind: 'statue', st, around: [[st, 1], [st, 2], [t, 3], [t, 4]], bonus: 2,
-      pos: at((ax + bx) / 2, (ay + by) / 2, -90 + (st - 1) * 60 + 30, A * 0.55), name: `statue between the ${STAR_NAMES[st]} and ${STAR_NAMES[t]} stars` });
+      pos: at(...starCentre(st), -90 + (st - 1) * 60, A * 2.25), name: t('web.js.feature.window', { Star: starLabel(st) }) });
+    const [ax, ay] = starCentre(st), [bx, by] = starCentre(nx);
+    out.push({ kind: 'statue', st, around: [[st, 1], [st, 2], [nx, 3], [nx, 4]], bonus: 2,
+      pos: at((ax + bx) / 2, (ay + by) / 2, -90 + (st - 1) * 60 + 30, A * 0.55), name: t('web.js.feature.statue', { A: starLabel(st), B: starLabel(nx) }) });
     out.push({ kind: 'pillar', st, around: [[st, 2], [st, 3], [0, cyc(st - 2)], [0, cyc(st - 1)]], bonus: 1,
-      pos: at(0, 0, -90 + (st - 1) * 60, R / 2), name: `pillar of the ${STAR_NAMES[st]} star` });
+      pos: at(0, 0, -90 + (st - 1) * 60, R / 2), name: t('web.js.feature.pillar', { Star: starLabel(st) }) });
   }
   return out;
 }
@@ -243,21 +273,21 @@ function starBoard(v, seat) {
   const b = p.board;
   const P = `players[${seat}].board`;
   const E = R + A * 2.9;
-  const g = svg(2 * E, 2 * E, `Star board of seat ${seat + 1}`, -E, -E);
+  const g = svg(2 * E, 2 * E, t('web.js.star_board_of', { N: seat + 1 }), -E, -E);
   g.classList.add('board', 'pavilion');
   for (let st = 0; st < 7; st++) {
     const [cx, cy] = starCentre(st);
-    const colour = b.star_colours[st];
-    const sg = s('g', { class: `star ${colour ? 's-' + colour : 's-none'}`, 'aria-label': `${STAR_NAMES[st]} star` });
+    const starColour = b.star_colours[st];
+    const sg = s('g', { class: `star ${starColour ? 's-' + starColour : 's-none'}`, 'aria-label': starLabel(st) });
     for (let i = 1; i <= 6; i++) {
       const deg = spaceAngle(st, i);
       const c = b.stars[st][i - 1];
       const cost = b.costs[st][i - 1];
       const sp = s('g', { class: 'space-d', 'data-space': `${st},${i}`, 'data-path': `${P}.stars[${st}][${i - 1}]`, 'data-val': c || '' });
       const [tx, ty] = at(cx, cy, deg, A * 0.95);
-      const label = c ? `${c} tile on the ${STAR_NAMES[st]} star, space ${i}` : `empty space ${i} of the ${STAR_NAMES[st]} star (cost ${cost})`;
+      const label = c ? t('web.js.tile_on_star', { Tile: tileOf(c), Star: starLabel(st), N: i }) : t('web.js.star_space', { N: i, Star: starLabel(st), Cost: cost });
       sp.append(s('polygon', { points: diamond(cx, cy, deg), class: c ? `filled t-${c}` : 'empty' }, s('title', {}, label)));
-      sp.append(s('text', { x: tx.toFixed(1), y: (ty + 4.5).toFixed(1), class: c ? 'd-letter' : 'd-cost', 'aria-hidden': 'true' }, c ? LETTERS[c] : cost));
+      sp.append(s('text', { x: tx.toFixed(1), y: (ty + 4.5).toFixed(1), class: c ? 'd-letter' : 'd-cost', 'aria-hidden': 'true' }, c ? letters[c] : cost));
       sg.append(sp);
     }
     g.append(sg);
@@ -266,7 +296,7 @@ function starBoard(v, seat) {
   for (const f of features()) {
     const done = f.around.every(([st, i]) => covered(st, i));
     const [x, y] = f.pos;
-    const label = `${f.name}: ${done ? 'bonus claimed' : `bonus of ${f.bonus} tile${f.bonus > 1 ? 's' : ''} when its spaces are covered`}`;
+    const label = done ? t('web.js.feature.claimed', { Name: f.name }) : t('web.js.feature.bonus', { Name: f.name, Count: f.bonus });
     const shape = f.kind === 'pillar' ? s('circle', { cx: x, cy: y, r: 6 })
       : f.kind === 'statue' ? s('rect', { x: x - 6, y: y - 6, width: 12, height: 12, rx: 2, transform: `rotate(45 ${x} ${y})` })
         : s('path', { d: `M${x - 7},${y + 6} v-7 a7,7 0 0 1 14,0 v7 z` });
@@ -275,17 +305,18 @@ function starBoard(v, seat) {
   return g;
 }
 
-// tileRow draws a small row of tiles for a colour→count map (hand, kept).
+// tileRow draws a small row of tiles for a colour→count map; what is
+// "hand" or "kept".
 export function tileRow(map, pav, path, what) {
   const cols = ordered(map || {}, pav);
   const W = 42;
   const width = Math.max(1, cols.length) * W + 4;
-  const r = svg(width, 34, what, 0, 0, true);
+  const r = svg(width, 34, t(`web.js.row.${what}`), 0, 0, true);
   r.classList.add('tilerow');
   if (!cols.length) r.append(s('text', { x: 4, y: 21, class: 'empty start' }, '—'));
   cols.forEach((c, i) => {
     const gg = s('g', { 'data-path': `${path}.${c}`, 'data-val': map[c] });
-    gg.append(tile(c, W / 2 - 4 + i * W, 17, 26, `${map[c]} ${c} tile${map[c] > 1 ? 's' : ''} ${what.toLowerCase()}`));
+    gg.append(tile(c, W / 2 - 4 + i * W, 17, 26, t(`web.js.tiles.${what}`, { Tiles: tilesOf(c, map[c]) })));
     if (map[c] > 1) gg.append(badge(map[c], W / 2 + 12 + i * W, 8));
     r.append(gg);
   });

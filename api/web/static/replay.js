@@ -3,26 +3,27 @@
 // (GET diff), rounds as chapters, taken-back moves as side branches, the
 // take-back buttons, the fairness panel, the export and, once the game is
 // finished, the search bot's analysis of a position.
-import { api, gamePath, el, seatName, allEvents } from './api.js';
+import { api, gamePath, el, seatName, allEvents, prose } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion } from './draw.js';
-import { markChanges, describeFinal, rulesetName, actorText, markWild, plural } from './common.js';
+import { markChanges, describeFinal, rulesetName, actorText, markWild } from './common.js';
+import { t, num, time, colour } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
 
 export async function startReplay(root) {
   const r = { root, id: root.dataset.game, states: new Map(), branch: null, seq: 0, takebacks: takebackTracker() };
   root.classList.add('replay-view');
   root.replaceChildren(
-    el('header', { class: 'game-head' }, el('h1', { id: 'title' }, 'Replay'), el('p', { id: 'status' })),
+    el('header', { class: 'game-head' }, el('h1', { id: 'title' }, t('web.js.rp.replay')), el('p', { id: 'status' })),
     el('p', { id: 'notice', class: 'notice', role: 'status', 'aria-live': 'polite', hidden: true }),
-    el('nav', { id: 'controls', 'aria-label': 'Replay controls' }),
+    el('nav', { id: 'controls', 'aria-label': t('web.js.rp.controls') }),
     el('div', { class: 'replay-grid' },
-      el('div', { id: 'stage' }, el('section', { id: 'offer', 'aria-label': 'Tiles on offer' }), el('section', { id: 'boards', 'aria-label': 'Boards' })),
+      el('div', { id: 'stage' }, el('section', { id: 'offer', 'aria-label': t('web.js.offer') }), el('section', { id: 'boards', 'aria-label': t('web.js.boards') })),
       el('aside', { id: 'side' },
-        el('section', { id: 'step', 'aria-live': 'polite', 'aria-label': 'This step' }),
-        el('section', { id: 'analysis', 'aria-label': 'Analysis of this position' }),
-        el('section', { id: 'chapters', 'aria-label': 'Rounds and take-backs' }),
+        el('section', { id: 'step', 'aria-live': 'polite', 'aria-label': t('web.js.rp.this_step') }),
+        el('section', { id: 'analysis', 'aria-label': t('web.js.an.label') }),
+        el('section', { id: 'chapters', 'aria-label': t('web.js.rp.chapters') }),
         el('section', { id: 'tb' }),
-        el('section', { id: 'fair', 'aria-label': 'Fairness' }))),
+        el('section', { id: 'fair', 'aria-label': t('web.js.fair.heading') }))),
   );
   await loadMeta(r);
   const want = Number(new URLSearchParams(location.search).get('version') || root.dataset.version || r.main[r.main.length - 1]);
@@ -58,11 +59,11 @@ async function loadMeta(r) {
   }
   r.branches = [...branches].map(([by, versions]) => ({ by, versions, fork: versions[0] - 1 }));
   r.rounds = Array.isArray(rounds) ? rounds : (rounds.rounds || []);
-  r.root.querySelector('#title').replaceChildren(`Replay · ${rulesetName(game)}`);
+  r.root.querySelector('#title').replaceChildren(t('web.js.rp.title', { Title: rulesetName(game) }));
   r.root.querySelector('#status').replaceChildren(
-    `${(game.seats || []).map((s) => seatName(game, s.seat)).join(' vs ')} · ${game.status} · ${game.version} versions `,
-    el('a', { class: 'link', href: `/games/${encodeURIComponent(r.id)}` }, 'Back to the table'), ' ',
-    el('a', { class: 'link', href: gamePath(r.id, '/export'), download: `${r.id}.jsonl` }, 'Download the export'));
+    `${(game.seats || []).map((s) => seatName(game, s.seat)).join(` ${t('web.js.rp.vs')} `)} · ${t(`web.js.status.${['open', 'active', 'finished'].includes(game.status) ? game.status : 'active'}`)} · ${t('web.js.rp.versions', { Count: game.version })} `,
+    el('a', { class: 'link', href: `/games/${encodeURIComponent(r.id)}` }, t('web.js.rp.back')), ' ',
+    el('a', { class: 'link', href: gamePath(r.id, '/export'), download: `${r.id}.jsonl` }, t('web.js.rp.export')));
   chapters(r);
   const tb = r.root.querySelector('#tb');
   tb.replaceChildren();
@@ -83,22 +84,24 @@ const atEnd = (r) => !r.branch && r.version === r.main[r.main.length - 1];
 
 function chapters(r) {
   const c = r.root.querySelector('#chapters');
-  c.replaceChildren(el('h3', {}, 'Rounds'));
+  c.replaceChildren(el('h3', {}, t('web.js.rp.rounds')));
   const ol = el('ol', { class: 'rounds' });
   for (const rd of r.rounds) {
-    const scores = (rd.scores || []).join(' – ');
+    const scores = (rd.scores || []).map(num).join(' – ');
+    const moves = t('web.js.rp.round_moves', { From: rd.from_version, To: rd.to_version, Count: rd.moves });
+    const back = rd.taken_back ? `, ${t('web.js.rp.round_taken_back', { Count: rd.taken_back })}` : '';
     ol.append(el('li', {}, el('button', { type: 'button', class: 'linklike', 'data-round': rd.round, onclick: () => goTo(r, rd.from_version) },
-      `Round ${rd.round}`), ` v${rd.from_version}–${rd.to_version}, ${rd.moves} moves${rd.taken_back ? `, ${rd.taken_back} taken back` : ''}${scores ? `; ${scores}` : ''}`));
+      t('web.js.round', { N: rd.round })), ` ${moves}${back}${scores ? `; ${scores}` : ''}`));
   }
   c.append(ol);
   if (r.branches.length) {
-    c.append(el('h3', {}, 'Taken back'));
+    c.append(el('h3', {}, t('web.js.rp.taken_back')));
     const ul = el('ul', { class: 'branches' });
     r.branches.forEach((b, i) => {
       const first = r.events.get(b.versions[0]);
       ul.append(el('li', { class: 'branch' }, el('button', { type: 'button', class: 'linklike', 'data-branch': i, onclick: () => openBranch(r, i) },
-        `Branch after v${b.fork}: ${b.versions.length} event${b.versions.length > 1 ? 's' : ''} undone at v${b.by}`),
-      first ? el('span', { class: 'muted' }, ` (${first.description})`) : ''));
+        t('web.js.rp.branch', { Fork: b.fork, Count: b.versions.length, By: b.by })),
+      first && first.description ? el('span', { class: 'muted' }, ` (${first.description})`) : ''));
     });
     c.append(ul);
   }
@@ -139,13 +142,13 @@ function controls(r) {
   const i = l.indexOf(r.version);
   const nav = r.root.querySelector('#controls');
   const btn = (label, d, id) => el('button', { type: 'button', id, class: 'step', 'aria-label': label, title: label, onclick: () => step(r, d) }, { first: '|◀', prev: '◀', next: '▶', last: '▶|' }[id]);
-  const slider = el('input', { type: 'range', id: 'slider', min: 0, max: l.length - 1, value: i, 'aria-label': 'Version',
-    'aria-valuetext': `version ${r.version}` });
+  const slider = el('input', { type: 'range', id: 'slider', min: 0, max: l.length - 1, value: i, 'aria-label': t('web.js.rp.version_label'),
+    'aria-valuetext': t('web.js.rp.version', { N: r.version }) });
   slider.addEventListener('input', () => show(r, l[Number(slider.value)]));
   nav.replaceChildren(
-    btn('First version', -Infinity, 'first'), btn('Previous version', -1, 'prev'), slider, btn('Next version', 1, 'next'), btn('Last version', Infinity, 'last'),
-    el('span', { id: 'where' }, r.branch ? `undone branch: step ${i + 1} of ${l.length} (v${r.version})` : `version ${r.version} of ${r.main[r.main.length - 1]}`),
-    r.branch ? el('button', { type: 'button', id: 'main-line', class: 'secondary', onclick: () => { const f = r.branch.fork; r.branch = null; goTo(r, f); } }, 'Back to the main line') : '',
+    btn(t('web.js.rp.first'), -Infinity, 'first'), btn(t('web.js.rp.prev'), -1, 'prev'), slider, btn(t('web.js.rp.next'), 1, 'next'), btn(t('web.js.rp.last'), Infinity, 'last'),
+    el('span', { id: 'where' }, r.branch ? t('web.js.rp.where_branch', { Step: i + 1, Steps: l.length, Version: r.version }) : t('web.js.rp.where', { Version: r.version, Latest: r.main[r.main.length - 1] })),
+    r.branch ? el('button', { type: 'button', id: 'main-line', class: 'secondary', onclick: () => { const f = r.branch.fork; r.branch = null; goTo(r, f); } }, t('web.js.rp.main_line')) : '',
   );
   if (document.activeElement === document.body || !document.activeElement) return;
 }
@@ -166,7 +169,7 @@ async function show(r, v) {
   try {
     [st, diff] = await Promise.all([state(r, v), prev ? api('GET', gamePath(r.id, `/diff?from=${prev}&to=${v}`)) : null]);
   } catch (err) {
-    say(r, `Version ${v} cannot be shown: ${err.message}`, 'error');
+    say(r, t('web.js.rp.cannot_show', { Version: v, Error: err.message }), 'error');
     return;
   }
   if (seq !== r.seq) return;
@@ -187,22 +190,22 @@ function draw(r, st) {
   const g = { ...st, seats: st.seats || r.game.seats };
   r.root.classList.toggle('undone', !!r.branch);
   if (!g.players || !g.players.length || !g.factories) {
-    boards.append(el('p', { class: 'muted' }, 'The game has not started at this version.'));
+    boards.append(el('p', { class: 'muted' }, t('web.js.rp.not_started')));
     return;
   }
-  offer.append(el('p', { class: 'roundline' }, `Round ${g.round} · ${g.phase}`,
-    isPavilion(g) && g.wild ? el('span', { class: `wild t-${g.wild}` }, `wild: ${g.wild}`) : ''));
+  offer.append(el('p', { class: 'roundline' }, t('web.js.round', { N: g.round }),
+    isPavilion(g) && g.wild ? el('span', { class: `wild t-${g.wild}` }, t('web.js.wild', { Colour: colour(g.wild) })) : ''));
   offer.append(drawOffer(g));
   for (const p of g.players) {
     const card = el('article', { class: `player${(g.to_act || []).includes(p.seat) ? ' acting' : ''}`, 'data-seat': p.seat },
       el('header', {}, el('h2', {}, seatName(g, p.seat)),
-        p.marker ? el('span', { class: 'chip' }, '1st') : '', p.passed ? el('span', { class: 'chip' }, 'passed') : '',
-        el('span', { class: 'score', 'data-path': `players[${p.seat}].score`, 'data-val': p.score }, p.score)),
+        p.marker ? el('span', { class: 'chip', title: t('web.js.holds_marker') }, t('web.js.first')) : '', p.passed ? el('span', { class: 'chip' }, t('web.js.passed')) : '',
+        el('span', { class: 'score', 'data-path': `players[${p.seat}].score`, 'data-val': p.score, 'aria-label': t('web.js.score', { Score: num(p.score) }) }, num(p.score))),
       drawBoard(g, p.seat));
     if (isPavilion(g)) {
       card.append(el('div', { class: 'holdings' },
-        el('span', { class: 'label' }, 'Hand'), tileRow(p.hand, true, `players[${p.seat}].hand`, 'In hand'),
-        el('span', { class: 'label' }, 'Kept'), tileRow(p.kept, true, `players[${p.seat}].kept`, 'Kept')));
+        el('span', { class: 'label' }, t('web.js.hand')), tileRow(p.hand, true, `players[${p.seat}].hand`, 'hand'),
+        el('span', { class: 'label' }, t('web.js.kept')), tileRow(p.kept, true, `players[${p.seat}].kept`, 'kept')));
     }
     boards.append(card);
   }
@@ -214,20 +217,21 @@ function stepPanel(r, v, diff) {
   const p = r.root.querySelector('#step');
   const ev = r.events.get(v);
   const g = r.game;
-  p.replaceChildren(el('h3', {}, `Step v${v}`));
+  p.replaceChildren(el('h3', {}, t('web.js.rp.step', { Version: v })));
   if (ev) {
-    p.append(el('div', { class: `event${ev.undone ? ' undone' : ''}`, 'data-version': v },
-      el('p', { class: 'desc' }, ev.description || ev.type),
-      el('p', { class: 'meta' }, `${actorText(g, ev.meta)} · ${ev.meta?.channel || 'server'} · ${ev.type} · ${new Date(ev.recorded_at).toLocaleString()}`),
-      ev.undone ? el('p', { class: 'tag' }, `undone (taken back at v${ev.undone_by})`) : ''));
+    const channel = ['web', 'api', 'email', 'cli'].includes(ev.meta?.channel) ? t(`web.js.channel.${ev.meta.channel}`) : t('web.js.channel.server');
+    p.append(el('div', { class: `event${ev.undone ? ' undone' : ''}`, 'data-version': v, 'data-type': ev.type },
+      el('p', { class: 'desc' }, ev.description || t('web.js.rp.event', { Version: v })),
+      el('p', { class: 'meta' }, `${actorText(g, ev.meta)} · ${channel} · ${time(ev.recorded_at)}`),
+      ev.undone ? el('p', { class: 'tag' }, t('web.js.rp.undone', { By: ev.undone_by })) : ''));
   }
   if (diff && diff.scores && diff.scores.length) {
-    p.append(el('p', { class: 'scores' }, diff.scores.map((s) => `${seatName(g, s.seat)} ${s.delta > 0 ? '+' : ''}${s.delta} → ${s.to}`).join(' · ')));
+    p.append(el('p', { class: 'scores' }, diff.scores.map((s) => `${seatName(g, s.seat)} ${s.delta > 0 ? '+' : s.delta < 0 ? '−' : ''}${num(Math.abs(s.delta))} → ${num(s.to)}`).join(' · ')));
   }
   if (diff && diff.events && diff.events.length > 1) {
     const ul = el('ul', { class: 'between' });
-    for (const e of diff.events) ul.append(el('li', { class: e.undone ? 'undone' : '' }, `v${e.version} ${e.description}`));
-    p.append(el('details', {}, el('summary', {}, `${diff.events.length} events since the previous step`), ul));
+    for (const e of diff.events) ul.append(el('li', { class: e.undone ? 'undone' : '' }, prose(diff) && e.description ? `v${e.version} ${e.description}` : t('web.js.rp.event', { Version: e.version })));
+    p.append(el('details', {}, el('summary', {}, t('web.js.rp.events_since', { Count: diff.events.length })), ul));
   }
 }
 
@@ -252,18 +256,20 @@ async function analyse(r, v) {
 
 async function fairness(r) {
   const f = r.root.querySelector('#fair');
-  f.replaceChildren(el('h3', {}, 'Fairness'));
+  f.replaceChildren(el('h3', {}, t('web.js.fair.heading')));
   try {
     const v = await api('GET', gamePath(r.id, '/verify'));
+    const result = ['pass', 'fail', 'committed'].includes(v.result) ? t(`web.js.fair.result.${v.result}`) : String(v.result);
     const dl = el('dl', { class: 'fair' },
-      el('dt', {}, 'Seed commitment'), el('dd', {}, el('code', {}, v.seed_commitment || '—')),
-      el('dt', {}, 'Seed'), el('dd', {}, v.seed ? el('code', {}, v.seed) : 'revealed when the game ends'),
-      el('dt', {}, 'Check'), el('dd', { id: 'verify-result', class: `verdict ${v.result}` }, `${v.result}: ${plural(v.commands, 'move')} and ${plural(v.reveals, 'draw')} replayed`),
+      el('dt', {}, t('web.js.fair.commitment')), el('dd', {}, el('code', {}, v.seed_commitment || '—')),
+      el('dt', {}, t('web.js.fair.seed')), el('dd', {}, v.seed ? el('code', {}, v.seed) : t('web.js.fair.revealed_later')),
+      el('dt', {}, t('web.js.fair.check')), el('dd', { id: 'verify-result', class: `verdict ${v.result}`, 'data-result': v.result },
+        t('web.js.fair.replayed', { Result: result, Moves: t('web.js.fair.moves', { Count: v.commands }), Draws: t('web.js.fair.draws', { Count: v.reveals }) })),
     );
-    if (v.mismatch) dl.append(el('dt', {}, 'Mismatch'), el('dd', {}, `v${v.mismatch.version}: ${v.mismatch.reason}`));
+    if (v.mismatch) dl.append(el('dt', {}, t('web.js.fair.mismatch')), el('dd', {}, `v${v.mismatch.version}: ${v.mismatch.reason}`));
     f.append(dl);
   } catch (err) {
-    f.append(el('p', { class: 'muted' }, `Not available: ${err.message}`));
+    f.append(el('p', { class: 'muted' }, t('web.js.fair.unavailable', { Error: err.message })));
   }
 }
 

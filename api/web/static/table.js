@@ -1,9 +1,10 @@
 // The table: the game drawn from GET /v1/games/{id}, moves chosen by
 // clicks or keys among the server's legal moves, live updates from the
 // game's server-sent events.
-import { api, gamePath, el, seatName, ApiError } from './api.js';
+import { api, gamePath, el, seatName, ApiError, prose } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered } from './draw.js';
-import { markChanges, describeFinal, rulesetName, markWild, plural } from './common.js';
+import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
+import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
 
 export async function startTable(root) {
@@ -15,11 +16,11 @@ export async function startTable(root) {
   // The server's join form (a free seat) is kept: it works without script.
   t.join = root.querySelector('form.join');
   root.replaceChildren(
-    el('header', { class: 'game-head' }, el('h1', { id: 'title' }, 'Game'), el('p', { id: 'status', 'aria-live': 'polite' })),
+    el('header', { class: 'game-head' }, el('h1', { id: 'title' }, tr('web.js.game')), el('p', { id: 'status', 'aria-live': 'polite' })),
     el('p', { id: 'notice', class: 'notice', role: 'status', 'aria-live': 'polite', hidden: true }),
-    el('section', { id: 'offer', 'aria-label': 'Tiles on offer' }),
-    el('section', { id: 'actions', 'aria-label': 'Your move' }),
-    el('section', { id: 'boards', 'aria-label': 'Boards' }),
+    el('section', { id: 'offer', 'aria-label': tr('web.js.offer') }),
+    el('section', { id: 'actions', 'aria-label': tr('web.js.your_move_label') }),
+    el('section', { id: 'boards', 'aria-label': tr('web.js.boards') }),
     el('section', { id: 'extra' }),
   );
   root.addEventListener('keydown', (e) => onKey(t, e));
@@ -50,7 +51,7 @@ async function reload(t) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
       markChanges(t.root, d.changes);
-      if (d.events.length) {
+      if (d.events.length && prose(d)) {
         const last = d.events[d.events.length - 1];
         setStatusExtra(t, last.description);
       }
@@ -60,7 +61,7 @@ async function reload(t) {
 
 function setStatusExtra(t, text) {
   const p = t.root.querySelector('#lastmove');
-  if (p) p.textContent = text ? `Last: ${text}` : '';
+  if (p) p.textContent = text ? tr('web.js.last', { Move: text }) : '';
 }
 
 function notice(t, text, kind = '') {
@@ -99,7 +100,7 @@ function renderLive(t) {
   if (!b) return;
   const on = t.root.dataset.live === 'on';
   b.hidden = t.game.status === 'finished' || !t.root.dataset.live;
-  b.textContent = on ? 'live' : 'reconnecting…';
+  b.textContent = on ? tr('web.js.live') : tr('web.js.reconnecting');
   b.className = `live ${on ? 'on' : 'off'}`;
 }
 
@@ -118,17 +119,17 @@ function render(t) {
   const pav = isPavilion(g);
   root.querySelector('#title').replaceChildren(
     el('span', {}, rulesetName(g)), ' ',
-    g.round ? el('span', { class: 'round' }, `Round ${g.round}`) : '',
-    pav && g.wild ? el('span', { class: `wild t-${g.wild}` }, `wild: ${g.wild}`) : '',
+    g.round ? el('span', { class: 'round' }, tr('web.js.round', { N: g.round })) : '',
+    pav && g.wild ? el('span', { class: `wild t-${g.wild}` }, tr('web.js.wild', { Colour: colour(g.wild) })) : '',
     el('span', { id: 'live', class: 'live' }),
   );
   renderLive(t);
-  const who = (g.to_act || []).map((s) => seatName(g, s)).join(', ');
+  const who = list((g.to_act || []).map((s) => seatName(g, s)));
   root.querySelector('#status').replaceChildren(
-    g.status === 'finished' ? 'The game is over. ' : g.status === 'open' ? 'Waiting for players to join. '
-      : moves.length ? el('strong', {}, 'Your move. ') : `Waiting for ${who}. `,
+    g.status === 'finished' ? `${tr('web.js.status.over')} ` : g.status === 'open' ? `${tr('web.js.status.open')} `
+      : moves.length ? el('strong', {}, `${tr('web.js.status.your_move')} `) : `${tr('web.js.status.waiting', { Who: who })} `,
     el('span', { id: 'lastmove' }),
-    ' ', el('a', { href: `/games/${encodeURIComponent(t.id)}/replay?version=${g.version}`, class: 'link' }, 'Replay'),
+    ' ', el('a', { href: `/games/${encodeURIComponent(t.id)}/replay?version=${g.version}`, class: 'link' }, tr('web.js.replay')),
   );
   const offer = root.querySelector('#offer');
   offer.replaceChildren();
@@ -143,14 +144,14 @@ function render(t) {
     const card = el('article', { class: `player${mine.has(seat) ? ' me' : ''}${(g.to_act || []).includes(seat) ? ' acting' : ''}`, 'data-seat': seat },
       el('header', {},
         el('h2', {}, seatName(g, seat)),
-        p.marker ? el('span', { class: 'chip', title: 'holds the start player marker' }, '1st') : '',
-        p.passed ? el('span', { class: 'chip' }, 'passed') : '',
-        el('span', { class: 'score', 'data-path': `players[${seat}].score`, 'data-val': p.score, 'aria-label': `score ${p.score}` }, p.score)),
+        p.marker ? el('span', { class: 'chip', title: tr('web.js.holds_marker') }, tr('web.js.first')) : '',
+        p.passed ? el('span', { class: 'chip' }, tr('web.js.passed')) : '',
+        el('span', { class: 'score', 'data-path': `players[${seat}].score`, 'data-val': p.score, 'aria-label': tr('web.js.score', { Score: num(p.score) }) }, num(p.score))),
       drawBoard(g, seat));
     if (pav) {
       card.append(el('div', { class: 'holdings' },
-        el('span', { class: 'label' }, 'Hand'), tileRow(p.hand, true, `players[${seat}].hand`, 'In hand'),
-        el('span', { class: 'label' }, 'Kept'), tileRow(p.kept, true, `players[${seat}].kept`, 'Kept')));
+        el('span', { class: 'label' }, tr('web.js.hand')), tileRow(p.hand, true, `players[${seat}].hand`, 'hand'),
+        el('span', { class: 'label' }, tr('web.js.kept')), tileRow(p.kept, true, `players[${seat}].kept`, 'kept')));
     }
     boards.append(card);
   }
@@ -159,9 +160,8 @@ function render(t) {
   extra.replaceChildren();
   if (g.status === 'open' && t.join) extra.append(t.join);
   if (g.deadline && g.status === 'active') {
-    const when = new Date(g.deadline);
-    extra.append(el('p', { class: 'deadline' }, `${who || 'The seat to move'} must move by `,
-      el('time', { datetime: g.deadline }, when.toLocaleString()), '.'));
+    extra.append(el('p', { class: 'deadline' }, `${who ? tr('web.js.deadline', { Who: who }) : tr('web.js.deadline_seat')} `,
+      el('time', { datetime: g.deadline }, time(g.deadline))));
   }
   if (g.final) extra.append(describeFinal(g));
   if (g.status === 'active' && mine.size) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
@@ -170,7 +170,7 @@ function render(t) {
   if (listed.length) extra.append(moveList(t, listed));
   if (resign) {
     extra.append(el('p', { class: 'resign' }, el('button', { type: 'button', class: 'secondary', id: 'resign',
-      onclick: () => { if (window.confirm('Resign this game? It cannot be undone.')) send(t, resign); } }, 'Resign…')));
+      onclick: () => { if (window.confirm(tr('web.js.resign_confirm'))) send(t, resign); } }, tr('web.js.resign'))));
   }
   setPicks(t);
 }
@@ -178,10 +178,10 @@ function render(t) {
 // moveList is the plain list of every legal move: the accessible
 // fallback to the drawing.
 function moveList(t, moves) {
-  const d = el('details', { class: 'movelist' }, el('summary', {}, `All legal moves (${moves.length})`));
+  const d = el('details', { class: 'movelist' }, el('summary', {}, tr('web.js.all_moves', { Count: moves.length })));
   const ul = el('ul', {});
   for (const m of moves) {
-    ul.append(el('li', {}, el('button', { type: 'button', class: 'linklike', onclick: () => send(t, m) }, m.notation)));
+    ul.append(el('li', {}, el('button', { type: 'button', class: 'linklike', 'data-notation': m.notation, onclick: () => send(t, m) }, say(m.notation, t.game.ruleset))));
   }
   d.append(ul);
   return d;
@@ -216,7 +216,7 @@ function setPicks(t) {
   if (t.chooser) {
     t.chooser.at?.classList.add('sel');
     const box = t.chooser.keep ? keepChooser(t) : listChooser(t);
-    box.append(el('button', { type: 'button', class: 'cancel', onclick: () => { t.chooser = null; setPicks(t); } }, 'Cancel'));
+    box.append(el('button', { type: 'button', class: 'cancel', onclick: () => { t.chooser = null; setPicks(t); } }, tr('web.js.cancel')));
     placeChooser(t, box, actions);
     focusFirst(t);
     return;
@@ -230,11 +230,11 @@ function setPicks(t) {
       const k = `${src(m)}|${m.m.color}`;
       if (seen.has(k)) continue;
       seen.add(k);
-      const from = src(m) === 'center' ? 'the centre' : `factory ${Number(src(m)) + 1}`;
+      const from = src(m) === 'center' ? tr('web.js.from_centre') : tr('web.js.from_factory', { N: Number(src(m)) + 1 });
       const same = takes.filter((x) => src(x) === src(m) && x.m.color === m.m.color);
       root.querySelectorAll(`#offer .grp[data-src="${src(m)}"][data-color="${m.m.color}"]`).forEach((e) =>
-        pick(e, `take ${m.m.color} from ${from}`, () => {
-          if (pav) return same.length === 1 ? send(t, same[0]) : choose(t, `Take ${m.m.color} from ${from}`, same);
+        pick(e, tr('web.js.take_label', { Colour: colour(m.m.color), From: from }), () => {
+          if (pav) return same.length === 1 ? send(t, same[0]) : choose(t, tr('web.js.take_title', { Colour: colour(m.m.color), From: from }), same);
           t.sel = { src: src(m), color: m.m.color };
           setPicks(t);
         }));
@@ -245,14 +245,14 @@ function setPicks(t) {
     for (const m of takes.filter((x) => src(x) === t.sel.src && x.m.color === t.sel.color)) {
       const line = String(m.m.line);
       pick(boardOf(m.seat)?.querySelector(`[data-line="${line}"]`),
-        line === 'floor' ? `put the ${m.m.color} tiles on the floor` : `put the ${m.m.color} tiles on pattern line ${line}`, () => send(t, m));
+        line === 'floor' ? tr('web.js.put_floor', { Colour: colour(m.m.color) }) : tr('web.js.put_line', { Colour: colour(m.m.color), N: line }), () => send(t, m));
     }
-    actions.append(el('p', { class: 'hint' }, `Taking ${t.sel.color}: choose a pattern line or the floor. `,
-      el('button', { type: 'button', class: 'cancel', onclick: () => { t.sel = null; setPicks(t); } }, 'Cancel')));
+    actions.append(el('p', { class: 'hint' }, `${tr('web.js.taking', { Colour: colour(t.sel.color) })} `,
+      el('button', { type: 'button', class: 'cancel', onclick: () => { t.sel = null; setPicks(t); } }, tr('web.js.cancel'))));
   }
   for (const m of moves.filter((x) => x.m.type === 'tile')) {
     pick(boardOf(m.seat)?.querySelector(`[data-cell="${m.m.line},${m.m.column}"]`),
-      `tile line ${m.m.line} to wall column ${m.m.column}`, () => send(t, m));
+      tr('web.js.tile_label', { Line: m.m.line, Column: m.m.column }), () => send(t, m));
   }
   const places = moves.filter((m) => m.m.type === 'place');
   const bySpace = new Map();
@@ -264,27 +264,27 @@ function setPicks(t) {
   for (const [k, list] of bySpace) {
     const [seat, sp] = k.split('|');
     const [star, space] = sp.split(',');
-    const where = `space ${space} of ${starName(t.game, Number(seat), Number(star))}`;
+    const where = tr('web.js.space_of', { N: space, Star: starName(t.game, Number(seat), Number(star)) });
     const spot = boardOf(seat)?.querySelector(`[data-space="${sp}"]`);
-    pick(spot, `place a tile on ${where}`,
-      () => (list.length === 1 ? send(t, list[0]) : choose(t, `Place on ${where}: which tile, paid how?`, list, placeLabel, spot)));
+    pick(spot, tr('web.js.place_label', { Where: where }),
+      () => (list.length === 1 ? send(t, list[0]) : choose(t, tr('web.js.place_title', { Where: where }), list, placeLabel, spot)));
   }
   const passes = moves.filter((m) => m.m.type === 'pass');
   if (passes.length) {
-    actions.append(el('button', { type: 'button', class: 'pick action', onclick: () => (passes.length === 1 ? send(t, passes[0]) : choosePass(t, passes)) }, 'Pass…'));
+    actions.append(el('button', { type: 'button', class: 'pick action', onclick: () => (passes.length === 1 ? send(t, passes[0]) : choosePass(t, passes)) }, tr('web.js.pass')));
   }
   const bonus = moves.filter((m) => m.m.type === 'bonus');
   if (bonus.length) {
-    choose(t, 'Choose your bonus tiles from the supply', bonus, (m) => m.m.tiles.join(' + '));
+    choose(t, tr('web.js.bonus_title'), bonus, (m) => m.m.tiles.map(colour).join(' + '));
     return;
   }
-  if (places.length) actions.prepend(el('p', { class: 'hint' }, 'Choose a highlighted space to place a tile, or pass.'));
-  else if (takes.length && !t.sel) actions.prepend(el('p', { class: 'hint' }, 'Choose tiles from a factory or the centre.'));
-  else if (moves.some((m) => m.m.type === 'tile')) actions.prepend(el('p', { class: 'hint' }, 'Choose the wall space for your complete line.'));
+  if (places.length) actions.prepend(el('p', { class: 'hint' }, tr('web.js.hint.place')));
+  else if (takes.length && !t.sel) actions.prepend(el('p', { class: 'hint' }, tr('web.js.hint.take')));
+  else if (moves.some((m) => m.m.type === 'tile')) actions.prepend(el('p', { class: 'hint' }, tr('web.js.hint.tile')));
   focusFirst(t);
 }
 
-const placeLabel = (m) => `${m.m.color}${m.m.wilds ? `, paying ${m.m.wilds} wild${m.m.wilds > 1 ? 's' : ''}` : ', no wilds'}`;
+const placeLabel = (m) => (m.m.wilds ? tr('web.js.paying_wilds', { Colour: colour(m.m.color), Count: m.m.wilds }) : tr('web.js.no_wilds', { Colour: colour(m.m.color) }));
 
 // choose opens a list of moves to choose from; at is the piece of the
 // drawing they are about (marked while the list is open).
@@ -301,7 +301,7 @@ function choosePass(t, moves) {
   const tiles = ordered(hand, true).flatMap((c) => Array(hand[c]).fill(c));
   const most = Math.max(...moves.map((m) => m.m.keep.length));
   const kept = new Set(tiles.length <= most ? tiles.keys() : []);
-  t.chooser = { title: 'Pass: which tiles do you keep?', moves, keep: { tiles, most, kept } };
+  t.chooser = { title: tr('web.js.pass_title'), moves, keep: { tiles, most, kept } };
   setPicks(t);
 }
 
@@ -310,7 +310,7 @@ function listChooser(t) {
   const c = t.chooser;
   const list = el('div', { class: 'choices' });
   for (const m of c.moves) {
-    list.append(el('button', { type: 'button', class: 'pick choice', onclick: () => send(t, m) }, c.label ? c.label(m) : m.notation));
+    list.append(el('button', { type: 'button', class: 'pick choice', 'data-notation': m.notation, onclick: () => send(t, m) }, c.label ? c.label(m) : say(m.notation, t.game.ruleset)));
   }
   return el('div', { class: 'chooser', role: 'group', 'aria-label': c.title }, el('h3', {}, c.title), list);
 }
@@ -321,10 +321,10 @@ function listChooser(t) {
 function keepChooser(t) {
   const c = t.chooser;
   const { tiles, most, kept } = c.keep;
-  const toggles = tiles.map((colour, i) => el('button', {
-    type: 'button', class: 'pick keep-tile', 'aria-label': `${colour} tile`,
+  const toggles = tiles.map((c, i) => el('button', {
+    type: 'button', class: 'pick keep-tile', 'aria-label': tileOf(c),
     onclick: () => { if (kept.has(i)) kept.delete(i); else if (kept.size < most) kept.add(i); update(); },
-  }, svgEl('svg', { viewBox: '0 0 32 32', width: 32, height: 32, class: 'drawing', 'aria-hidden': 'true' }, tile(colour, 16, 16, 28))));
+  }, svgEl('svg', { viewBox: '0 0 32 32', width: 32, height: 32, class: 'drawing', 'aria-hidden': 'true' }, tile(c, 16, 16, 28))));
   const count = el('p', { class: 'keep-count', 'aria-live': 'polite' });
   const sameTiles = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
   const chosen = () => tiles.filter((_, i) => kept.has(i));
@@ -336,9 +336,9 @@ function keepChooser(t) {
       b.disabled = !kept.has(i) && kept.size >= most;
     });
     const gone = tiles.length - kept.size;
-    count.textContent = `Keeping ${kept.size} of at most ${most}${gone ? `; ${plural(gone, 'tile')} discarded, −1 point each` : ''}.`;
+    count.textContent = gone ? tr('web.js.keeping_discard', { Kept: kept.size, Most: most, Count: gone }) : tr('web.js.keeping', { Kept: kept.size, Most: most });
     pass.disabled = !move();
-    pass.textContent = kept.size ? `Pass, keeping ${chosen().join(', ')}` : 'Pass, keeping nothing';
+    pass.textContent = kept.size ? tr('web.js.pass_keeping', { Tiles: chosen().map(colour).join(tr('web.js.list_separator')) }) : tr('web.js.pass_nothing');
   };
   update();
   const box = el('div', { class: 'chooser', role: 'group', 'aria-label': c.title }, el('h3', {}, c.title),
@@ -406,9 +406,9 @@ async function send(t, m) {
     notice(t, '');
   } catch (err) {
     if (err instanceof ApiError && err.status === 409) {
-      notice(t, 'The game moved on before your move arrived: the board was redrawn. Please choose again.', 'warn');
+      notice(t, tr('web.js.moved_on'), 'warn');
     } else {
-      notice(t, `Your move was refused: ${err.message}`, 'error');
+      notice(t, tr('web.js.refused', { Error: err.message }), 'error');
     }
   } finally {
     t.busy = false;

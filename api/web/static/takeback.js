@@ -1,35 +1,36 @@
 // Take-back buttons for the players of a running game: request one's
 // last move back, accept or decline another player's request.
 import { api, gamePath, el, seatName } from './api.js';
+import { t, list } from './i18n.js';
 
 export function takebackPanel(g, done, say, track) {
   const mine = new Set(g.your_seats || []);
-  const box = el('section', { class: 'takebacks', 'aria-label': 'Take-backs' }, el('h3', {}, 'Take-back'));
+  const box = el('section', { class: 'takebacks', 'aria-label': t('web.js.tb.label') }, el('h3', {}, t('web.js.tb.heading')));
   const act = async (method, path, body, ok) => {
     try {
       const res = await api(method, gamePath(g.id, path), body);
       if (res?.takeback?.status === 'pending') track?.asked(res.takeback, res.version);
       say(ok, 'ok');
     } catch (err) {
-      say(`Take-back: ${err.message}`, 'error');
+      say(t('web.js.tb.error', { Error: err.message }), 'error');
     }
     await done();
   };
   const pend = g.pending_takeback;
   if (pend) {
-    box.append(el('p', { id: 'takeback-pending' }, `${seatName(g, pend.seat)} asks to take back ${pend.moves} move${pend.moves > 1 ? 's' : ''} (to version ${pend.to_version}).`));
+    box.append(el('p', { id: 'takeback-pending' }, t('web.js.tb.pending', { Name: seatName(g, pend.seat), Count: pend.moves, Version: pend.to_version })));
     const waiting = (pend.needs || []).filter((s) => !(pend.consents || []).includes(s));
     const mineToAnswer = waiting.filter((s) => mine.has(s));
     if (mineToAnswer.length) {
-      box.append(el('button', { type: 'button', id: 'takeback-accept', onclick: () => act('POST', `/takebacks/${pend.id}/accept`, {}, 'You accepted the take-back.') }, 'Accept'), ' ',
-        el('button', { type: 'button', id: 'takeback-decline', class: 'secondary', onclick: () => act('POST', `/takebacks/${pend.id}/decline`, {}, 'You declined the take-back.') }, 'Decline'));
+      box.append(el('button', { type: 'button', id: 'takeback-accept', onclick: () => act('POST', `/takebacks/${pend.id}/accept`, {}, t('web.js.tb.accepted')) }, t('web.js.tb.accept')), ' ',
+        el('button', { type: 'button', id: 'takeback-decline', class: 'secondary', onclick: () => act('POST', `/takebacks/${pend.id}/decline`, {}, t('web.js.tb.declined')) }, t('web.js.tb.decline')));
     } else if (mine.has(pend.seat)) {
-      box.append(el('button', { type: 'button', id: 'takeback-withdraw', class: 'secondary', onclick: () => act('POST', `/takebacks/${pend.id}/decline`, {}, 'You withdrew your request.') }, 'Withdraw'));
+      box.append(el('button', { type: 'button', id: 'takeback-withdraw', class: 'secondary', onclick: () => act('POST', `/takebacks/${pend.id}/decline`, {}, t('web.js.tb.withdrew')) }, t('web.js.tb.withdraw')));
     } else {
-      box.append(el('p', {}, `Waiting for ${waiting.map((s) => seatName(g, s)).join(', ')}.`));
+      box.append(el('p', {}, t('web.js.tb.waiting', { Who: list(waiting.map((s) => seatName(g, s))) })));
     }
   } else {
-    box.append(el('button', { type: 'button', id: 'takeback-request', class: 'secondary', onclick: () => act('POST', '/takebacks', { moves: 1 }, 'Take-back requested: the other players are asked.') }, 'Ask to take back my last move'));
+    box.append(el('button', { type: 'button', id: 'takeback-request', class: 'secondary', onclick: () => act('POST', '/takebacks', { moves: 1 }, t('web.js.tb.requested')) }, t('web.js.tb.request')));
   }
   return box;
 }
@@ -63,15 +64,17 @@ export function takebackTracker() {
 async function takebackOutcome(after, pend) {
   const tb = await api('GET', gamePath(after.id, `/takebacks/${pend.id}`));
   const mine = new Set(after.your_seats || []);
-  const whose = mine.has(tb.seat) ? 'your' : `${seatName(after, tb.seat)}'s`;
-  const moves = tb.moves > 1 ? `last ${tb.moves} moves were` : 'last move was';
-  if (tb.status === 'taken_back') return { text: `Take-back accepted: ${whose} ${moves} taken back.`, kind: 'ok' };
+  const yours = mine.has(tb.seat);
+  const name = seatName(after, tb.seat);
+  if (tb.status === 'taken_back') {
+    return { text: yours ? t('web.js.tb.taken_back_yours', { Count: tb.moves }) : t('web.js.tb.taken_back', { Name: name, Count: tb.moves }), kind: 'ok' };
+  }
   if (tb.status === 'declined') {
     const by = tb.declined_by;
-    if (by === tb.seat) return { text: mine.has(by) ? 'You withdrew your take-back request.' : `${seatName(after, by)} withdrew the take-back request.`, kind: '' };
-    const who = mine.has(by) ? 'you' : seatName(after, by);
-    return { text: `Take-back declined by ${who}: ${whose} ${tb.moves > 1 ? 'moves stand' : 'move stands'}.`, kind: 'warn' };
+    if (by === tb.seat) return { text: mine.has(by) ? t('web.js.tb.you_withdrew') : t('web.js.tb.they_withdrew', { Name: seatName(after, by) }), kind: '' };
+    const who = mine.has(by) ? t('web.js.tb.you') : seatName(after, by);
+    return { text: yours ? t('web.js.tb.declined_yours', { Who: who, Count: tb.moves }) : t('web.js.tb.declined_by', { Who: who, Name: name, Count: tb.moves }), kind: 'warn' };
   }
-  if (tb.status === 'lapsed') return { text: 'The take-back request lapsed: a move was made before every player answered.', kind: 'warn' };
+  if (tb.status === 'lapsed') return { text: t('web.js.tb.lapsed'), kind: 'warn' };
   return null;
 }
