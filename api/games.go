@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/i18n"
-	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/internal/tabletext"
 	"github.com/azuld/azuld/play"
 )
 
@@ -177,27 +177,10 @@ func (s *Server) gameText(l *i18n.Localizer, g *play.Game, p *play.Player) strin
 // tableText is the table drawn from the state in the reader's words, the
 // caller's seat marked.
 func (s *Server) tableText(l *i18n.Localizer, g *play.Game, p *play.Player) string {
-	if g.State == nil {
-		return ""
+	if p == nil {
+		return tabletext.Of(l, g, "")
 	}
-	v := g.State.View()
-	info := compose.GameInfo{ID: g.ID, Ruleset: g.Config.Ruleset, Version: g.Version, View: &v, ToAct: g.ToAct()}
-	scores := g.State.Scores()
-	reader := -1
-	for seat, st := range g.Seats {
-		ps := compose.PlayerScore{Seat: seat, Name: st.Name}
-		if ps.Name == "" && st.Bot != "" {
-			ps.Name = st.Bot
-		}
-		if seat < len(scores) {
-			ps.Score = scores[seat]
-		}
-		info.Players = append(info.Players, ps)
-		if p != nil && st.PlayerID == p.ID && reader < 0 {
-			reader = seat
-		}
-	}
-	return compose.TableText(l, info, reader)
+	return tabletext.Of(l, g, p.ID)
 }
 
 // joinRequest is the optional body of POST /v1/games/{id}/join.

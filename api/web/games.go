@@ -18,6 +18,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/bots"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/internal/tabletext"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
@@ -352,7 +353,7 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string, latest int64) *tableView {
 	t := &tableView{
 		ID: g.ID, Title: rulesetTitle(l, g.Config.Ruleset), Ruleset: g.Config.Ruleset, Status: g.Status,
-		View: view, Version: g.Version, Latest: latest, Deadline: g.Deadline, Board: g.Text(),
+		View: view, Version: g.Version, Latest: latest, Deadline: g.Deadline,
 		Pending: g.PendingTakeback(),
 	}
 	var mine []int
@@ -360,6 +361,7 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 		t.PlayerID = me.ID
 		mine = g.SeatsOf(me.ID)
 	}
+	t.Board = tabletext.Of(l, g, t.PlayerID)
 	t.SeatsJSON = seatsJSON(mine)
 	if view == "replay" {
 		if g.Version > 1 {

@@ -120,6 +120,8 @@ func englishWords(t *testing.T) map[string]bool {
 	german := map[string]bool{}
 	for _, forms := range de {
 		for _, s := range forms {
+			// Placeholders ({{.Factory}}) are not German words.
+			s = regexp.MustCompile(`\{\{[^}]*\}\}`).ReplaceAllString(s, " ")
 			for _, w := range word.FindAllString(s, -1) {
 				german[strings.ToLower(w)] = true
 			}
