@@ -64,9 +64,8 @@ func (a *app) colourLetters(fam notation.Family) map[string]rune {
 		if _, ok := out[c]; ok {
 			continue
 		}
-		word := []rune(a.l.T("game.colour." + c))
 		var pick rune
-		for _, r := range word {
+		for _, r := range a.l.T("game.colour." + c) {
 			r = unicode.ToUpper(r)
 			if unicode.IsLetter(r) && !used[r] && r != 'M' {
 				pick = r
@@ -82,11 +81,8 @@ func (a *app) colourLetters(fam notation.Family) map[string]rune {
 	return out
 }
 
-// drawBoard is the table of a state as text, coloured when colour is on.
-func (a *app) drawBoard(s *apiclient.GameResponse) string {
-	return a.drawBoardColour(s, a.colour())
-}
-
+// drawBoardColour is the table of a state as text, coloured when colour
+// is on.
 func (a *app) drawBoardColour(s *apiclient.GameResponse, colour bool) string {
 	fam := notation.FamilyOf(string(s.Ruleset))
 	d := &boardDrawer{a: a, s: s, fam: fam, colour: colour, letters: a.colourLetters(fam), names: a.seatNamesOf(s.Seats)}

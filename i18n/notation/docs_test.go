@@ -26,17 +26,16 @@ var update = flag.Bool("update", false, "rewrite docs/notation-<lang>.md")
 
 // docText is one language's prose of its page.
 type docText struct {
-	title, intro                         string
-	family, meaning, words, printed      string
-	colourRow, initialNote               string
-	tokenNames                           map[string]string
-	examples, exampleHead                string
-	written, means                       string
-	otherLangs, otherLangsText           string
-	ambiguity, ambiguityText, noShared   string
-	sharedHead                           string
-	canonical, canonicalText, seeAlso    string
-	azulTitle, pavilionTitle, familyNote string
+	title, intro                       string
+	meaning, words, printed            string
+	colourRow, initialNote             string
+	tokenNames                         map[string]string
+	examples, exampleHead              string
+	otherLangs, otherLangsText         string
+	ambiguity, ambiguityText, noShared string
+	sharedHead                         string
+	canonical, canonicalText, seeAlso  string
+	azulTitle, pavilionTitle           string
 }
 
 var docTexts = map[string]docText{
