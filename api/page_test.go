@@ -39,7 +39,7 @@ func TestGamePage(t *testing.T) {
 		t.Fatal("the player's name is not escaped")
 	}
 	text := pageText(t, page.Body)
-	for _, want := range []string{"Azul: Summer Pavilion", "to move", "random bot", "Round 1/6", "/v1/games/" + g.ID + "/moves"} {
+	for _, want := range []string{"Azul: Summer Pavilion", "to move", "random bot", "round 1 of 6", "/v1/games/" + g.ID + "/moves"} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("the page lacks %q:\n%s", want, text)
 		}

@@ -558,6 +558,54 @@ func (e WebhookPayloadEvent) Valid() bool {
 	}
 }
 
+// Defines values for SetAccountLanguageFormdataBodyLanguage.
+const (
+	SetAccountLanguageFormdataBodyLanguageDe SetAccountLanguageFormdataBodyLanguage = "de"
+	SetAccountLanguageFormdataBodyLanguageEn SetAccountLanguageFormdataBodyLanguage = "en"
+	SetAccountLanguageFormdataBodyLanguageIt SetAccountLanguageFormdataBodyLanguage = "it"
+	SetAccountLanguageFormdataBodyLanguageNl SetAccountLanguageFormdataBodyLanguage = "nl"
+)
+
+// Valid indicates whether the value is a known member of the SetAccountLanguageFormdataBodyLanguage enum.
+func (e SetAccountLanguageFormdataBodyLanguage) Valid() bool {
+	switch e {
+	case SetAccountLanguageFormdataBodyLanguageDe:
+		return true
+	case SetAccountLanguageFormdataBodyLanguageEn:
+		return true
+	case SetAccountLanguageFormdataBodyLanguageIt:
+		return true
+	case SetAccountLanguageFormdataBodyLanguageNl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChooseLanguageParamsLang.
+const (
+	ChooseLanguageParamsLangDe ChooseLanguageParamsLang = "de"
+	ChooseLanguageParamsLangEn ChooseLanguageParamsLang = "en"
+	ChooseLanguageParamsLangIt ChooseLanguageParamsLang = "it"
+	ChooseLanguageParamsLangNl ChooseLanguageParamsLang = "nl"
+)
+
+// Valid indicates whether the value is a known member of the ChooseLanguageParamsLang enum.
+func (e ChooseLanguageParamsLang) Valid() bool {
+	switch e {
+	case ChooseLanguageParamsLangDe:
+		return true
+	case ChooseLanguageParamsLangEn:
+		return true
+	case ChooseLanguageParamsLangIt:
+		return true
+	case ChooseLanguageParamsLangNl:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListGamesParamsStatus.
 const (
 	ListGamesParamsStatusActive   ListGamesParamsStatus = "active"
@@ -1548,6 +1596,16 @@ type DeleteAccountFormdataBody struct {
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
+// SetAccountLanguageFormdataBody defines parameters for SetAccountLanguage.
+type SetAccountLanguageFormdataBody struct {
+	Csrf     *string                                 `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Language *SetAccountLanguageFormdataBodyLanguage `form:"language,omitempty" json:"language,omitempty"`
+	Next     *string                                 `form:"next,omitempty" json:"next,omitempty"`
+}
+
+// SetAccountLanguageFormdataBodyLanguage defines parameters for SetAccountLanguage.
+type SetAccountLanguageFormdataBodyLanguage string
+
 // AccountProfileFormFormdataBody defines parameters for AccountProfileForm.
 type AccountProfileFormFormdataBody struct {
 	Csrf     *string `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -1606,6 +1664,17 @@ type JoinFormFormdataBody struct {
 type ReplayPageParams struct {
 	Version *int `form:"version,omitempty" json:"version,omitempty"`
 }
+
+// ChooseLanguageParams defines parameters for ChooseLanguage.
+type ChooseLanguageParams struct {
+	Lang ChooseLanguageParamsLang `form:"lang" json:"lang"`
+
+	// Next A path on this site to go back to (anything else goes to /)
+	Next *string `form:"next,omitempty" json:"next,omitempty"`
+}
+
+// ChooseLanguageParamsLang defines parameters for ChooseLanguage.
+type ChooseLanguageParamsLang string
 
 // RegisterFormFormdataBody defines parameters for RegisterForm.
 type RegisterFormFormdataBody struct {
@@ -1800,6 +1869,9 @@ type ResendVerificationPageFormdataBody struct {
 
 // DeleteAccountFormdataRequestBody defines body for DeleteAccount for application/x-www-form-urlencoded ContentType.
 type DeleteAccountFormdataRequestBody DeleteAccountFormdataBody
+
+// SetAccountLanguageFormdataRequestBody defines body for SetAccountLanguage for application/x-www-form-urlencoded ContentType.
+type SetAccountLanguageFormdataRequestBody SetAccountLanguageFormdataBody
 
 // AccountProfileFormFormdataRequestBody defines body for AccountProfileForm for application/x-www-form-urlencoded ContentType.
 type AccountProfileFormFormdataRequestBody AccountProfileFormFormdataBody
@@ -3040,6 +3112,20 @@ type ClientInterface interface {
 	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
 	DeleteAccountWithFormdataBody(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SetAccountLanguageWithBody A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+	SetAccountLanguageWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAccountLanguageWithFormdataBody A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+	SetAccountLanguageWithFormdataBody(ctx context.Context, body SetAccountLanguageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AccountProfileFormWithBody Save name, address, language and time zone
 	//
 	// Takes any type of body and a specified content type.
@@ -3157,6 +3243,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChooseLanguage A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
+	//
+	// Corresponds with GET /language (the `ChooseLanguage` operationId).
+	ChooseLanguage(ctx context.Context, params *ChooseLanguageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Metrics Prometheus metrics
 	//
@@ -3661,6 +3752,40 @@ func (c *Client) DeleteAccountWithFormdataBody(ctx context.Context, body DeleteA
 	return c.Client.Do(req)
 }
 
+// SetAccountLanguageWithBody A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+func (c *Client) SetAccountLanguageWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAccountLanguageRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAccountLanguageWithFormdataBody A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+func (c *Client) SetAccountLanguageWithFormdataBody(ctx context.Context, body SetAccountLanguageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAccountLanguageRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AccountProfileFormWithBody Save name, address, language and time zone
 //
 // Takes any type of body and a specified content type.
@@ -3949,6 +4074,21 @@ func (c *Client) ReplayPage(ctx context.Context, id GameID, params *ReplayPagePa
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChooseLanguage A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
+//
+// Corresponds with GET /language (the `ChooseLanguage` operationId).
+func (c *Client) ChooseLanguage(ctx context.Context, params *ChooseLanguageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChooseLanguageRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5153,6 +5293,46 @@ func NewDeleteAccountRequestWithBody(server string, contentType string, body io.
 	return req, nil
 }
 
+// NewSetAccountLanguageRequestWithFormdataBody calls the generic SetAccountLanguage builder with application/x-www-form-urlencoded body
+func NewSetAccountLanguageRequestWithFormdataBody(server string, body SetAccountLanguageFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewSetAccountLanguageRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewSetAccountLanguageRequestWithBody constructs an http.Request for the SetAccountLanguage method, with any body, and a specified content type
+func NewSetAccountLanguageRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/language")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewAccountProfileFormRequestWithFormdataBody calls the generic AccountProfileForm builder with application/x-www-form-urlencoded body
 func NewAccountProfileFormRequestWithFormdataBody(server string, body AccountProfileFormFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5593,6 +5773,68 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewChooseLanguageRequest constructs an http.Request for the ChooseLanguage method
+func NewChooseLanguageRequest(server string, params *ChooseLanguageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/language")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lang", params.Lang, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Next != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "next", *params.Next, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -7905,6 +8147,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /account/delete (the `DeleteAccount` operationId).
 	DeleteAccountWithFormdataBodyWithResponse(ctx context.Context, body DeleteAccountFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteAccountResponse, error)
 
+	// SetAccountLanguageWithBodyWithResponse A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+	SetAccountLanguageWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAccountLanguageResponse, error)
+
+	// SetAccountLanguageWithFormdataBodyWithResponse A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+	SetAccountLanguageWithFormdataBodyWithResponse(ctx context.Context, body SetAccountLanguageFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAccountLanguageResponse, error)
+
 	// AccountProfileFormWithBodyWithResponse Save name, address, language and time zone
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8030,6 +8286,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResponse, error)
+
+	// ChooseLanguageWithResponse A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /language (the `ChooseLanguage` operationId).
+	ChooseLanguageWithResponse(ctx context.Context, params *ChooseLanguageParams, reqEditors ...RequestEditorFn) (*ChooseLanguageResponse, error)
 
 	// MetricsWithResponse Prometheus metrics
 	//
@@ -8657,6 +8920,40 @@ func (r DeleteAccountResponse) ContentType() string {
 	return ""
 }
 
+type SetAccountLanguageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAccountLanguageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAccountLanguageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAccountLanguageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAccountLanguageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type AccountProfileFormResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9052,6 +9349,40 @@ func (r HealthzResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HealthzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ChooseLanguageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ChooseLanguageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ChooseLanguageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ChooseLanguageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ChooseLanguageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12067,6 +12398,32 @@ func (c *ClientWithResponses) DeleteAccountWithFormdataBodyWithResponse(ctx cont
 	return ParseDeleteAccountResponse(rsp)
 }
 
+// SetAccountLanguageWithBodyWithResponse A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+func (c *ClientWithResponses) SetAccountLanguageWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAccountLanguageResponse, error) {
+	rsp, err := c.SetAccountLanguageWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAccountLanguageResponse(rsp)
+}
+
+// SetAccountLanguageWithFormdataBodyWithResponse A signed-in player's language switcher: changes the account's language; needs the page's csrf field
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/language (the `SetAccountLanguage` operationId).
+func (c *ClientWithResponses) SetAccountLanguageWithFormdataBodyWithResponse(ctx context.Context, body SetAccountLanguageFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAccountLanguageResponse, error) {
+	rsp, err := c.SetAccountLanguageWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAccountLanguageResponse(rsp)
+}
+
 // AccountProfileFormWithBodyWithResponse Save name, address, language and time zone
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -12299,6 +12656,19 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseHealthzResponse(rsp)
+}
+
+// ChooseLanguageWithResponse A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /language (the `ChooseLanguage` operationId).
+func (c *ClientWithResponses) ChooseLanguageWithResponse(ctx context.Context, params *ChooseLanguageParams, reqEditors ...RequestEditorFn) (*ChooseLanguageResponse, error) {
+	rsp, err := c.ChooseLanguage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChooseLanguageResponse(rsp)
 }
 
 // MetricsWithResponse Prometheus metrics
@@ -13244,6 +13614,22 @@ func ParseDeleteAccountResponse(rsp *http.Response) (*DeleteAccountResponse, err
 	return response, nil
 }
 
+// ParseSetAccountLanguageResponse parses an HTTP response from a SetAccountLanguageWithResponse call
+func ParseSetAccountLanguageResponse(rsp *http.Response) (*SetAccountLanguageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAccountLanguageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseAccountProfileFormResponse parses an HTTP response from a AccountProfileFormWithResponse call
 func ParseAccountProfileFormResponse(rsp *http.Response) (*AccountProfileFormResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13445,6 +13831,22 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseChooseLanguageResponse parses an HTTP response from a ChooseLanguageWithResponse call
+func ParseChooseLanguageResponse(rsp *http.Response) (*ChooseLanguageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ChooseLanguageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
