@@ -182,7 +182,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Catalogue = s.cat
 	}
-	if s.words, err = notation.OrNew(cfg.Words); err != nil {
+	if s.words, err = notation.OrNew(cfg.Words, cfg.Catalogue); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	cfg.Words = s.words

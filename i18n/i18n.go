@@ -65,6 +65,9 @@ type Catalogue struct {
 	// compiled holds every message of every language split into text and
 	// placeholders, so that rendering is a map lookup and a copy.
 	compiled map[string]map[string]*compiled
+	// forms are the parsed messages by language, for the move words
+	// (notation.FromCatalogue) to share rather than parse again.
+	forms map[string]map[string]map[string]string
 
 	mu         sync.Mutex
 	localizers map[localizerKey]*Localizer
@@ -86,21 +89,13 @@ func New(opts Options) (*Catalogue, error) {
 func load(fsys fs.FS, opts Options) (*Catalogue, error) {
 	bundle := goi18n.NewBundle(language.English)
 	bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	files, err := LocaleFiles(fsys)
+	all, parsed, err := parseAll(fsys)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		data, err := fs.ReadFile(fsys, f.Path)
-		if err != nil {
-			return nil, fmt.Errorf("i18n: read %s: %w", f.Path, err)
-		}
-		msgs, err := bundle.ParseMessageBytes(language.Make(f.Lang), data, toml.Unmarshal)
-		if err != nil {
-			return nil, fmt.Errorf("i18n: parse %s: %w", f.Path, err)
-		}
-		if err := bundle.AddMessages(language.Make(f.Lang), msgs...); err != nil {
-			return nil, fmt.Errorf("i18n: add %s: %w", f.Path, err)
+	for lang, msgs := range parsed {
+		if err := bundle.AddMessages(language.Make(lang), msgs...); err != nil {
+			return nil, fmt.Errorf("i18n: add %s: %w", lang, err)
 		}
 	}
 	c := &Catalogue{
@@ -108,22 +103,16 @@ func load(fsys fs.FS, opts Options) (*Catalogue, error) {
 		langs:      slices.Clone(Languages),
 		localizers: map[localizerKey]*Localizer{},
 		missing:    map[string]struct{}{},
+		compiled:   map[string]map[string]*compiled{},
+		forms:      all,
 	}
-	en, err := Messages(fsys, Default)
-	if err != nil {
-		return nil, err
-	}
+	en := all[Default]
 	for id := range en {
 		c.ids = append(c.ids, id)
 	}
 	sort.Strings(c.ids)
-	c.compiled = map[string]map[string]*compiled{}
 	for _, lang := range Languages {
-		msgs, err := Messages(fsys, lang)
-		if err != nil {
-			return nil, err
-		}
-		c.compiled[lang] = compileAll(msgs)
+		c.compiled[lang] = compileAll(all[lang])
 	}
 	if opts.Pseudo {
 		pseudo := pseudoMessages(en)
@@ -144,6 +133,11 @@ func load(fsys fs.FS, opts Options) (*Catalogue, error) {
 	c.matcher = language.NewMatcher(tags)
 	return c, nil
 }
+
+// Forms are the messages of a language as the catalogue files write them
+// (id to plural form to text); the caller must not change them. The
+// pseudo-locale has none.
+func (c *Catalogue) Forms(lang string) map[string]map[string]string { return c.forms[lang] }
 
 // IDs are the ids of every message, sorted.
 func (c *Catalogue) IDs() []string { return slices.Clone(c.ids) }
@@ -259,31 +253,50 @@ func LocaleFiles(fsys fs.FS) ([]LocaleFile, error) {
 // Messages reads every message of one language: id to its forms (plural
 // form name, or "other" for a plain message, to text).
 func Messages(fsys fs.FS, lang string) (map[string]map[string]string, error) {
-	files, err := LocaleFiles(fsys)
+	all, err := AllMessages(fsys)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]map[string]string{}
+	return all[lang], nil
+}
+
+// AllMessages reads every message of every language, each file once.
+func AllMessages(fsys fs.FS) (map[string]map[string]map[string]string, error) {
+	all, _, err := parseAll(fsys)
+	return all, err
+}
+
+// parseAll parses every catalogue file once: the forms of each message
+// by language, and go-i18n's messages for its bundle.
+func parseAll(fsys fs.FS) (map[string]map[string]map[string]string, map[string][]*goi18n.Message, error) {
+	files, err := LocaleFiles(fsys)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := map[string]map[string]map[string]string{}
+	parsed := map[string][]*goi18n.Message{}
+	for _, lang := range Languages {
+		all[lang] = map[string]map[string]string{}
+	}
 	for _, f := range files {
-		if f.Lang != lang {
-			continue
-		}
 		data, err := fs.ReadFile(fsys, f.Path)
 		if err != nil {
-			return nil, fmt.Errorf("i18n: read %s: %w", f.Path, err)
+			return nil, nil, fmt.Errorf("i18n: read %s: %w", f.Path, err)
 		}
 		msgs, err := goi18n.ParseMessageFileBytes(data, f.Path, map[string]goi18n.UnmarshalFunc{"toml": toml.Unmarshal})
 		if err != nil {
-			return nil, fmt.Errorf("i18n: parse %s: %w", f.Path, err)
+			return nil, nil, fmt.Errorf("i18n: parse %s: %w", f.Path, err)
 		}
+		out := all[f.Lang]
 		for _, m := range msgs.Messages {
 			if _, dup := out[m.ID]; dup {
-				return nil, fmt.Errorf("i18n: %s: message %q defined twice", f.Path, m.ID)
+				return nil, nil, fmt.Errorf("i18n: %s: message %q defined twice", f.Path, m.ID)
 			}
 			out[m.ID] = forms(m)
 		}
+		parsed[f.Lang] = append(parsed[f.Lang], msgs.Messages...)
 	}
-	return out, nil
+	return all, parsed, nil
 }
 
 // LocaleFS is the embedded catalogue files, for tests that read them.

@@ -421,7 +421,9 @@ func TestFollowerProcessKilled(t *testing.T) {
 	moves, kills := 0, 0
 	var lastKill time.Time
 	playConcurrently(t, e.svc, games, 40, func() {
-		time.Sleep(5 * time.Millisecond)
+		// Time for a new follower process to start (it loads the message
+		// catalogue, slow under the race detector) and take a batch.
+		time.Sleep(15 * time.Millisecond)
 		mu.Lock()
 		defer mu.Unlock()
 		// Every seventh move, once a follower process has handled a

@@ -137,7 +137,7 @@ func New(cfg Config) (*Notifier, error) {
 		}
 		cfg.Catalogue = cat
 	}
-	words, err := notation.OrNew(cfg.Words)
+	words, err := notation.OrNew(cfg.Words, cfg.Catalogue)
 	if err != nil {
 		return nil, fmt.Errorf("notify: %w", err)
 	}

@@ -161,7 +161,7 @@ func New(cfg Config) (*Web, error) {
 			return nil, err
 		}
 	}
-	if w.words, err = notation.OrNew(cfg.Words); err != nil {
+	if w.words, err = notation.OrNew(cfg.Words, w.cat); err != nil {
 		return nil, err
 	}
 	w.langs = pageLangs(w.cat)

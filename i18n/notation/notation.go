@@ -70,19 +70,32 @@ type Words struct {
 	v     map[string]map[Family]*vocab
 }
 
-// New reads the move words of every language in the catalogue.
+// New reads the move words of every language from the embedded
+// catalogue files.
 func New(opts i18n.Options) (*Words, error) {
+	all, err := i18n.AllMessages(i18n.LocaleFS())
+	if err != nil {
+		return nil, err
+	}
+	return build(all, opts.Pseudo)
+}
+
+// FromCatalogue takes the move words from a loaded catalogue, sparing a
+// second reading of the files (a process that starts often, such as a
+// follower, feels it).
+func FromCatalogue(c *i18n.Catalogue) (*Words, error) {
+	all := map[string]map[string]map[string]string{}
+	for _, lang := range i18n.Languages {
+		all[lang] = c.Forms(lang)
+	}
+	// A catalogue built for tests with the pseudo-locale gets its words.
+	return build(all, c.Match(i18n.Pseudo) == i18n.Pseudo)
+}
+
+func build(msgsByLang map[string]map[string]map[string]string, pseudo bool) (*Words, error) {
 	langs := slices.Clone(i18n.Languages)
 	w := &Words{v: map[string]map[Family]*vocab{}}
-	msgsByLang := map[string]map[string]map[string]string{}
-	for _, lang := range langs {
-		m, err := i18n.Messages(i18n.LocaleFS(), lang)
-		if err != nil {
-			return nil, err
-		}
-		msgsByLang[lang] = m
-	}
-	if opts.Pseudo {
+	if pseudo {
 		p := map[string]map[string]string{}
 		for id, f := range msgsByLang[i18n.Default] {
 			p[id] = map[string]string{"other": pseudoWord(id, f["other"])}
@@ -436,10 +449,14 @@ func (w *Words) Vocabulary(lang string, fam Family) map[string][]string {
 	return out
 }
 
-// OrNew is w, or the embedded words when w is nil.
-func OrNew(w *Words) (*Words, error) {
-	if w != nil {
+// OrNew is w, or when w is nil the words of c (of the embedded files
+// when c is nil too).
+func OrNew(w *Words, c *i18n.Catalogue) (*Words, error) {
+	switch {
+	case w != nil:
 		return w, nil
+	case c != nil:
+		return FromCatalogue(c)
 	}
 	return New(i18n.Options{})
 }

@@ -3,6 +3,7 @@ package notation
 import (
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -189,4 +190,37 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFromCatalogueIsNew: the words taken from a loaded catalogue are
+// the words read from the files.
+func TestFromCatalogueIsNew(t *testing.T) {
+	for _, pseudo := range []bool{false, true} {
+		cat, err := i18n.New(i18n.Options{Pseudo: pseudo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := FromCatalogue(cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := New(i18n.Options{Pseudo: pseudo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		langs := slices.Clone(i18n.Languages)
+		if pseudo {
+			langs = append(langs, i18n.Pseudo)
+		}
+		for _, lang := range langs {
+			for _, fam := range []Family{Azul, Pavilion} {
+				if !reflect.DeepEqual(a.Vocabulary(lang, fam), b.Vocabulary(lang, fam)) {
+					t.Errorf("%s %s (pseudo %v): the words differ", lang, fam, pseudo)
+				}
+			}
+			if got, want := a.Say(lang, "summer-pavilion", "place blue s0 6 w3"), b.Say(lang, "summer-pavilion", "place blue s0 6 w3"); got != want {
+				t.Errorf("%s: %q, want %q", lang, got, want)
+			}
+		}
+	}
 }
