@@ -137,3 +137,26 @@ func TestSearchTriesOthersGreedyReplyOnly(t *testing.T) {
 		}
 	}
 }
+
+// The bot's search spends its budget on the few best moves by the
+// estimate: its root holds the family's rootWidth best, in the estimate's
+// order, the estimate's choice first.
+func TestSearchRootHoldsTheEstimatesBestMoves(t *testing.T) {
+	f := pavilionFamily{}
+	root := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7})
+	x := newSearcher(f, &root, 1)
+	x.run(200, time.Time{})
+	rootNode := x.nodes[0]
+	if int(rootNode.count) != f.rootWidth() {
+		t.Fatalf("root holds %d moves, want %d", rootNode.count, f.rootWidth())
+	}
+	want, _ := greedy(f, &root, x.seat)
+	if got := x.nodes[rootNode.first].move; got != want {
+		t.Fatalf("root's first move %v, the estimate's choice %v", got, want)
+	}
+	for i := rootNode.first; i < rootNode.first+rootNode.count; i++ {
+		if x.nodes[i].visits == 0 {
+			t.Fatalf("root move %v never tried", x.nodes[i].move)
+		}
+	}
+}

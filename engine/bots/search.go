@@ -25,11 +25,14 @@ import (
 const (
 	// exploration is the UCB1 constant for rewards in [0, 1].
 	exploration = 0.7
-	// rootWidth and nodeWidth bound the moves tried at a node: the best by
-	// the greedy estimate. A Pavilion hand alone can be passed in hundreds
-	// of ways, most of them poor.
-	rootWidth = 16
+	// nodeWidth bounds the moves tried at a node below the root: the best
+	// by the greedy estimate. A Pavilion hand alone can be passed in
+	// hundreds of ways, most of them poor. (At the bot's root the family
+	// says how many: family.rootWidth.)
 	nodeWidth = 6
+	// analysisWidth is how many of the best moves by the estimate an
+	// analysis goes on searching among once it has tried every move once.
+	analysisWidth = 16
 	// otherWidth is the moves tried at a node where another seat acts:
 	// only the one the greedy estimate prefers. The tree then follows the
 	// searching seat's own choices against the replies a strong player
@@ -219,7 +222,7 @@ func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
 		width = otherWidth
 	}
 	if idx == 0 {
-		width = rootWidth
+		width = f.rootWidth()
 		if x.rootAll {
 			width = len(x.legal)
 		}
@@ -261,8 +264,9 @@ func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
 
 // selectChild is the child with the best UCB1 value; unvisited children
 // first, in order. At the root of an analysis, once every move has been
-// tried, the search goes on among the rootWidth best by the greedy
-// estimate, as the bot's does: the others keep their one playout each.
+// tried, the search goes on among the analysisWidth best by the greedy
+// estimate (the bot's root holds only its family's rootWidth best): the
+// others keep their one playout each.
 func (x *searcher[S, C, E, F]) selectChild(nd *node[C], root bool) int32 {
 	logN := math.Log(float64(max(nd.visits, 1)))
 	best, bestV := nd.first, math.Inf(-1)
@@ -273,7 +277,7 @@ func (x *searcher[S, C, E, F]) selectChild(nd *node[C], root bool) int32 {
 		}
 	}
 	if root && x.rootAll {
-		end = nd.first + min(nd.count, rootWidth)
+		end = nd.first + min(nd.count, analysisWidth)
 	}
 	for i := nd.first; i < end; i++ {
 		c := &x.nodes[i]
