@@ -38,15 +38,11 @@ func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 	out := map[string]map[string]*template.Template{}
 	for _, lang := range w.langs {
 		l := w.cat.Localizer(lang, time.UTC)
-		fast, err := fastMessages(l)
-		if err != nil {
-			return nil, err
-		}
 		// The functions a template calls; t and n are this language's,
 		// the others take the page's localizer.
 		funcs := template.FuncMap{
 			"static":  w.static.url,
-			"t":       fast,
+			"t":       l.T,
 			"n":       l.N,
 			"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 			"short":   func(id string) string { return id[:min(8, len(id))] },
@@ -72,54 +68,6 @@ func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 		out[lang] = set
 	}
 	return out, nil
-}
-
-// placeholder is a message's {{.Name}}.
-var placeholder = regexp.MustCompile(`\{\{\s*\.([A-Za-z]+)\s*\}\}`)
-
-// fastMessages is l.T for the templates of one language. A message
-// whose only template actions are {{.Name}} placeholders (nearly all of
-// them) is filled in here directly, as go-i18n's template would fill it,
-// without executing a template for each message of each page; any other
-// (and an id the language lacks, which l.T records) goes to l.T.
-func fastMessages(l *i18n.Localizer) (func(string, ...any) string, error) {
-	src := l.Lang()
-	if src == i18n.Pseudo {
-		src = i18n.Default
-	}
-	all, err := i18n.Messages(i18n.LocaleFS(), src)
-	if err != nil {
-		return nil, err
-	}
-	simple := map[string]string{}
-	for id, forms := range all {
-		s, ok := forms["other"]
-		if !ok || len(forms) != 1 || strings.Contains(placeholder.ReplaceAllString(s, ""), "{{") {
-			continue
-		}
-		if l.Lang() == i18n.Pseudo {
-			s = i18n.PseudoText(s)
-		}
-		simple[id] = s
-	}
-	return func(id string, pairs ...any) string {
-		s, ok := simple[id]
-		if !ok {
-			return l.T(id, pairs...)
-		}
-		if !strings.Contains(s, "{{") {
-			return s
-		}
-		return placeholder.ReplaceAllStringFunc(s, func(ph string) string {
-			key := placeholder.FindStringSubmatch(ph)[1]
-			for i := 0; i+1 < len(pairs); i += 2 {
-				if k, _ := pairs[i].(string); k == key {
-					return fmt.Sprint(pairs[i+1])
-				}
-			}
-			return "<no value>"
-		})
-	}, nil
 }
 
 // plainMessage is a template action that renders a message without
