@@ -175,23 +175,10 @@ func (s *Service) leaveGameOnce(ctx context.Context, gameID, playerID string) er
 	if err != nil {
 		return fmt.Errorf("leave game %s: %w", gameID, err)
 	}
-	if by == LeftForfeit && after.Status == StatusActive {
-		// The seat resigns as the system, in a command of its own that
-		// the log records like a deadline's forfeit.
-		seat := held[0]
-		res, err := s.moveOnce(ctx, after, MoveRequest{
-			GameID: gameID, Actor: events.Actor{Kind: "system"}, Seat: &seat,
-			Notation: "resign", Channel: "system",
-		})
-		switch {
-		case isConflict(err):
-			// Someone moved first; the bot holds the seat meanwhile, and
-			// the game goes on without the player either way.
-			return nil
-		case err != nil:
-			return fmt.Errorf("forfeit seat %d of game %s: %w", seat, gameID, err)
+	if by == LeftForfeit {
+		if after, err = s.forfeit(ctx, after, held[0]); err != nil {
+			return err
 		}
-		after = res.Game
 	}
 	if _, err := s.botsAfter(ctx, after); err != nil {
 		s.log.WarnContext(ctx, "bot moves after a player left failed", "game", gameID, "err", err)
@@ -268,4 +255,31 @@ func (s *Service) erase(ctx context.Context, p Player, seats []LeftSeat) error {
 		return fmt.Errorf("erase player %s: commit: %w", p.ID, err)
 	}
 	return nil
+}
+
+// forfeit resigns a seat whose player left a game that forfeits, as the
+// system, in a command of its own that the log records like a
+// deadline's forfeit. The bot that holds the seat meanwhile, or another
+// player, may move first: the resign is then tried again on the game as
+// it is, since resigning stays legal while the game runs.
+func (s *Service) forfeit(ctx context.Context, g *Game, seat int) (*Game, error) {
+	for range 5 {
+		if g.Status != StatusActive {
+			return g, nil
+		}
+		res, err := s.moveOnce(ctx, g, MoveRequest{
+			GameID: g.ID, Actor: events.Actor{Kind: "system"}, Seat: &seat,
+			Notation: "resign", Channel: "system",
+		})
+		if err == nil {
+			return res.Game, nil
+		}
+		if !isConflict(err) {
+			return g, fmt.Errorf("forfeit seat %d of game %s: %w", seat, g.ID, err)
+		}
+		if g, err = s.game(ctx, g.ID); err != nil {
+			return nil, err
+		}
+	}
+	return g, fmt.Errorf("forfeit seat %d of game %s: %w", seat, g.ID, events.ErrConflict)
 }

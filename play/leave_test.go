@@ -190,3 +190,44 @@ func TestLeaveGamesEverySeatOnce(t *testing.T) {
 	}
 	t.Fatal("the game did not end")
 }
+
+// TestForfeitRetriesWhenAnotherMoveCameFirst: the seat's resignation is
+// decided on a game another move has since moved on (the bot that holds
+// the seat meanwhile, or another player, moved first); it is tried again
+// on the game as it is, and the game ends, forfeited by that seat.
+func TestForfeitRetriesWhenAnotherMoveCameFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t, 8)
+	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
+	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini",
+		Seats:       []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
+		TimeControl: &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := e.svc.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := stale.ToAct()[0]
+	mover := ana.ID
+	if first == 1 {
+		mover = ben.ID
+	}
+	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover},
+		Move: stale.LegalMoves(first)[0].JSON, Channel: "api"}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := play.Forfeit(e.svc, ctx, stale, 1-first)
+	if err != nil {
+		t.Fatalf("forfeit on a stale game: %v", err)
+	}
+	if after.Status != play.StatusFinished || after.Version <= stale.Version+1 {
+		t.Fatalf("after the forfeit: %s at version %d (stale %d)", after.Status, after.Version, stale.Version)
+	}
+	final := after.State.Final()
+	if final == nil || len(final.Winners) != 1 || final.Winners[0] != first {
+		t.Fatalf("the forfeit's result: %+v", final)
+	}
+}
