@@ -13,10 +13,13 @@ import (
 	"time"
 )
 
-// stackFiles are the two ways to run the stack: one azuld, or replicas.
+// stackFiles are the ways to run the stack: one azuld, or replicas, each
+// on one PostgreSQL or on the HA cluster.
 var stackFiles = [][]string{
 	{"docker-compose.yml"},
 	{"docker-compose.yml", "docker-compose.replicas.yml"},
+	{"docker-compose.yml", "docker-compose.ha.yml"},
+	{"docker-compose.yml", "docker-compose.replicas.yml", "docker-compose.ha.yml"},
 }
 
 // repoRoot is the repository's root directory.
@@ -101,11 +104,11 @@ func TestImageNamesForCompose(t *testing.T) {
 			c := config(t, way.prelude, []string{"COMPOSE_PROJECT_NAME=azulconfig"}, way.options, files)
 			for _, img := range images {
 				svc, ok := c.Services[img.service]
+				if ok != runs(img.service, files) {
+					t.Fatalf("%s: service %s present %t, want %t", strings.Join(files, " + "), img.service, ok, !ok)
+				}
 				if !ok {
-					if slices.Contains(replicasOnly, img.service) && len(files) == 1 {
-						continue
-					}
-					t.Fatalf("%s: no service %s", strings.Join(files, " + "), img.service)
+					continue
 				}
 				if svc.Image != img.local {
 					t.Errorf("%s, names by %s: service %s runs %q, want the local build %q",

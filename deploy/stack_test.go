@@ -33,10 +33,31 @@ var images = []struct{ env, service, local string }{
 	{"AZUL_MAILPIT_IMAGE", "mailpit", "azuld-local/mailpit:v1.27.11"},
 	{"AZUL_CADDY_IMAGE", "caddy", "azuld-local/caddy:v2.11.9"},
 	{"AZUL_HAPROXY_IMAGE", "smtp-proxy", "azuld-local/haproxy:2.6"},
+	{"AZUL_PATRONI_IMAGE", "pg1", "azuld-local/patroni:15"},
+	{"AZUL_ETCD_IMAGE", "etcd1", "azuld-local/etcd:3.4"},
 }
 
 // replicasOnly are the services only docker-compose.replicas.yml has.
 var replicasOnly = []string{"caddy", "smtp-proxy"}
+
+// haOnly are the services only docker-compose.ha.yml has (one of each
+// image).
+var haOnly = []string{"pg1", "etcd1"}
+
+// runs reports whether the stack of these compose files runs the service.
+func runs(service string, files []string) bool {
+	ha := slices.Contains(files, "docker-compose.ha.yml")
+	switch {
+	case slices.Contains(replicasOnly, service):
+		return slices.Contains(files, "docker-compose.replicas.yml")
+	case slices.Contains(haOnly, service):
+		return ha
+	case service == "postgres":
+		// The HA stack's nodes take the single PostgreSQL's place.
+		return !ha
+	}
+	return true
+}
 
 // stack is one compose project of this test run: its own project name
 // (hence containers, networks and volume) and free host ports.
@@ -77,8 +98,8 @@ func newStack(t *testing.T, files ...string) *stack {
 		s.files = append(s.files, filepath.Join(repoRoot(), f))
 	}
 	for _, img := range images {
-		if slices.Contains(replicasOnly, img.service) && !slices.Contains(files, "docker-compose.replicas.yml") {
-			continue // only the replicas have proxies
+		if !runs(img.service, files) {
+			continue // e.g. only the replicas have proxies
 		}
 		name := cmp.Or(os.Getenv(img.env), img.local)
 		if out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", name).CombinedOutput(); err != nil {

@@ -13,11 +13,18 @@
 #   azuld-local/caddy:v2.11.9      HTTP proxy of the replicas (CADDY_VERSION)
 #   azuld-local/haproxy:2.6        SMTP proxy of the replicas, from Debian
 #                                  bookworm (its haproxy is 2.6)
+#   azuld-local/patroni:15         a PostgreSQL node of the HA stack: Debian
+#                                  bookworm's postgresql-15, patroni and
+#                                  pgbackrest (docker-compose.ha.yml)
+#   azuld-local/etcd:3.4           a member of the HA stack's consensus
+#                                  store: bookworm's etcd-server (3.4)
 # AZUL_LOCAL_PG_IMAGE, AZUL_LOCAL_MAILPIT_IMAGE, AZUL_LOCAL_AZULD_IMAGE,
-# AZUL_LOCAL_CADDY_IMAGE and AZUL_LOCAL_HAPROXY_IMAGE change the tags built.
+# AZUL_LOCAL_CADDY_IMAGE, AZUL_LOCAL_HAPROXY_IMAGE, AZUL_LOCAL_PATRONI_IMAGE
+# and AZUL_LOCAL_ETCD_IMAGE change the tags built.
 #
-# Usage: scripts/images/build.sh [postgres|mailpit|azuld|caddy|haproxy ...]
-#        (no argument: all five, PostgreSQL first, Caddy last)
+# Usage: scripts/images/build.sh [postgres|mailpit|azuld|caddy|haproxy|patroni|etcd ...]
+#        (no argument: the first five, PostgreSQL first, Caddy last; the
+#        HA stack's patroni and etcd only when named)
 #        scripts/images/build.sh --names
 #            prints the compose files' variables naming these images
 #            (export AZUL_PG_IMAGE=... lines), which work as they are
@@ -45,6 +52,9 @@ AZULD_IMAGE=${AZUL_LOCAL_AZULD_IMAGE:-azuld-local/azuld:dev}
 CADDY_IMAGE=${AZUL_LOCAL_CADDY_IMAGE:-azuld-local/caddy:$CADDY_VERSION}
 # The tag follows the major.minor version of the suite's haproxy package.
 HAPROXY_IMAGE=${AZUL_LOCAL_HAPROXY_IMAGE:-azuld-local/haproxy:2.6}
+PATRONI_IMAGE=${AZUL_LOCAL_PATRONI_IMAGE:-azuld-local/patroni:$PG_MAJOR}
+# The tag follows the major.minor version of the suite's etcd-server.
+ETCD_IMAGE=${AZUL_LOCAL_ETCD_IMAGE:-azuld-local/etcd:3.4}
 
 cache=${AZUL_IMAGES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/azuld-images}
 label=org.azuld.inputs
@@ -198,6 +208,33 @@ haproxy_rootfs() {
 	debian_pack "$dir" "$tarball"
 }
 
+# patroni_rootfs TARBALL: a minbase Debian with postgresql-$PG_MAJOR,
+# Patroni (with python3-etcd, its etcd client) and pgBackRest, and curl for
+# the health check (Patroni's REST API).
+patroni_rootfs() {
+	local tarball=$1 dir
+	dir=$(tempdir)
+	debian_bootstrap "$dir"
+	mkdir -p "$dir/etc/postgresql-common"
+	echo 'create_main_cluster = false' >"$dir/etc/postgresql-common/createcluster.conf"
+	debian_install "$dir" "postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR" patroni python3-etcd pgbackrest curl ca-certificates
+	# As in the postgres image: no JIT, so no LLVM.
+	chroot "$dir" dpkg --purge --force-depends libllvm14 libz3-4 >>"$dir.log" 2>&1
+	rm -rf "$dir/usr/lib/postgresql/$PG_MAJOR/lib/llvmjit"* "$dir/usr/lib/postgresql/$PG_MAJOR/lib/bitcode" \
+		"$dir/usr/share/i18n"
+	debian_pack "$dir" "$tarball"
+}
+
+# etcd_rootfs TARBALL: a minbase Debian with the suite's etcd server and
+# its command-line client (the tests ask it who leads).
+etcd_rootfs() {
+	local tarball=$1 dir
+	dir=$(tempdir)
+	debian_bootstrap "$dir"
+	debian_install "$dir" etcd-server etcd-client
+	debian_pack "$dir" "$tarball"
+}
+
 # check_postgres IMAGE: the entry point does what the official image's
 # does for its clients: user, database, password over TCP, init scripts,
 # extra server options, two "ready" log lines, and a server not run as root.
@@ -275,6 +312,47 @@ build_haproxy() {
 	log "built $HAPROXY_IMAGE"
 }
 
+# A node of the HA stack: Patroni runs PostgreSQL, and pgBackRest archives
+# its WAL and takes its backups (deploy/ha, docs/OPERATIONS.md).
+build_patroni() {
+	local hash base tarball old
+	hash=$(inputs_hash patroni "$DEBIAN_SUITE" "$PG_MAJOR")
+	if up_to_date "$PATRONI_IMAGE" "$hash"; then log "$PATRONI_IMAGE is up to date"; return; fi
+	tarball=$(rootfs_tarball "patroni-$PG_MAJOR" patroni_rootfs)
+	if [ ! -s "$tarball" ]; then patroni_rootfs "$tarball"; else log "root file system from $tarball"; fi
+	base="azuld-local/patroni-rootfs:$PG_MAJOR"
+	docker import "$tarball" "$base" >/dev/null
+	old=$(old_id "$PATRONI_IMAGE")
+	quietly docker build -q --build-arg BASE="$base" --build-arg PG_MAJOR="$PG_MAJOR" \
+		--label "$label=$hash" -t "$PATRONI_IMAGE" "$here/patroni" >/dev/null
+	# The programs run with what the slimmed root file system kept.
+	if ! quietly docker run --rm --entrypoint sh "$PATRONI_IMAGE" -c \
+		'patroni --version && patronictl version && pgbackrest version && postgres --version && python3 -c "import etcd"'; then
+		docker rmi "$PATRONI_IMAGE" >/dev/null 2>&1 || true
+		return 1
+	fi
+	replaced "$PATRONI_IMAGE" "$old"
+	log "built $PATRONI_IMAGE"
+}
+
+build_etcd() {
+	local hash base tarball old
+	hash=$(inputs_hash etcd "$DEBIAN_SUITE")
+	if up_to_date "$ETCD_IMAGE" "$hash"; then log "$ETCD_IMAGE is up to date"; return; fi
+	tarball=$(rootfs_tarball etcd etcd_rootfs)
+	if [ ! -s "$tarball" ]; then etcd_rootfs "$tarball"; else log "root file system from $tarball"; fi
+	base="azuld-local/etcd-rootfs:$DEBIAN_SUITE"
+	docker import "$tarball" "$base" >/dev/null
+	old=$(old_id "$ETCD_IMAGE")
+	quietly docker build -q --build-arg BASE="$base" --label "$label=$hash" -t "$ETCD_IMAGE" "$here/etcd" >/dev/null
+	if ! quietly docker run --rm "$ETCD_IMAGE" sh -c 'etcd --version && etcdctl version'; then
+		docker rmi "$ETCD_IMAGE" >/dev/null 2>&1 || true
+		return 1
+	fi
+	replaced "$ETCD_IMAGE" "$old"
+	log "built $ETCD_IMAGE"
+}
+
 build_mailpit() {
 	local hash ctx old
 	hash=$(inputs_hash mailpit "$MAILPIT_VERSION")
@@ -331,8 +409,8 @@ build_azuld() {
 # makes the lines work in a shell's eval, and docker compose's .env
 # parser skips it.
 if [ "${1:-}" = --names ]; then
-	printf 'export AZUL_PG_IMAGE=%s\nexport AZUL_MAILPIT_IMAGE=%s\nexport AZUL_IMAGE=%s\nexport AZUL_CADDY_IMAGE=%s\nexport AZUL_HAPROXY_IMAGE=%s\n' \
-		"$PG_IMAGE" "$MAILPIT_IMAGE" "$AZULD_IMAGE" "$CADDY_IMAGE" "$HAPROXY_IMAGE"
+	printf 'export AZUL_PG_IMAGE=%s\nexport AZUL_MAILPIT_IMAGE=%s\nexport AZUL_IMAGE=%s\nexport AZUL_CADDY_IMAGE=%s\nexport AZUL_HAPROXY_IMAGE=%s\nexport AZUL_PATRONI_IMAGE=%s\nexport AZUL_ETCD_IMAGE=%s\n' \
+		"$PG_IMAGE" "$MAILPIT_IMAGE" "$AZULD_IMAGE" "$CADDY_IMAGE" "$HAPROXY_IMAGE" "$PATRONI_IMAGE" "$ETCD_IMAGE"
 	exit 0
 fi
 
@@ -341,8 +419,8 @@ mkdir -p "$cache"
 for image in "$@"; do
 	start=$SECONDS
 	case "$image" in
-	postgres | mailpit | azuld | haproxy | caddy) "build_$image" ;;
-	*) echo "unknown image $image (postgres, mailpit, azuld, haproxy, caddy)" >&2; exit 2 ;;
+	postgres | mailpit | azuld | haproxy | caddy | patroni | etcd) "build_$image" ;;
+	*) echo "unknown image $image (postgres, mailpit, azuld, haproxy, caddy, patroni, etcd)" >&2; exit 2 ;;
 	esac
 	log "$image: $((SECONDS - start))s"
 done

@@ -1,0 +1,136 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// haNodes are the PostgreSQL nodes of docker-compose.ha.yml, run by
+// Patroni.
+var haNodes = []string{"pg1", "pg2", "pg3"}
+
+// TestHAStackSmoke brings docker-compose.ha.yml up as a user would: a
+// primary with a synchronous standby, WAL archived by pgBackRest, and
+// azuld, which found the primary among the nodes its URL lists, plays.
+func TestHAStackSmoke(t *testing.T) {
+	if !enabled(t) {
+		return
+	}
+	s := newHAStack(t, false)
+	s.up()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	waitReady(t, s.http+"/readyz", time.Minute)
+	leader, err := s.waitPrimary(ctx, "", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the postgres user: pgBackRest reaches PostgreSQL over its socket
+	// with peer authentication.
+	if out, err := docker(ctx, "exec", "-u", "postgres", s.container(leader), "pgbackrest", "--stanza=azuld", "check"); err != nil {
+		t.Fatalf("pgbackrest check on %s: %v", leader, err)
+	} else if !strings.Contains(out, "successfully archived") {
+		t.Errorf("pgbackrest check on %s archived nothing:\n%s", leader, out)
+	}
+	c := newClient(s.http)
+	c.mailpit = s.mailpit
+	seats := [2]player{c.register(ctx, t, "Ana"), c.register(ctx, t, "Ben")}
+	g, err := c.createGame(ctx, seats[0], seats[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := c.playOne(ctx, g, seats, randomPick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) == 0 {
+		t.Fatalf("the move on %s was acknowledged with no event", leader)
+	}
+}
+
+// newHAStack prepares a project of docker-compose.ha.yml on top of the
+// base file, with the replicas file too when replicas is set.
+func newHAStack(t *testing.T, replicas bool) *stack {
+	t.Helper()
+	files := []string{"docker-compose.yml"}
+	if replicas {
+		files = append(files, "docker-compose.replicas.yml")
+	}
+	return newStack(t, append(files, "docker-compose.ha.yml")...)
+}
+
+// container is the name of a service's (first) container.
+func (s *stack) container(service string) string {
+	return s.project + "-" + service + "-1"
+}
+
+// patronictl runs patronictl in the first node whose container answers,
+// with the nodes' own configuration (and REST API password).
+func (s *stack) patronictl(ctx context.Context, args ...string) (string, error) {
+	var last error
+	for _, node := range haNodes {
+		out, err := docker(ctx, append([]string{"exec", s.container(node), "patronictl", "-c", "/etc/patroni/patroni.yml"}, args...)...)
+		if err == nil {
+			return out, nil
+		}
+		last = err
+	}
+	return "", last
+}
+
+// member is a node as `patronictl list -f json` describes it.
+type member struct {
+	Name  string `json:"Member"`
+	Role  string `json:"Role"`  // Leader, Sync Standby, Replica
+	State string `json:"State"` // running, stopped, ... (streaming after 3.0)
+	TL    int    `json:"TL"`
+}
+
+// members lists the cluster's nodes as Patroni sees them.
+func (s *stack) members(ctx context.Context) ([]member, error) {
+	out, err := s.patronictl(ctx, "list", "-f", "json")
+	if err != nil {
+		return nil, err
+	}
+	var ms []member
+	if err := json.Unmarshal([]byte(out), &ms); err != nil {
+		return nil, fmt.Errorf("patronictl list: %w: %s", err, out)
+	}
+	return ms, nil
+}
+
+// waitPrimary waits until a node other than not leads and a synchronous
+// standby streams from it, and returns the leader.
+func (s *stack) waitPrimary(ctx context.Context, not string, within time.Duration) (string, error) {
+	deadline := time.Now().Add(within)
+	var last string
+	for {
+		ms, err := s.members(ctx)
+		if err == nil {
+			leader, sync := "", false
+			for _, m := range ms {
+				switch {
+				case m.Role == "Leader" && m.State == "running" && m.Name != not:
+					leader = m.Name
+				case m.Role == "Sync Standby" && (m.State == "streaming" || m.State == "running"):
+					// Patroni 3.0 says running; later versions streaming.
+					sync = true
+				}
+			}
+			if leader != "" && sync {
+				return leader, nil
+			}
+			last = fmt.Sprintf("%+v", ms)
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", fmt.Errorf("no primary other than %q with a synchronous standby within %s: %s", not, within, strings.TrimSpace(last))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
