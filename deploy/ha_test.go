@@ -1,0 +1,759 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// haClients is how many clients play at once during a fault.
+const haClients = 4
+
+// haPatience is how long a client sends a request again while azuld has
+// no primary (502, 503, 504 or no answer) before it gives up: longer than
+// any failover the scenarios cause, so that a client that gives up is a
+// failure of the stack, not of the test.
+const haPatience = 2 * time.Minute
+
+// haScenario is one fault of TestHAFailover.
+type haScenario struct {
+	name string
+	// fault breaks the cluster whose primary is leader and synchronous
+	// standby sync, and returns the node that must not lead afterwards
+	// ("" when any may) and what puts the broken parts back once the
+	// load has stopped.
+	fault func(ctx context.Context, t *testing.T, s *stack, f *haFault)
+}
+
+// haFault is one fault under way: the cluster it broke, and what it
+// left to do and to check.
+type haFault struct {
+	leader, sync string // the primary and its synchronous standby before
+	// not is the node that must not lead afterwards ("" when any may).
+	not string
+	// heal puts the broken parts back once the load has stopped.
+	heal func(context.Context) error
+	// lost are the events (game/version) a cut-off primary wrote that
+	// its successor never had: none may have been acknowledged.
+	lost []string
+}
+
+// TestHAFailover plays games from several clients on the HA stack
+// (docker-compose.ha.yml) while, one after the other on the same stack,
+// the primary is killed, the primary is cut off from etcd and from azuld,
+// etcd's leader is killed, every database and etcd container is killed
+// and started again, and the primary is switched over. After each fault:
+// every move acknowledged to a client is in the game's log at its version,
+// no log has a gap or a fork, every game folds and verifies, no mail went
+// twice and the games played after the fault got all theirs, and writes
+// resumed. The longest time without an acknowledged move is logged per
+// fault; AZUL_HA_RUNS=N repeats the five faults N times and logs the
+// median and the maximum.
+func TestHAFailover(t *testing.T) {
+	if !enabled(t) {
+		return
+	}
+	runs := 1
+	if v := os.Getenv("AZUL_HA_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("AZUL_HA_RUNS=%q: want a count of 1 or more", v)
+		}
+		runs = n
+	}
+	s := newHAStack(t, false)
+	// A load test: its clients, all from one address, play far faster
+	// than people.
+	s.env = append(s.env, "AZUL_RATE_LIMITS=off")
+	keepAllMail(t, s)
+	s.up()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(runs)*20*time.Minute)
+	defer cancel()
+	waitReady(t, s.http+"/readyz", time.Minute)
+	c := newClient(s.http)
+	c.mailpit = s.mailpit
+	pairs := make([][2]player, haClients)
+	for w := range pairs {
+		pairs[w] = [2]player{c.register(ctx, t, fmt.Sprintf("Ana%d", w)), c.register(ctx, t, fmt.Sprintf("Ben%d", w))}
+	}
+
+	scenarios := []haScenario{
+		{"kill-primary", faultKillPrimary},
+		{"partition-primary", faultPartitionPrimary},
+		{"kill-etcd-leader", faultKillEtcdLeader},
+		{"restart-all", faultRestartAll},
+		{"switchover", faultSwitchover},
+	}
+	windows := map[string][]time.Duration{}
+	for run := 1; run <= runs; run++ {
+		for _, sc := range scenarios {
+			name := sc.name
+			if runs > 1 {
+				name = fmt.Sprintf("%s/%d", sc.name, run)
+			}
+			ok := t.Run(name, func(t *testing.T) {
+				w := runHAScenario(ctx, t, s, c, pairs, sc)
+				windows[sc.name] = append(windows[sc.name], w)
+			})
+			if !ok {
+				// The next fault would start from a cluster in an unknown
+				// state.
+				t.FailNow()
+			}
+		}
+	}
+	for _, sc := range scenarios {
+		ws := slices.Clone(windows[sc.name])
+		slices.Sort(ws)
+		t.Logf("%-18s unavailability over %d runs: median %s, max %s, all %v", sc.name, len(ws),
+			ws[len(ws)/2].Round(10*time.Millisecond), ws[len(ws)-1].Round(10*time.Millisecond), ws)
+	}
+}
+
+// runHAScenario brings the cluster back whole, starts the load, causes
+// the fault, lets every client finish its game and play a whole one more
+// once a primary with a synchronous standby is back, heals the cluster,
+// checks what the clients were told against the logs and the mails, and
+// returns the longest time without an acknowledged move.
+func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs [][2]player, sc haScenario) time.Duration {
+	leader, sync, err := s.waitHealthy(ctx, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("primary %s, synchronous standby %s", leader, sync)
+	load := startHALoad(ctx, c, pairs)
+	defer load.halt()
+	if err := load.waitMoves(ctx, 8*haClients); err != nil {
+		t.Fatal(err)
+	}
+	before := load.moves.Load()
+	faultAt := time.Now()
+	f := &haFault{leader: leader, sync: sync}
+	sc.fault(ctx, t, s, f)
+	t.Logf("fault caused in %s, after %d moves", time.Since(faultAt).Round(time.Millisecond), before)
+	primary, err := s.waitPrimary(ctx, f.not, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := time.Now()
+	t.Logf("primary %s with a synchronous standby %s after the fault", primary, back.Sub(faultAt).Round(time.Millisecond))
+	load.finish(back)
+	if err := load.wait(ctx, 5*time.Minute); err != nil {
+		t.Error(err)
+	}
+	if f.heal != nil {
+		if err := f.heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	window, first := load.window(faultAt)
+	t.Logf("%d games, %d moves acknowledged (%d after the fault), %d requests sent again; "+
+		"longest time without an acknowledged move %s, first move acknowledged %s after the fault",
+		len(load.games), load.moves.Load(), load.moves.Load()-before, load.retries.Load(),
+		window.Round(time.Millisecond), first.Round(time.Millisecond))
+	checkHALogs(ctx, t, c, load.games, f.lost)
+	checkHAMails(t, s, load.games, back)
+	return window
+}
+
+// faultKillPrimary kills the primary's container (SIGKILL: no shutdown, no
+// goodbye to etcd); its leader key expires after ttl and the synchronous
+// standby takes over.
+func faultKillPrimary(ctx context.Context, t *testing.T, s *stack, f *haFault) {
+	if _, err := docker(ctx, "kill", s.container(f.leader)); err != nil {
+		t.Fatal(err)
+	}
+	f.not = f.leader
+	f.heal = func(ctx context.Context) error {
+		_, err := docker(ctx, "start", s.container(f.leader))
+		return err
+	}
+}
+
+// faultPartitionPrimary takes the primary off the etcd network and off
+// the database network, so that it reaches neither etcd, nor its
+// standbys, nor azuld, and checks that it demotes itself. The writes it
+// took after the cut can never be acknowledged (no standby can confirm
+// them, and azuld cannot hear of them): the ones it holds that the new
+// primary has not are listed and none may have been acknowledged. Healing
+// connects it again and checks it rejoins as a standby of the new
+// primary's timeline (rewound).
+func faultPartitionPrimary(ctx context.Context, t *testing.T, s *stack, f *haFault) {
+	leader := f.leader
+	name := s.container(leader)
+	cut := time.Now()
+	for _, net := range []string{"_db", "_dcs"} {
+		if _, err := docker(ctx, "network", "disconnect", s.project+net, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// It must stop taking writes by itself: it can renew its leader key
+	// no more.
+	for {
+		out, err := s.psql(ctx, leader, "select pg_is_in_recovery()")
+		if err == nil && strings.TrimSpace(out) == "t" {
+			t.Logf("%s, cut off, demoted itself %s after the cut", leader, time.Since(cut).Round(time.Millisecond))
+			break
+		}
+		if time.Since(cut) > time.Minute {
+			t.Fatalf("%s, cut off from etcd, still takes writes a minute later: %s %v", leader, out, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	f.not = leader
+	f.heal = func(ctx context.Context) error {
+		// What the old primary has: whatever the new one lacks of it was
+		// never acknowledged (checked against the clients' records by
+		// checkHALogs through azuld; listed here by event).
+		old, err := s.psql(ctx, leader, "select stream_id || ' ' || version from events")
+		if err != nil {
+			return fmt.Errorf("events on the cut-off %s: %w", leader, err)
+		}
+		primary, err := s.waitPrimary(ctx, leader, time.Minute)
+		if err != nil {
+			return err
+		}
+		cur, err := s.psql(ctx, primary, "select stream_id || ' ' || version from events")
+		if err != nil {
+			return fmt.Errorf("events on %s: %w", primary, err)
+		}
+		have := map[string]bool{}
+		for _, l := range strings.Fields(strings.ReplaceAll(cur, " ", "/")) {
+			have[l] = true
+		}
+		var lost []string
+		for _, l := range strings.Fields(strings.ReplaceAll(old, " ", "/")) {
+			if !have[l] {
+				lost = append(lost, l)
+			}
+		}
+		t.Logf("%s holds %d events the new primary %s does not (taken after the cut, never acknowledged): %v", leader, len(lost), primary, lost)
+		f.lost = lost
+
+		rejoin := time.Now()
+		for _, net := range []string{"_db", "_dcs"} {
+			// The service's name is the address the others know it by.
+			if _, err := docker(ctx, "network", "connect", "--alias", leader, s.project+net, name); err != nil {
+				return err
+			}
+		}
+		if _, _, err := s.waitHealthy(ctx, 3*time.Minute); err != nil {
+			return fmt.Errorf("%s did not rejoin: %w", leader, err)
+		}
+		ms, err := s.members(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.Name == leader && m.Role == "Leader" {
+				return fmt.Errorf("%s leads again after it rejoined: %+v", leader, ms)
+			}
+		}
+		logs, _ := docker(ctx, "logs", "--since", rejoin.UTC().Format(time.RFC3339Nano), name)
+		t.Logf("%s rejoined as a standby %s after it was connected again (pg_rewind run: %t): %+v",
+			leader, time.Since(rejoin).Round(time.Millisecond), strings.Contains(logs, "pg_rewind"), ms)
+		return nil
+	}
+}
+
+// faultKillEtcdLeader kills the etcd member that leads; the two left
+// elect another, and Patroni's primary keeps (or retakes) its key.
+func faultKillEtcdLeader(ctx context.Context, t *testing.T, s *stack, f *haFault) {
+	e, err := s.etcdLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := docker(ctx, "kill", s.container(e)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed etcd's leader %s", e)
+	f.heal = func(ctx context.Context) error {
+		_, err := docker(ctx, "start", s.container(e))
+		return err
+	}
+}
+
+// faultRestartAll kills every etcd member and every database node at
+// once, and starts them all again: the cluster must elect a primary
+// among nodes none of which knows who led.
+func faultRestartAll(ctx context.Context, t *testing.T, s *stack, _ *haFault) {
+	var all []string
+	for _, n := range append(slices.Clone(haEtcd), haNodes...) {
+		all = append(all, s.container(n))
+	}
+	if _, err := docker(ctx, append([]string{"kill"}, all...)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := docker(ctx, append([]string{"start"}, all...)...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// faultSwitchover hands the primary's role to the synchronous standby,
+// as an operator does before maintenance.
+func faultSwitchover(ctx context.Context, t *testing.T, s *stack, f *haFault) {
+	out, err := s.patronictl(ctx, "switchover", "--leader", f.leader, "--candidate", f.sync, "--force")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("patronictl switchover: %s", lastLine(out))
+	f.not = f.leader
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// haEvent is an event as a move's answer and the log return it: enough
+// to tell two different events at one version apart.
+type haEvent struct {
+	Version  int64           `json:"version"`
+	Position int64           `json:"position"`
+	Type     string          `json:"type"`
+	Data     json.RawMessage `json:"data"`
+	Meta     struct {
+		CommandID string `json:"command_id"`
+	} `json:"meta"`
+}
+
+// same reports whether two events are one: same place, type, command and
+// data (compared as JSON values: the log may order keys otherwise).
+func (e haEvent) same(o haEvent) bool {
+	if e.Version != o.Version || e.Position != o.Position || e.Type != o.Type || e.Meta.CommandID != o.Meta.CommandID {
+		return false
+	}
+	var a, b any
+	if json.Unmarshal(e.Data, &a) != nil || json.Unmarshal(o.Data, &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// haGame is a game a client played, and every event it was told was
+// written.
+type haGame struct {
+	id       string
+	seats    [2]player // who plays it
+	created  time.Time
+	acked    []haEvent
+	ended    time.Time // when its last move was acknowledged, if it ended
+	finished bool
+}
+
+// haLoad is the clients' load on the stack: each plays whole games for
+// its pair of players, and records every acknowledged move and when.
+type haLoad struct {
+	c       *client
+	mu      sync.Mutex
+	games   []*haGame
+	writes  []time.Time // when each move was acknowledged
+	errs    []error
+	moves   atomic.Int64
+	retries atomic.Int64
+	// after, once set, is when the cluster was back: each client
+	// finishes its game, plays a whole one more, and stops.
+	after  atomic.Pointer[time.Time]
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startHALoad(ctx context.Context, c *client, pairs [][2]player) *haLoad {
+	ctx, cancel := context.WithCancel(ctx)
+	l := &haLoad{c: c, cancel: cancel, done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for _, pair := range pairs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := l.play(ctx, pair); err != nil && ctx.Err() == nil {
+				l.mu.Lock()
+				l.errs = append(l.errs, err)
+				l.mu.Unlock()
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(l.done) }()
+	return l
+}
+
+// play is one client: whole games, one after the other, until it has
+// played a whole game that began after the cluster was back.
+func (l *haLoad) play(ctx context.Context, seats [2]player) error {
+	for {
+		if a := l.after.Load(); a != nil {
+			l.mu.Lock()
+			whole := slices.ContainsFunc(l.games, func(g *haGame) bool { return g.finished && g.created.After(*a) && g.seats == seats })
+			l.mu.Unlock()
+			if whole {
+				return nil
+			}
+		}
+		g, err := l.c.createGameKeyed(ctx, seats[0], seats[1])
+		if err != nil {
+			return err
+		}
+		hg := &haGame{id: g.ID, seats: seats, created: time.Now()}
+		l.mu.Lock()
+		l.games = append(l.games, hg)
+		l.mu.Unlock()
+		for n := 0; ; n++ {
+			cur, err := l.c.gameWithin(ctx, g.ID, haPatience)
+			if err != nil {
+				return err
+			}
+			if cur.Status == "finished" {
+				l.mu.Lock()
+				hg.finished = true
+				l.mu.Unlock()
+				break
+			}
+			if n > maxMoves {
+				return fmt.Errorf("game %s: no end after %d moves", g.ID, n)
+			}
+			evs, retries, err := l.c.playKeyed(ctx, cur, seats)
+			l.retries.Add(int64(retries))
+			if err != nil {
+				return fmt.Errorf("game %s: %w", g.ID, err)
+			}
+			at := time.Now()
+			l.mu.Lock()
+			hg.acked = append(hg.acked, evs...)
+			hg.ended = at
+			l.writes = append(l.writes, at)
+			l.mu.Unlock()
+			l.moves.Add(1)
+		}
+	}
+}
+
+// waitMoves waits until n moves were acknowledged in all, or a client
+// gave up.
+func (l *haLoad) waitMoves(ctx context.Context, n int64) error {
+	for l.moves.Load() < n {
+		l.mu.Lock()
+		errs := slices.Clone(l.errs)
+		l.mu.Unlock()
+		if len(errs) > 0 {
+			return fmt.Errorf("a client gave up: %w", errors.Join(errs...))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("only %d of %d moves: %w", l.moves.Load(), n, ctx.Err())
+		case <-l.done:
+			return fmt.Errorf("the clients stopped after %d moves", l.moves.Load())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// finish tells the clients the cluster is back since at.
+func (l *haLoad) finish(at time.Time) { l.after.Store(&at) }
+
+// wait waits for the clients to stop, and reports those that gave up.
+func (l *haLoad) wait(ctx context.Context, within time.Duration) error {
+	select {
+	case <-l.done:
+	case <-time.After(within):
+		l.halt()
+		return fmt.Errorf("the clients did not finish their games within %s (%d moves)", within, l.moves.Load())
+	case <-ctx.Done():
+		l.halt()
+		return ctx.Err()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.errs) > 0 {
+		return fmt.Errorf("%d clients gave up: %w", len(l.errs), errors.Join(l.errs...))
+	}
+	return nil
+}
+
+// halt stops the clients where they are.
+func (l *haLoad) halt() {
+	l.cancel()
+	<-l.done
+}
+
+// window is the longest time without an acknowledged move from the last
+// one before the fault on, and how long after the fault the first one
+// came.
+func (l *haLoad) window(fault time.Time) (longest, first time.Duration) {
+	l.mu.Lock()
+	ws := slices.Clone(l.writes)
+	l.mu.Unlock()
+	sort.Slice(ws, func(i, j int) bool { return ws[i].Before(ws[j]) })
+	i := sort.Search(len(ws), func(i int) bool { return ws[i].After(fault) })
+	if i == len(ws) {
+		return time.Since(fault), time.Since(fault)
+	}
+	first = ws[i].Sub(fault)
+	if i > 0 {
+		i--
+	}
+	for ; i+1 < len(ws); i++ {
+		longest = max(longest, ws[i+1].Sub(ws[i]))
+	}
+	return longest, first
+}
+
+// createGameKeyed starts an Azul Mini game of two players, sent again
+// with one Idempotency-Key while azuld has no primary.
+func (c *client) createGameKeyed(ctx context.Context, a, b player) (gameView, error) {
+	var key [8]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return gameView{}, fmt.Errorf("idempotency key: %w", err)
+	}
+	body := map[string]any{"ruleset": "azul-mini", "seats": []map[string]string{{"player": "me"}, {"player": b.ID}}}
+	status, raw, _, err := c.retrying(ctx, haPatience, http.MethodPost, "/v1/games", a.Token, body,
+		map[string]string{"Idempotency-Key": fmt.Sprintf("game-%x", key)})
+	if err != nil {
+		return gameView{}, err
+	}
+	if status != http.StatusCreated {
+		return gameView{}, fmt.Errorf("create game: %d %s", status, raw)
+	}
+	var g gameView
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return gameView{}, fmt.Errorf("create game: %w", err)
+	}
+	if g.Status != "active" {
+		return gameView{}, fmt.Errorf("game created %q, want active", g.Status)
+	}
+	return g, nil
+}
+
+// gameWithin reads a game's state, trying again for within.
+func (c *client) gameWithin(ctx context.Context, id string, within time.Duration) (gameView, error) {
+	status, b, _, err := c.retrying(ctx, within, http.MethodGet, "/v1/games/"+id, "", nil, nil)
+	if err != nil {
+		return gameView{}, err
+	}
+	if status != http.StatusOK {
+		return gameView{}, fmt.Errorf("GET game %s: %d %s", id, status, b)
+	}
+	var g gameView
+	return g, json.Unmarshal(b, &g)
+}
+
+// playKeyed makes a random move (not resign) for the seat to act in g,
+// sent again with the same Idempotency-Key until azuld answers, and
+// returns the events it was acknowledged with.
+func (c *client) playKeyed(ctx context.Context, g gameView, seats [2]player) ([]haEvent, int, error) {
+	p := seats[g.ToAct[0]]
+	path := "/v1/games/" + g.ID
+	status, b, retries, err := c.retrying(ctx, haPatience, http.MethodGet, path+"/legal-moves", p.Token, nil, nil)
+	if err != nil {
+		return nil, retries, err
+	}
+	if status != http.StatusOK {
+		return nil, retries, fmt.Errorf("legal-moves at %d: %d %s", g.Version, status, b)
+	}
+	var lm struct {
+		Version int64       `json:"version"`
+		Moves   []legalMove `json:"moves"`
+	}
+	if err := json.Unmarshal(b, &lm); err != nil {
+		return nil, retries, fmt.Errorf("legal-moves: %w", err)
+	}
+	moves := slices.DeleteFunc(lm.Moves, func(m legalMove) bool { return m.Notation == "resign" })
+	if lm.Version != g.Version || len(moves) == 0 {
+		return nil, retries, fmt.Errorf("legal-moves at %d (game at %d): %d moves besides resign", lm.Version, g.Version, len(moves))
+	}
+	m := moves[randomPick(len(moves))]
+	hdr := map[string]string{
+		"If-Match":        strconv.FormatInt(g.Version, 10),
+		"Idempotency-Key": fmt.Sprintf("%s-%d", g.ID, g.Version),
+	}
+	status, b, more, err := c.retrying(ctx, haPatience, http.MethodPost, path+"/moves", p.Token, m.Move, hdr)
+	retries += more
+	if err != nil {
+		return nil, retries, err
+	}
+	if status != http.StatusCreated {
+		return nil, retries, fmt.Errorf("move %s at %d: %d %s", m.Notation, g.Version, status, b)
+	}
+	var res struct {
+		Events []haEvent `json:"events"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, retries, fmt.Errorf("move %s at %d: %w", m.Notation, g.Version, err)
+	}
+	if len(res.Events) == 0 || res.Events[0].Version != g.Version+1 {
+		return nil, retries, fmt.Errorf("move %s at %d acknowledged with events %+v", m.Notation, g.Version, res.Events)
+	}
+	return res.Events, retries, nil
+}
+
+// haLog reads a game's whole log.
+func (c *client) haLog(ctx context.Context, id string) ([]haEvent, error) {
+	status, b, _, err := c.retrying(ctx, haPatience, http.MethodGet, "/v1/games/"+id+"/events?format=jsonl", "", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("events of %s: %d %s", id, status, b)
+	}
+	var out []haEvent
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var e haEvent
+		if err := dec.Decode(&e); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("events of %s: %w", id, err)
+		}
+		out = append(out, e)
+	}
+}
+
+// checkHALogs checks every game against what its client was told: the log
+// has versions 1..n with no gap, every acknowledged event is the one at
+// its version, the game folds to version n, and its fairness proof holds
+// (pass once finished; never fail).
+func checkHALogs(ctx context.Context, t *testing.T, c *client, games []*haGame, lost []string) {
+	t.Helper()
+	acked := map[string]bool{}
+	events := 0
+	for _, g := range games {
+		log, err := c.haLog(ctx, g.id)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		events += len(log)
+		for i, e := range log {
+			if e.Version != int64(i+1) {
+				t.Errorf("game %s: the log's event %d is at version %d (a gap or a fork)", g.id, i+1, e.Version)
+				break
+			}
+			if i > 0 && e.Position <= log[i-1].Position {
+				t.Errorf("game %s: version %d at position %d, after %d", g.id, e.Version, e.Position, log[i-1].Position)
+			}
+		}
+		for _, a := range g.acked {
+			acked[g.id+"/"+strconv.FormatInt(a.Version, 10)] = true
+			if a.Version < 1 || a.Version > int64(len(log)) {
+				t.Errorf("game %s: acknowledged event at version %d is lost (the log ends at %d)", g.id, a.Version, len(log))
+				continue
+			}
+			if got := log[a.Version-1]; !got.same(a) {
+				t.Errorf("game %s: acknowledged %s at version %d (position %d), the log has %s (position %d)",
+					g.id, a.Type, a.Version, a.Position, got.Type, got.Position)
+			}
+		}
+		cur, err := c.gameWithin(ctx, g.id, haPatience)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if cur.Version != int64(len(log)) {
+			t.Errorf("game %s folds to version %d, its log has %d events", g.id, cur.Version, len(log))
+		}
+		status, b, _, err := c.retrying(ctx, haPatience, http.MethodGet, "/v1/games/"+g.id+"/verify", "", nil, nil)
+		var v struct {
+			Result string `json:"result"`
+			Events int    `json:"events"`
+		}
+		if err != nil || status != http.StatusOK || json.Unmarshal(b, &v) != nil {
+			t.Errorf("verify %s: %d %s %v", g.id, status, b, err)
+			continue
+		}
+		if v.Result == "fail" || (cur.Status == "finished" && v.Result != "pass") {
+			t.Errorf("game %s (%s) verifies %q: %s", g.id, cur.Status, v.Result, b)
+		}
+	}
+	for _, l := range lost {
+		if acked[l] {
+			t.Errorf("event %s was acknowledged, yet the cut-off primary holds it and its successor does not", l)
+		}
+	}
+	t.Logf("%d games, %d events in their logs: every acknowledged move at its version, no gap, no fork", len(games), events)
+}
+
+// checkHAMails checks that no mail went twice, that every game that began
+// after the cluster was back got its start mail, and every game that
+// ended after it its two game-over mails; then empties mailpit, so that
+// each fault is counted alone. A mail job that was running when its
+// database went may have sent its mail and not marked it done: it is
+// run again only when stuck jobs are rescued, an hour later, so the
+// games of the fault itself are checked for duplicates only.
+func checkHAMails(t *testing.T, s *stack, games []*haGame, back time.Time) {
+	t.Helper()
+	var complete []*haGame
+	for _, g := range games {
+		if g.finished && g.ended.After(back) {
+			complete = append(complete, g)
+		}
+	}
+	if len(complete) < haClients {
+		t.Errorf("%d games ended after the cluster was back, want at least %d", len(complete), haClients)
+	}
+	ms := waitMails(t, s.mailpit, 2*time.Minute, func(ms []mail) bool {
+		for _, g := range complete {
+			k := countQuiet(ms, g.id)
+			if k["over"] != 2 || (g.created.After(back) && k["started"] != 1) {
+				return false
+			}
+		}
+		return true
+	})
+	turns := 0
+	for _, g := range games {
+		k := count(t, ms, g.id)
+		turns += k["turn"]
+		if k["started"] > 1 || k["over"] > 2 {
+			t.Errorf("game %s: mails %v", g.id, k)
+		}
+	}
+	t.Logf("%d mails, %d of them turn mails, none twice; the %d games that ended after the fault got their game-over mails", len(ms), turns, len(complete))
+	req, err := http.NewRequest(http.MethodDelete, s.mailpit+"/api/v1/messages", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("emptying mailpit: %v", err)
+	}
+	resp.Body.Close()
+}
+
+// countQuiet is count without the duplicate check (waitMails polls).
+func countQuiet(ms []mail, game string) map[string]int {
+	kinds := map[string]int{}
+	for _, m := range ms {
+		if g, k := m.kind(); g == game {
+			kinds[k]++
+		}
+	}
+	return kinds
+}
+
+// keepAllMail lifts mailpit's limit of 500 messages, past which it
+// deletes the oldest: the test counts every mail of every game.
+func keepAllMail(t *testing.T, s *stack) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "mailpit-unbounded.yml")
+	if err := os.WriteFile(f, []byte("services:\n  mailpit:\n    environment:\n      MP_MAX_MESSAGES: \"0\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.files = append(s.files, f)
+}
