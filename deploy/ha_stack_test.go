@@ -233,3 +233,44 @@ func (s *stack) etcdLeader(ctx context.Context) (string, error) {
 func (s *stack) psql(ctx context.Context, node, query string) (string, error) {
 	return docker(ctx, "exec", "-u", "postgres", s.container(node), "psql", "-X", "-d", "azuld", "-tAc", query)
 }
+
+// waitWritable waits until a node other than not is a primary that can
+// commit: PostgreSQL itself says it is out of recovery with a synchronous
+// standby streaming from it. Patroni's view (waitPrimary) can be stale
+// right after every node restarted, and patronictl is slow while an etcd
+// member is down; this asks the nodes.
+func (s *stack) waitWritable(ctx context.Context, not string, within time.Duration) (string, error) {
+	deadline := time.Now().Add(within)
+	var last []string
+	for {
+		last = last[:0]
+		for _, n := range haNodes {
+			if n == not {
+				continue
+			}
+			out, err := s.psql(ctx, n, "select pg_is_in_recovery(), (select count(*) from pg_stat_replication where sync_state = 'sync')")
+			if err == nil && strings.TrimSpace(out) != "" && strings.HasPrefix(strings.TrimSpace(out), "f|") && strings.TrimSpace(out) != "f|0" {
+				return n, nil
+			}
+			last = append(last, fmt.Sprintf("%s: %s %v", n, strings.TrimSpace(out), err))
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", fmt.Errorf("no primary with a synchronous standby other than %q within %s: %s", not, within, strings.Join(last, "; "))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// nodeState is what PostgreSQL on a node says of its role: in recovery
+// or not, synchronous_standby_names, and how many standbys stream from it
+// (synchronously).
+func (s *stack) nodeState(ctx context.Context, node string) string {
+	out, err := s.psql(ctx, node, "select case when pg_is_in_recovery() then 'standby' else 'primary' end || "+
+		"' sync_names=' || quote_literal(current_setting('synchronous_standby_names')) || "+
+		"' streaming=' || (select count(*) from pg_stat_replication) || "+
+		"' sync=' || (select count(*) from pg_stat_replication where sync_state = 'sync')")
+	if err != nil {
+		return "down"
+	}
+	return strings.TrimSpace(out)
+}

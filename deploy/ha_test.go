@@ -145,13 +145,15 @@ func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs
 	before := load.moves.Load()
 	faultAt := time.Now()
 	f := &haFault{leader: leader, sync: sync}
+	stopWatch := s.watchNodes(ctx, faultAt)
 	sc.fault(ctx, t, s, f)
 	t.Logf("fault caused in %s, after %d moves", time.Since(faultAt).Round(time.Millisecond), before)
-	primary, err := s.waitPrimary(ctx, f.not, 3*time.Minute)
+	primary, err := s.waitWritable(ctx, f.not, 3*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	back := time.Now()
+	t.Logf("what PostgreSQL said on each node:\n%s", stopWatch())
 	t.Logf("primary %s with a synchronous standby %s after the fault", primary, back.Sub(faultAt).Round(time.Millisecond))
 	load.finish(back)
 	if err := load.wait(ctx, 5*time.Minute); err != nil {
@@ -165,13 +167,45 @@ func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs
 
 	t.Logf("what the nodes did:\n%s", s.patroniTimeline(ctx, faultAt))
 	window, first := load.window(faultAt)
-	t.Logf("%d games, %d moves acknowledged (%d after the fault), %d requests sent again; "+
-		"longest time without an acknowledged move %s, first move acknowledged %s after the fault",
-		len(load.games), load.moves.Load(), load.moves.Load()-before, load.retries.Load(),
+	t.Logf("%d games, %d moves acknowledged (%d after the fault, %d of them with the answer of an earlier try), %d requests sent again; "+
+		"longest time without a move written %s, first move written %s after the fault",
+		len(load.games), load.moves.Load(), load.moves.Load()-before, load.replays, load.retries.Load(),
 		window.Round(time.Millisecond), first.Round(time.Millisecond))
 	checkHALogs(ctx, t, c, load.games, f.lost)
 	checkHAMails(t, s, load.games, back)
 	return window
+}
+
+// watchNodes asks every node's PostgreSQL what it is, again and again
+// until the returned function is called, which returns each change with
+// its time after since: when a new primary began to take writes, and with
+// which standby.
+func (s *stack) watchNodes(ctx context.Context, since time.Time) func() string {
+	ctx, cancel := context.WithCancel(ctx)
+	var b strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		last := map[string]string{}
+		for ctx.Err() == nil {
+			for _, n := range haNodes {
+				st := s.nodeState(ctx, n)
+				if ctx.Err() != nil {
+					return
+				}
+				if st != last[n] {
+					fmt.Fprintf(&b, "%+7.2fs %s %s\n", time.Since(since).Seconds(), n, st)
+					last[n] = st
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	return func() string {
+		cancel()
+		<-done
+		return b.String()
+	}
 }
 
 // faultKillPrimary kills the primary's container (SIGKILL: no shutdown, no
@@ -367,6 +401,7 @@ type haLoad struct {
 	games   []*haGame
 	writes  []time.Time // when each move was acknowledged
 	errs    []error
+	replays int // moves acknowledged with an earlier try's answer
 	moves   atomic.Int64
 	retries atomic.Int64
 	// after, once set, is when the cluster was back: each client
@@ -438,7 +473,7 @@ func (l *haLoad) play(ctx context.Context, seats [2]player) error {
 			if n > maxMoves {
 				return fmt.Errorf("game %s: no end after %d moves", g.ID, n)
 			}
-			evs, retries, err := l.c.playKeyed(ctx, cur, seats)
+			ack, retries, err := l.c.playKeyed(ctx, cur, seats)
 			l.retries.Add(int64(retries))
 			if err != nil {
 				if l.goOn(fmt.Errorf("game %s: %w", g.ID, err)) {
@@ -448,9 +483,15 @@ func (l *haLoad) play(ctx context.Context, seats [2]player) error {
 			}
 			at := time.Now()
 			l.mu.Lock()
-			hg.acked = append(hg.acked, evs...)
+			hg.acked = append(hg.acked, ack.events...)
 			hg.ended = at
-			l.writes = append(l.writes, at)
+			if ack.replayed {
+				// Written before, at a time the client cannot know: not
+				// a write that came through now.
+				l.replays++
+			} else {
+				l.writes = append(l.writes, at)
+			}
 			l.mu.Unlock()
 			l.moves.Add(1)
 		}
@@ -525,9 +566,9 @@ func (l *haLoad) halt() {
 	<-l.done
 }
 
-// window is the longest time without an acknowledged move from the last
-// one before the fault on, and how long after the fault the first one
-// came.
+// window is the longest time without a move written (acknowledged, not
+// replayed) from the last one before the fault on, and how long after
+// the fault the first one came.
 func (l *haLoad) window(fault time.Time) (longest, first time.Duration) {
 	l.mu.Lock()
 	ws := slices.Clone(l.writes)
@@ -586,36 +627,39 @@ func (c *client) gameWithin(ctx context.Context, id string, within time.Duration
 	return g, json.Unmarshal(b, &g)
 }
 
-// playKeyed makes a random move (not resign) for the seat to act in g,
-// sent again with the same Idempotency-Key until azuld answers, and
-// returns the events it was acknowledged with.
-func (c *client) playKeyed(ctx context.Context, g gameView, seats [2]player) ([]haEvent, int, error) {
-	evs, retries, _, err := c.playTimed(ctx, g, seats)
-	return evs, retries, err
+// haAck is a move's acknowledgement.
+type haAck struct {
+	events []haEvent
+	// replayed: the answer of an earlier try that was written (its
+	// answer lost), sent again for its Idempotency-Key; nothing new was
+	// written.
+	replayed bool
+	took     time.Duration // from the POST's first try to its answer
 }
 
-// playTimed is playKeyed that also returns how long the move's POST took
-// from its first try to its answer.
-func (c *client) playTimed(ctx context.Context, g gameView, seats [2]player) ([]haEvent, int, time.Duration, error) {
+// playKeyed makes a random move (not resign) for the seat to act in g,
+// sent again with the same Idempotency-Key until azuld answers, and
+// returns its acknowledgement and how many requests were sent again.
+func (c *client) playKeyed(ctx context.Context, g gameView, seats [2]player) (haAck, int, error) {
 	p := seats[g.ToAct[0]]
 	path := "/v1/games/" + g.ID
 	status, b, retries, err := c.retrying(ctx, haPatience, http.MethodGet, path+"/legal-moves", p.Token, nil, nil)
 	if err != nil {
-		return nil, retries, 0, err
+		return haAck{}, retries, err
 	}
 	if status != http.StatusOK {
-		return nil, retries, 0, fmt.Errorf("legal-moves at %d: %w", g.Version, &statusError{status, b})
+		return haAck{}, retries, fmt.Errorf("legal-moves at %d: %w", g.Version, &statusError{status, b})
 	}
 	var lm struct {
 		Version int64       `json:"version"`
 		Moves   []legalMove `json:"moves"`
 	}
 	if err := json.Unmarshal(b, &lm); err != nil {
-		return nil, retries, 0, fmt.Errorf("legal-moves: %w", err)
+		return haAck{}, retries, fmt.Errorf("legal-moves: %w", err)
 	}
 	moves := slices.DeleteFunc(lm.Moves, func(m legalMove) bool { return m.Notation == "resign" })
 	if lm.Version != g.Version || len(moves) == 0 {
-		return nil, retries, 0, fmt.Errorf("legal-moves at %d (game at %d): %d moves besides resign", lm.Version, g.Version, len(moves))
+		return haAck{}, retries, fmt.Errorf("legal-moves at %d (game at %d): %d moves besides resign", lm.Version, g.Version, len(moves))
 	}
 	m := moves[randomPick(len(moves))]
 	hdr := map[string]string{
@@ -627,21 +671,22 @@ func (c *client) playTimed(ctx context.Context, g gameView, seats [2]player) ([]
 	took := time.Since(sent)
 	retries += more
 	if err != nil {
-		return nil, retries, 0, err
+		return haAck{}, retries, err
 	}
 	if status != http.StatusCreated {
-		return nil, retries, 0, fmt.Errorf("move %s at %d: %w", m.Notation, g.Version, &statusError{status, b})
+		return haAck{}, retries, fmt.Errorf("move %s at %d: %w", m.Notation, g.Version, &statusError{status, b})
 	}
 	var res struct {
-		Events []haEvent `json:"events"`
+		Events   []haEvent `json:"events"`
+		Replayed bool      `json:"replayed"`
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, retries, 0, fmt.Errorf("move %s at %d: %w", m.Notation, g.Version, err)
+		return haAck{}, retries, fmt.Errorf("move %s at %d: %w", m.Notation, g.Version, err)
 	}
 	if len(res.Events) == 0 || res.Events[0].Version != g.Version+1 {
-		return nil, retries, 0, fmt.Errorf("move %s at %d acknowledged with events %+v", m.Notation, g.Version, res.Events)
+		return haAck{}, retries, fmt.Errorf("move %s at %d acknowledged with events %+v", m.Notation, g.Version, res.Events)
 	}
-	return res.Events, retries, took, nil
+	return haAck{events: res.Events, replayed: res.Replayed, took: took}, retries, nil
 }
 
 // haLog reads a game's whole log.
@@ -894,7 +939,7 @@ func measureMoves(ctx context.Context, c *client, pairs [][2]player, d time.Dura
 					return
 				}
 				for g.Status != "finished" && time.Now().Before(end) {
-					_, _, took, err := c.playTimed(ctx, g, seats)
+					ack, _, err := c.playKeyed(ctx, g, seats)
 					if err == nil {
 						g, err = c.gameWithin(ctx, g.ID, time.Minute)
 					}
@@ -906,7 +951,7 @@ func measureMoves(ctx context.Context, c *client, pairs [][2]player, d time.Dura
 					}
 					if now := time.Now(); now.After(start) && now.Before(end) {
 						mu.Lock()
-						lat = append(lat, took)
+						lat = append(lat, ack.took)
 						moves++
 						mu.Unlock()
 					}
