@@ -145,6 +145,16 @@ func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs
 	before := load.moves.Load()
 	faultAt := time.Now()
 	f := &haFault{leader: leader, sync: sync}
+	healed := false
+	defer func() {
+		// A fault that failed half way still puts the cluster back
+		// together for the next one.
+		if !healed && f.heal != nil {
+			if err := f.heal(ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
 	stopWatch := s.watchNodes(ctx, faultAt)
 	sc.fault(ctx, t, s, f)
 	t.Logf("fault caused in %s, after %d moves", time.Since(faultAt).Round(time.Millisecond), before)
@@ -160,6 +170,7 @@ func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs
 		t.Error(err)
 	}
 	if f.heal != nil {
+		healed = true
 		if err := f.heal(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -239,49 +250,15 @@ func faultPartitionPrimary(ctx context.Context, t *testing.T, s *stack, f *haFau
 			t.Fatal(err)
 		}
 	}
-	// It must stop taking writes by itself: it can renew its leader key
-	// no more.
-	for {
-		out, err := s.psql(ctx, leader, "select pg_is_in_recovery()")
-		if err == nil && strings.TrimSpace(out) == "t" {
-			t.Logf("%s, cut off, demoted itself %s after the cut", leader, time.Since(cut).Round(time.Millisecond))
-			break
-		}
-		if time.Since(cut) > time.Minute {
-			t.Fatalf("%s, cut off from etcd, still takes writes a minute later: %s %v", leader, out, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
 	f.not = leader
 	f.heal = func(ctx context.Context) error {
 		// What the old primary has: whatever the new one lacks of it was
 		// never acknowledged (checked against the clients' records by
 		// checkHALogs through azuld; listed here by event).
-		old, err := s.psql(ctx, leader, "select stream_id || ' ' || version from events")
-		if err != nil {
-			return fmt.Errorf("events on the cut-off %s: %w", leader, err)
+		if err := f.compare(ctx, t, s, leader); err != nil {
+			// Connected again all the same, for the next fault.
+			t.Error(err)
 		}
-		primary, err := s.waitPrimary(ctx, leader, time.Minute)
-		if err != nil {
-			return err
-		}
-		cur, err := s.psql(ctx, primary, "select stream_id || ' ' || version from events")
-		if err != nil {
-			return fmt.Errorf("events on %s: %w", primary, err)
-		}
-		have := map[string]bool{}
-		for _, l := range strings.Fields(strings.ReplaceAll(cur, " ", "/")) {
-			have[l] = true
-		}
-		var lost []string
-		for _, l := range strings.Fields(strings.ReplaceAll(old, " ", "/")) {
-			if !have[l] {
-				lost = append(lost, l)
-			}
-		}
-		t.Logf("%s holds %d events the new primary %s does not (taken after the cut, never acknowledged): %v", leader, len(lost), primary, lost)
-		f.lost = lost
-
 		rejoin := time.Now()
 		for _, net := range []string{"_db", "_dcs"} {
 			// The service's name is the address the others know it by.
@@ -306,6 +283,47 @@ func faultPartitionPrimary(ctx context.Context, t *testing.T, s *stack, f *haFau
 			leader, time.Since(rejoin).Round(time.Millisecond), strings.Contains(logs, "pg_rewind"), ms)
 		return nil
 	}
+	// It must stop taking writes by itself: it can renew its leader key
+	// no more.
+	for {
+		out, err := s.psql(ctx, leader, "select pg_is_in_recovery()")
+		if err == nil && strings.TrimSpace(out) == "t" {
+			t.Logf("%s, cut off, demoted itself %s after the cut", leader, time.Since(cut).Round(time.Millisecond))
+			break
+		}
+		if time.Since(cut) > time.Minute {
+			t.Fatalf("%s, cut off from etcd, is no read-only standby a minute after the cut: %s %v", leader, out, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// compare lists the events the cut-off old primary holds that the new
+// primary does not (taken after the cut, never acknowledged) in f.lost.
+func (f *haFault) compare(ctx context.Context, t *testing.T, s *stack, old string) error {
+	held, err := s.psql(ctx, old, "select stream_id || '/' || version from events")
+	if err != nil {
+		return fmt.Errorf("events on the cut-off %s: %w", old, err)
+	}
+	primary, err := s.waitWritable(ctx, old, time.Minute)
+	if err != nil {
+		return err
+	}
+	cur, err := s.psql(ctx, primary, "select stream_id || '/' || version from events")
+	if err != nil {
+		return fmt.Errorf("events on %s: %w", primary, err)
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Fields(cur) {
+		have[l] = true
+	}
+	for _, l := range strings.Fields(held) {
+		if !have[l] {
+			f.lost = append(f.lost, l)
+		}
+	}
+	t.Logf("%s holds %d events the new primary %s does not (taken after the cut, never acknowledged): %v", old, len(f.lost), primary, f.lost)
+	return nil
 }
 
 // faultKillEtcdLeader kills the etcd member that leads; the two left
