@@ -34,10 +34,9 @@ const haPatience = 2 * time.Minute
 // haScenario is one fault of TestHAFailover.
 type haScenario struct {
 	name string
-	// fault breaks the cluster whose primary is leader and synchronous
-	// standby sync, and returns the node that must not lead afterwards
-	// ("" when any may) and what puts the broken parts back once the
-	// load has stopped.
+	// fault breaks the cluster described by f (its primary and
+	// synchronous standby) and fills in the rest of f: the node that must
+	// not lead afterwards, and what heals the cluster.
 	fault func(ctx context.Context, t *testing.T, s *stack, f *haFault)
 }
 
@@ -62,8 +61,7 @@ type haFault struct {
 // every move acknowledged to a client is in the game's log at its version,
 // no log has a gap or a fork, every game folds and verifies, no mail went
 // twice and the games played after the fault got all theirs, and writes
-// resumed. The longest time without an acknowledged move is logged per
-// fault; AZUL_HA_RUNS=N repeats the five faults N times and logs the
+// resumed. The longest time without a move written is logged per fault; AZUL_HA_RUNS=N repeats the five faults N times and logs the
 // median and the maximum.
 func TestHAFailover(t *testing.T) {
 	if !enabled(t) {
@@ -130,7 +128,7 @@ func TestHAFailover(t *testing.T) {
 // the fault, lets every client finish its game and play a whole one more
 // once a primary with a synchronous standby is back, heals the cluster,
 // checks what the clients were told against the logs and the mails, and
-// returns the longest time without an acknowledged move.
+// returns the longest time without a move written.
 func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs [][2]player, sc haScenario) time.Duration {
 	leader, sync, err := s.waitHealthy(ctx, 3*time.Minute)
 	if err != nil {
@@ -156,6 +154,7 @@ func runHAScenario(ctx context.Context, t *testing.T, s *stack, c *client, pairs
 		}
 	}()
 	stopWatch := s.watchNodes(ctx, faultAt)
+	defer stopWatch()
 	sc.fault(ctx, t, s, f)
 	t.Logf("fault caused in %s, after %d moves", time.Since(faultAt).Round(time.Millisecond), before)
 	primary, err := s.waitWritable(ctx, f.not, 3*time.Minute)
@@ -344,8 +343,9 @@ func faultKillEtcdLeader(ctx context.Context, t *testing.T, s *stack, f *haFault
 }
 
 // faultRestartAll kills every etcd member and every database node at
-// once, and starts them all again: the cluster must elect a primary
-// among nodes none of which knows who led.
+// once, and starts them all again: the cluster must come back from cold
+// by itself (etcd its quorum, each PostgreSQL its crash recovery, Patroni
+// its leader) with nothing acknowledged lost.
 func faultRestartAll(ctx context.Context, t *testing.T, s *stack, _ *haFault) {
 	var all []string
 	for _, n := range append(slices.Clone(haEtcd), haNodes...) {
