@@ -134,3 +134,143 @@ func (s *stack) waitPrimary(ctx context.Context, not string, within time.Duratio
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// haEtcd are the etcd members of docker-compose.ha.yml.
+var haEtcd = []string{"etcd1", "etcd2", "etcd3"}
+
+// waitHealthy waits until the whole cluster is back: every etcd member
+// healthy, and the three nodes running on one timeline, a leader, a
+// synchronous standby and a replica. It returns the leader and the
+// synchronous standby.
+func (s *stack) waitHealthy(ctx context.Context, within time.Duration) (leader, sync string, err error) {
+	deadline := time.Now().Add(within)
+	var last string
+	for {
+		leader, sync, last = s.healthy(ctx)
+		if last == "" {
+			return leader, sync, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", "", fmt.Errorf("the cluster is not whole within %s: %s", within, last)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// healthy is one look of waitHealthy: what is missing, or "".
+func (s *stack) healthy(ctx context.Context) (leader, sync, missing string) {
+	for _, e := range haEtcd {
+		if _, err := docker(ctx, "exec", s.container(e), "etcdctl", "--endpoints=http://127.0.0.1:2379", "endpoint", "health"); err != nil {
+			return "", "", fmt.Sprintf("%s: %v", e, err)
+		}
+	}
+	ms, err := s.members(ctx)
+	if err != nil {
+		return "", "", err.Error()
+	}
+	tl := map[int]bool{}
+	replicas := 0
+	for _, m := range ms {
+		if m.State != "running" && m.State != "streaming" {
+			return "", "", fmt.Sprintf("%+v", ms)
+		}
+		tl[m.TL] = true
+		switch m.Role {
+		case "Leader":
+			leader = m.Name
+		case "Sync Standby":
+			sync = m.Name
+		case "Replica":
+			replicas++
+		}
+	}
+	if len(ms) != len(haNodes) || leader == "" || sync == "" || replicas != 1 || len(tl) != 1 {
+		return "", "", fmt.Sprintf("%+v", ms)
+	}
+	return leader, sync, ""
+}
+
+// etcdLeader is the etcd member that leads, as the members say
+// (etcdctl endpoint status, asked in the first member that answers).
+func (s *stack) etcdLeader(ctx context.Context) (string, error) {
+	eps := make([]string, len(haEtcd))
+	for i, e := range haEtcd {
+		eps[i] = "http://" + e + ":2379"
+	}
+	var last error
+	for _, e := range haEtcd {
+		out, err := docker(ctx, "exec", s.container(e), "etcdctl", "--endpoints="+strings.Join(eps, ","), "endpoint", "status", "-w", "json")
+		if err != nil {
+			last = err
+			continue
+		}
+		var st []struct {
+			Endpoint string `json:"Endpoint"`
+			Status   struct {
+				Header struct {
+					MemberID uint64 `json:"member_id"`
+				} `json:"header"`
+				Leader uint64 `json:"leader"`
+			} `json:"Status"`
+		}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			return "", fmt.Errorf("etcdctl endpoint status: %w: %s", err, out)
+		}
+		for _, x := range st {
+			if x.Status.Leader != 0 && x.Status.Header.MemberID == x.Status.Leader {
+				host := strings.TrimPrefix(x.Endpoint, "http://")
+				host, _, _ = strings.Cut(host, ":")
+				return host, nil
+			}
+		}
+		return "", fmt.Errorf("no etcd member leads: %s", out)
+	}
+	return "", last
+}
+
+// psql runs a query as the superuser over a node's socket (peer
+// authentication) in the azuld database, and returns its unaligned rows.
+func (s *stack) psql(ctx context.Context, node, query string) (string, error) {
+	return docker(ctx, "exec", "-u", "postgres", s.container(node), "psql", "-X", "-d", "azuld", "-tAc", query)
+}
+
+// waitWritable waits until a node other than not is a primary that can
+// commit: PostgreSQL itself says it is out of recovery with a synchronous
+// standby streaming from it. Patroni's view (waitPrimary) can be stale
+// right after every node restarted, and patronictl is slow while an etcd
+// member is down; this asks the nodes.
+func (s *stack) waitWritable(ctx context.Context, not string, within time.Duration) (string, error) {
+	deadline := time.Now().Add(within)
+	var last []string
+	for {
+		last = last[:0]
+		for _, n := range haNodes {
+			if n == not {
+				continue
+			}
+			out, err := s.psql(ctx, n, "select pg_is_in_recovery(), (select count(*) from pg_stat_replication where sync_state = 'sync')")
+			if err == nil && strings.TrimSpace(out) != "" && strings.HasPrefix(strings.TrimSpace(out), "f|") && strings.TrimSpace(out) != "f|0" {
+				return n, nil
+			}
+			last = append(last, fmt.Sprintf("%s: %s %v", n, strings.TrimSpace(out), err))
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", fmt.Errorf("no primary with a synchronous standby other than %q within %s: %s", not, within, strings.Join(last, "; "))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// nodeState is what PostgreSQL on a node says of its role: in recovery
+// or not, synchronous_standby_names, and how many standbys stream from it
+// (synchronously).
+func (s *stack) nodeState(ctx context.Context, node string) string {
+	out, err := s.psql(ctx, node, "select case when pg_is_in_recovery() then 'standby' else 'primary' end || "+
+		"' sync_names=' || quote_literal(current_setting('synchronous_standby_names')) || "+
+		"' streaming=' || (select count(*) from pg_stat_replication) || "+
+		"' sync=' || (select count(*) from pg_stat_replication where sync_state = 'sync')")
+	if err != nil {
+		return "down"
+	}
+	return strings.TrimSpace(out)
+}
