@@ -62,17 +62,17 @@ func (s *stack) backups(ctx context.Context, node string) ([]backupSet, error) {
 	return nil, fmt.Errorf("pgbackrest info has no stanza azuld: %s", out)
 }
 
-// waitBackups waits until the repository holds more than n backups, and
+// waitBackups waits until the repository's backups are as ok wants, and
 // returns them.
-func (s *stack) waitBackups(ctx context.Context, node string, n int, within time.Duration) ([]backupSet, error) {
+func (s *stack) waitBackups(ctx context.Context, node string, within time.Duration, ok func([]backupSet) bool) ([]backupSet, error) {
 	deadline := time.Now().Add(within)
 	for {
 		bs, err := s.backups(ctx, node)
-		if err == nil && len(bs) > n {
+		if err == nil && ok(bs) {
 			return bs, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("no more than %d backups within %s (%d, %v)", n, within, len(bs), err)
+			return nil, fmt.Errorf("the backups are not there within %s (%d: %v, %v)", within, len(bs), bs, err)
 		}
 		time.Sleep(time.Second)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,8 +29,10 @@ func TestRestore(t *testing.T) {
 	s := newHAStack(t, false)
 	// The schedule looks at the repository every 2 s (instead of every
 	// minute) so that its first full backup, due at once on a new
-	// cluster, comes early in the test.
-	s.env = append(s.env, "AZUL_BACKUP_POLL=2s")
+	// cluster, comes early in the test, and it makes an incremental one
+	// whenever the newest backup is 15 s old (instead of an hour), so
+	// that scheduled backups come between the test's own.
+	s.env = append(s.env, "AZUL_BACKUP_POLL=2s", "AZUL_BACKUP_INCR_EVERY=15s")
 	s.up()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -38,7 +41,7 @@ func TestRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheduled, err := s.waitBackups(ctx, leader, 0, 2*time.Minute)
+	scheduled, err := s.waitBackups(ctx, leader, 2*time.Minute, func(bs []backupSet) bool { return len(bs) > 0 })
 	if err != nil {
 		t.Fatalf("the schedule made no backup: %v\n%s", err, s.leaderLog(ctx, leader))
 	}
@@ -54,6 +57,14 @@ func TestRestore(t *testing.T) {
 		h.newGame(ctx)
 	}
 	h.playAll(ctx, 5)
+	// No backup was asked for yet: an incremental one is the schedule's.
+	scheduled, err = s.waitBackups(ctx, leader, 2*time.Minute, func(bs []backupSet) bool {
+		return slices.ContainsFunc(bs, func(b backupSet) bool { return b.Type == "incr" })
+	})
+	if err != nil {
+		t.Fatalf("the schedule made no incremental backup: %v\n%s", err, s.leaderLog(ctx, leader))
+	}
+	t.Logf("scheduled: %s", scheduled[slices.IndexFunc(scheduled, func(b backupSet) bool { return b.Type == "incr" })])
 
 	full := s.timedBackup(ctx, t, leader, "full")
 	h.playAll(ctx, 4)
@@ -97,19 +108,35 @@ func TestRestore(t *testing.T) {
 // how long it took and its sizes.
 func (s *stack) timedBackup(ctx context.Context, t *testing.T, leader, kind string) backupSet {
 	t.Helper()
-	start := time.Now()
-	if out, err := s.pgbackrest(ctx, leader, "--type="+kind, "backup"); err != nil {
-		t.Fatalf("%s backup: %v\n%s", kind, err, out)
+	begin := time.Now()
+	var took time.Duration
+	var out string
+	for {
+		start := time.Now()
+		var err error
+		out, err = s.pgbackrest(ctx, leader, "--type="+kind, "backup")
+		took = time.Since(start)
+		if err == nil {
+			break
+		}
+		// The schedule's backup holds the stanza's lock: wait for it to
+		// end, as an operator would.
+		if !strings.Contains(out, "unable to acquire lock") || time.Since(begin) > 2*time.Minute {
+			t.Fatalf("%s backup: %v\n%s", kind, err, out)
+		}
+		time.Sleep(time.Second)
 	}
-	took := time.Since(start)
+	_, label, _ := strings.Cut(out, "new backup label = ")
+	label, _, _ = strings.Cut(label, "\n")
 	bs, err := s.backups(ctx, leader)
-	if err != nil || len(bs) == 0 {
-		t.Fatalf("after a %s backup: %v %v", kind, bs, err)
+	if err != nil {
+		t.Fatalf("after a %s backup: %v", kind, err)
 	}
-	b := bs[len(bs)-1]
-	if b.Type != kind {
-		t.Fatalf("the newest backup is %s, want %s", b.Type, kind)
+	i := slices.IndexFunc(bs, func(b backupSet) bool { return b.Label == strings.TrimSpace(label) })
+	if i < 0 || bs[i].Type != kind {
+		t.Fatalf("the %s backup %q is not in the repository: %v\n%s", kind, label, bs, out)
 	}
+	b := bs[i]
 	t.Logf("%s; pgbackrest backup took %s", b, took.Round(time.Millisecond))
 	return b
 }
@@ -160,10 +187,14 @@ func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target stri
 	}
 	h.verify(ctx, target, want, "")
 	s.verifyAll(ctx, t)
-	// The restored cluster archives and backs up like the old one.
+	// The restored cluster archives and backs up like the old one. As
+	// the runbook says, a restore is followed by a full backup, the base
+	// of the new timeline's incremental ones. (In the restore to T, the
+	// backup selected is then the newest before T, not this one.)
 	if out, err := s.pgbackrest(ctx, leader, "check"); err != nil {
 		t.Errorf("restore to %s: pgbackrest check: %v\n%s", target, err, out)
 	}
+	s.timedBackup(ctx, t, leader, "full")
 	// Play goes on, and every game ends (resigned) and then verifies in
 	// full, its seed revealed.
 	for id := range want {
