@@ -78,12 +78,15 @@ func (s *stack) waitBackups(ctx context.Context, node string, within time.Durati
 	}
 }
 
-// destroyCluster removes what a disaster takes: every PostgreSQL node
-// with its volume, and the cluster's keys in etcd (its leader, its
-// configuration, its system identifier). The backup repository's volume
-// stays.
+// destroyCluster removes what a disaster takes: every PostgreSQL node,
+// killed, with its volume, and the cluster's keys in etcd (its leader,
+// its configuration, its system identifier). The backup repository's
+// volume stays.
 func (s *stack) destroyCluster(ctx context.Context) error {
-	if out, err := s.compose(ctx, append([]string{"rm", "--stop", "--force"}, haNodes...)...); err != nil {
+	if out, err := s.compose(ctx, append([]string{"kill"}, haNodes...)...); err != nil {
+		return fmt.Errorf("killing the nodes: %w: %s", err, out)
+	}
+	if out, err := s.compose(ctx, append([]string{"rm", "--force"}, haNodes...)...); err != nil {
 		return fmt.Errorf("removing the nodes: %w: %s", err, out)
 	}
 	for _, node := range haNodes {
