@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,11 +16,12 @@ import (
 // TestRestore is the disaster-recovery drill of docs/OPERATIONS.md on the
 // HA stack: the schedule's first full backup, games played, a full and an
 // incremental backup by hand, more games, a time T, games played after T
-// (the mistake to undo), then the whole cluster destroyed (nodes, their
-// volumes, its keys in etcd; the backup repository stays) and made again
-// from the backups, twice: (a) to the latest archived point, where every
-// acknowledged move must be, and (b) to T, where every move acknowledged
-// before T must be and none made after it. Each time azuld, left running,
+// and then a mistake (the schema's owner deletes a game's log), then the
+// whole cluster destroyed (nodes, their volumes, its keys in etcd; the
+// backup repository stays) and made again from the backups, twice: (a) to
+// the latest archived point, where every acknowledged move must be but
+// those of the deleted game, and (b) to T, where every move acknowledged
+// before T must be, the deleted game's included, and none made after it. Each time azuld, left running,
 // reconnects by itself, every game verifies, every standby is back, and
 // new moves are accepted.
 func TestRestore(t *testing.T) {
@@ -81,11 +83,29 @@ func TestRestore(t *testing.T) {
 	target := time.Now().UTC()
 	time.Sleep(50 * time.Millisecond)
 	acksBeforeT := len(h.acks)
-	// The mistake: moves and a game that the restore to T undoes.
+	// After T: moves and a game that the restore to T undoes, and then
+	// the mistake, as the schema's owner: a game's log deleted (past
+	// the trigger that keeps events immutable). The latest point has the
+	// mistake too; only the restore to T brings the game back.
 	h.playAll(ctx, 4)
 	late := h.newGame(ctx)
 	h.play(ctx, late, 3)
+	victim := h.games[0]
+	mistake := fmt.Sprintf("SET ROLE azuld; BEGIN; ALTER TABLE events DISABLE TRIGGER events_immutable_rows; "+
+		"DELETE FROM events WHERE stream_id = '%s'; ALTER TABLE events ENABLE TRIGGER events_immutable_rows; COMMIT;", victim)
+	if out, err := docker(ctx, "exec", "-u", "postgres", s.container(leader), "psql", "-v", "ON_ERROR_STOP=1", "-d", "azuld", "-c", mistake); err != nil {
+		t.Fatalf("the mistake: %v\n%s", err, out)
+	}
 	latest := h.logs(ctx)
+	if _, ok := latest[victim]; ok {
+		t.Fatalf("game %s still has its log after the mistake", victim)
+	}
+	var lost []ack
+	for _, a := range h.acks {
+		if a.game == victim {
+			lost = append(lost, a)
+		}
+	}
 	// The last WAL segment, with the last moves, is still being written:
 	// check switches to a new one and waits until the old one is in the
 	// repository (what archive_timeout would do within a minute).
@@ -95,12 +115,16 @@ func TestRestore(t *testing.T) {
 	t.Logf("%d games, %d moves acknowledged, %d of them before T = %s (full backup %s)",
 		len(h.games), len(h.acks), acksBeforeT, target.Format(time.RFC3339Nano), full.Label)
 
-	// (a) Everything lost but the repository; back to the latest point.
-	s.drill(ctx, t, h, "latest", latest, nil, true)
+	// (a) Everything lost but the repository; back to the latest point,
+	// mistake included.
+	s.drill(ctx, t, h, "latest", latest, lost, true)
 	// (b) Again, back to T: what came after T must be gone.
 	s.drill(ctx, t, h, target.Format("2006-01-02 15:04:05.000000+00"), atT, h.acks[acksBeforeT:], false)
 	if _, ok := atT[late]; ok {
 		t.Fatalf("the game made after T was in the logs at T")
+	}
+	if _, ok := atT[victim]; !ok {
+		t.Fatalf("the game deleted after T was not in the logs at T")
 	}
 }
 
@@ -170,8 +194,8 @@ func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target stri
 		}
 	}
 	for id := range got {
-		if _, ok := want[id]; !ok && len(got[id]) > 0 {
-			t.Errorf("restore to %s: game %s, made after the target, is there", target, id)
+		if _, ok := want[id]; !ok {
+			t.Errorf("restore to %s: game %s, made after the target or deleted before it, is there", target, id)
 		}
 	}
 	// Independently of the logs read before: every acknowledgement is
@@ -181,7 +205,7 @@ func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target stri
 		gone := slices.Contains(undone, a)
 		switch {
 		case gone && kept:
-			t.Errorf("restore to %s: version %d of %s, acknowledged after the target, is there", target, a.version, a.game)
+			t.Errorf("restore to %s: version %d of %s, undone (after the target, or by the mistake), is there", target, a.version, a.game)
 		case !gone && !kept:
 			t.Errorf("restore to %s: version %d of %s, acknowledged at %s, is missing", target, a.version, a.game, a.at.Format(time.RFC3339Nano))
 		}
@@ -300,12 +324,13 @@ func (h *history) resign(ctx context.Context, id string) {
 	}
 }
 
-// logs reads every game's log; a game that does not exist has none.
+// logs reads every game's log; a game with none (never made, or its
+// log deleted) is left out.
 func (h *history) logs(ctx context.Context) map[string][]record {
 	h.t.Helper()
 	out := map[string][]record{}
 	for _, id := range h.games {
-		status, b, err := h.c.call(ctx, http.MethodGet, "/v1/games/"+id, "", nil, nil)
+		status, b, _, err := h.c.retrying(ctx, 30*time.Second, http.MethodGet, "/v1/games/"+id+"/events?format=jsonl", "", nil, nil)
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -313,11 +338,16 @@ func (h *history) logs(ctx context.Context) map[string][]record {
 			continue
 		}
 		if status != http.StatusOK {
-			h.t.Fatalf("GET game %s: %d %s", id, status, b)
+			h.t.Fatalf("events of %s: %d %s", id, status, b)
 		}
-		events, err := h.c.events(ctx, id)
-		if err != nil {
-			h.t.Fatal(err)
+		var events []record
+		dec := json.NewDecoder(bytes.NewReader(b))
+		for dec.More() {
+			var r record
+			if err := dec.Decode(&r); err != nil {
+				h.t.Fatalf("events of %s: %v", id, err)
+			}
+			events = append(events, r)
 		}
 		out[id] = events
 	}
