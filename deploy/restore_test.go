@@ -21,9 +21,9 @@ import (
 // backup repository stays) and made again from the backups, twice: (a) to
 // the latest archived point, where every acknowledged move must be but
 // those of the deleted game, and (b) to T, where every move acknowledged
-// before T must be, the deleted game's included, and none made after it. Each time azuld, left running,
-// reconnects by itself, every game verifies, every standby is back, and
-// new moves are accepted.
+// before T must be, the deleted game's included, and none made after it.
+// Each time azuld, left running, reconnects by itself, every game
+// verifies, every standby is back, and new moves are accepted.
 func TestRestore(t *testing.T) {
 	if !enabled(t) {
 		return
@@ -100,6 +100,12 @@ func TestRestore(t *testing.T) {
 	if _, ok := latest[victim]; ok {
 		t.Fatalf("game %s still has its log after the mistake", victim)
 	}
+	if _, ok := atT[late]; ok {
+		t.Fatalf("the game made after T was in the logs at T")
+	}
+	if _, ok := atT[victim]; !ok {
+		t.Fatalf("the game deleted after T was not in the logs at T")
+	}
 	var lost []ack
 	for _, a := range h.acks {
 		if a.game == victim {
@@ -112,20 +118,14 @@ func TestRestore(t *testing.T) {
 	if out, err := s.pgbackrest(ctx, leader, "check"); err != nil {
 		t.Fatalf("pgbackrest check before the disaster: %v\n%s", err, out)
 	}
-	t.Logf("%d games, %d moves acknowledged, %d of them before T = %s (full backup %s)",
+	t.Logf("%d games, %d moves and new games acknowledged, %d of them before T = %s (full backup %s)",
 		len(h.games), len(h.acks), acksBeforeT, target.Format(time.RFC3339Nano), full.Label)
 
 	// (a) Everything lost but the repository; back to the latest point,
 	// mistake included.
-	s.drill(ctx, t, h, "latest", latest, lost, true)
+	s.drill(ctx, t, h, "latest", latest, lost, victim, true)
 	// (b) Again, back to T: what came after T must be gone.
-	s.drill(ctx, t, h, target.Format("2006-01-02 15:04:05.000000+00"), atT, h.acks[acksBeforeT:], false)
-	if _, ok := atT[late]; ok {
-		t.Fatalf("the game made after T was in the logs at T")
-	}
-	if _, ok := atT[victim]; !ok {
-		t.Fatalf("the game deleted after T was not in the logs at T")
-	}
+	s.drill(ctx, t, h, target.Format("2006-01-02 15:04:05.000000+00"), atT, h.acks[acksBeforeT:], "", false)
 }
 
 // timedBackup takes a backup of the given type on the primary and logs
@@ -168,9 +168,10 @@ func (s *stack) timedBackup(ctx context.Context, t *testing.T, leader, kind stri
 // drill destroys the cluster, restores it to target (and backs it up in
 // full when fullAfter is set), and checks that the games' logs are
 // exactly want (so every move acknowledged before the target is there),
-// that none of the undone acknowledgements is, that every game verifies,
-// and that play goes on.
-func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target string, want map[string][]record, undone []ack, fullAfter bool) {
+// that none of the undone acknowledgements is, that every game verifies
+// (broken names a game the restore brought back deleted), and that play
+// goes on.
+func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target string, want map[string][]record, undone []ack, broken string, fullAfter bool) {
 	t.Helper()
 	start := time.Now()
 	if err := s.destroyCluster(ctx); err != nil {
@@ -211,7 +212,7 @@ func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target stri
 		}
 	}
 	h.verify(ctx, target, want, "")
-	s.verifyAll(ctx, t)
+	s.verifyAll(ctx, t, broken)
 	// The restored cluster archives into the same repository, on its
 	// new timeline.
 	if out, err := s.pgbackrest(ctx, leader, "check"); err != nil {
@@ -237,8 +238,12 @@ func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target stri
 }
 
 // verifyAll runs `azuld verify --all` (every game and every commitment
-// in the database) in azuld's container, once azuld has it.
-func (s *stack) verifyAll(ctx context.Context, t *testing.T) {
+// in the database) in azuld's container, once azuld has it. broken, when
+// not empty, is a game whose log the restore brought back deleted (the
+// mistake, kept by the restore to the latest point): its streams and
+// read-model rows remain without events, so a failure is allowed if it
+// names that game.
+func (s *stack) verifyAll(ctx context.Context, t *testing.T, broken string) {
 	t.Helper()
 	// TODO(#21): switch on when `azuld verify --all` exists; until then
 	// every game is verified through the API (history.verify).
@@ -246,7 +251,13 @@ func (s *stack) verifyAll(ctx context.Context, t *testing.T) {
 	if !haveVerifyAll {
 		return
 	}
-	if out, err := docker(ctx, "exec", s.container("azuld"), "/azuld", "verify", "--all"); err != nil {
+	out, err := docker(ctx, "exec", s.container("azuld"), "/azuld", "verify", "--all")
+	switch {
+	case err == nil:
+		t.Logf("azuld verify --all:\n%s", out)
+	case broken != "" && strings.Contains(out, broken):
+		t.Logf("azuld verify --all reports the deleted game %s, as it should:\n%s", broken, out)
+	default:
 		t.Errorf("azuld verify --all: %v\n%s", err, out)
 	}
 }
