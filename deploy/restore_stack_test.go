@@ -139,8 +139,8 @@ func (s *stack) waitStandbys(ctx context.Context, within time.Duration) error {
 	}
 }
 
-// leaderLog is the part of a node's container log about backups and
-// restores, for a failing test.
+// leaderLog is the part of a node's container log about backups,
+// restores and the bootstrap, for a failing test.
 func (s *stack) leaderLog(ctx context.Context, node string) string {
 	out, _ := docker(ctx, "logs", "--tail", "200", s.container(node))
 	var keep []string

@@ -181,7 +181,11 @@ func (s *stack) drill(ctx context.Context, t *testing.T, h *history, target stri
 	start = time.Now()
 	leader, err := s.restoreCluster(ctx, target, 5*time.Minute)
 	if err != nil {
-		t.Fatalf("restore to %s: %v\n%s", target, err, s.leaderLog(ctx, "pg1"))
+		var logs []string
+		for _, node := range haNodes {
+			logs = append(logs, node+":\n"+s.leaderLog(ctx, node))
+		}
+		t.Fatalf("restore to %s: %v\n%s", target, err, strings.Join(logs, "\n"))
 	}
 	cluster := time.Since(start)
 	waitReady(t, s.http+"/readyz", 2*time.Minute)
