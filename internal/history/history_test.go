@@ -76,6 +76,16 @@ func TestGenerateVerifies(t *testing.T) {
 		t.Errorf("the follower found %d events to handle (%v), want none", n, err)
 	}
 
+	for table, least := range map[string]int{"turn_inbox": running, "results": 2 * finished, "idempotency_keys": 1, "game_secrets": finished + running, "players": 8} {
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n < least {
+			t.Errorf("%s holds %d rows, want at least %d", table, n, least)
+		}
+	}
+
 	before := dumpReadModels(t, pool)
 	svc := newService(pool)
 	if err := svc.RebuildProjections(ctx); err != nil {
