@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -103,10 +104,25 @@ type Append struct {
 	Events []events.NewEvent
 	// Key is the idempotency key the command was sent with, if any.
 	Key *IdempotencyKey
+	// Snapshot is the snapshot azuld writes after the append, if any.
+	Snapshot *Snapshot
 	// toAct are the seats to act after the append.
 	toAct []int
 	// active: the game is running after the append.
 	active bool
+}
+
+// Snapshot is a snapshot of the game after an append, as play.Service
+// writes one: every SnapshotEvery events, at a random reveal (where no
+// take-back can reach behind it). Its data is built when the game's times
+// are final (see Game.snapshotData).
+type Snapshot struct {
+	Version       int64
+	State         json.RawMessage
+	RevealVersion int64
+	Status        string
+	// Seed is the seed once revealed (or public).
+	Seed string
 }
 
 // IdempotencyKey is a row of idempotency_keys.
@@ -124,6 +140,11 @@ type Game struct {
 	Row projections.GameRow
 	// Since is, for each human seat to act, when its turn began.
 	Since map[int]time.Time
+
+	config     engine.Config
+	seats      []play.Seat
+	creator    string
+	commitment string
 }
 
 // Records are the game's events as stored records (positions unset).
@@ -196,7 +217,12 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{ID: spec.ID, Seed: spec.Seed}
+	g := &Game{ID: spec.ID, Seed: spec.Seed, config: spec.Config, seats: seats, creator: spec.Creator, commitment: spec.Seed.Commitment()}
+	publicSeed := ""
+	if spec.PublicSeed {
+		publicSeed = spec.Seed.String()
+	}
+	fold := tracker{rules: rules, seed: publicSeed}
 	at := spec.Start
 	creatorMeta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: spec.Creator}, Channel: "api", CommandID: uuid.NewString()}
 	var state engine.State
@@ -213,12 +239,17 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		joinMeta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: seats[seat].PlayerID, Seat: &seat}, Channel: "api", CommandID: uuid.NewString()}
 		g.Appends = append(g.Appends, Append{At: at, Meta: joinMeta, Events: append([]events.NewEvent{joined}, start...)})
 	}
-	if state, err = engine.Fold(rules, nil, startEvents); err != nil {
+	if err := fold.events(startEvents, int64(g.Events()-len(start))); err != nil {
 		return nil, fmt.Errorf("fold the start: %w", err)
 	}
+	state = fold.state
 	last := &g.Appends[len(g.Appends)-1]
 	last.toAct, last.active = state.ToAct(), !state.Over()
 	version := int64(g.Events())
+	last.Snapshot, err = fold.snapshot(version)
+	if err != nil {
+		return nil, err
+	}
 	for !state.Over() {
 		if len(g.Appends) >= maxAppends {
 			return nil, fmt.Errorf("game %s: still running after %d appends", g.ID, maxAppends)
@@ -256,15 +287,17 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		if a.Events, err = encodeEngine(decided); err != nil {
 			return nil, err
 		}
-		if state, err = engine.Fold(rules, state, decided); err != nil {
+		if err := fold.events(decided, version); err != nil {
 			return nil, fmt.Errorf("game %s: fold %s: %w", g.ID, canonical, err)
 		}
+		state = fold.state
 		if state.Over() && !spec.PublicSeed {
 			reveal, err := serverEvent(evSeedRevealed, seedRevealed{Seed: spec.Seed.String()})
 			if err != nil {
 				return nil, err
 			}
 			a.Events = append(a.Events, reveal)
+			fold.seed = spec.Seed.String()
 		}
 		a.Meta.CommandID = uuid.NewString()
 		if kind == "" && rng.Float64() < spec.Keyed {
@@ -278,10 +311,119 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		}
 		a.Meta.Command, a.Meta.Notation = canonical, cmd.Notation()
 		a.At, a.toAct, a.active = at, state.ToAct(), !state.Over()
-		g.Appends = append(g.Appends, a)
 		version += int64(len(a.Events))
+		if a.Snapshot, err = fold.snapshot(version); err != nil {
+			return nil, err
+		}
+		g.Appends = append(g.Appends, a)
 	}
 	return g, nil
+}
+
+// snapshotEvery is how many events azuld lets pass between snapshots
+// (play.Config.SnapshotEvery's default, which azuld serve keeps).
+const snapshotEvery = 64
+
+// tracker follows a game's engine state as play folds it: the version of
+// the last random reveal, whether engine events followed it, and the last
+// snapshot.
+type tracker struct {
+	rules         engine.Rules
+	state         engine.State
+	revealVersion int64
+	// tail: engine events follow the last reveal (no snapshot then).
+	tail bool
+	// snapshotVersion is the version of the last snapshot.
+	snapshotVersion int64
+	seed            string
+}
+
+// events folds engine events that follow version.
+func (f *tracker) events(evs []engine.Event, version int64) error {
+	for i, e := range evs {
+		before := 0
+		if f.state != nil {
+			before = f.state.Reveals()
+		}
+		next, err := f.rules.Evolve(f.state, e)
+		if err != nil {
+			return err
+		}
+		first := f.state == nil
+		f.state = next
+		switch reveal := next.Reveals() != before; {
+		case reveal:
+			f.revealVersion, f.tail = version+int64(i)+1, false
+		case first:
+			f.tail = false
+		default:
+			f.tail = true
+		}
+	}
+	return nil
+}
+
+// snapshot is the snapshot play writes at version, if it writes one.
+func (f *tracker) snapshot(version int64) (*Snapshot, error) {
+	if f.state == nil || f.tail || version-f.snapshotVersion < snapshotEvery {
+		return nil, nil
+	}
+	state, err := f.state.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	f.snapshotVersion = version
+	status := play.StatusActive
+	if f.state.Over() {
+		status = play.StatusFinished
+	}
+	return &Snapshot{Version: version, State: state, RevealVersion: f.revealVersion, Status: status, Seed: f.seed}, nil
+}
+
+// snapshotEnvelope is the stored form of a snapshot (play's snapshot).
+type snapshotEnvelope struct {
+	Game          *play.Game      `json:"game"`
+	Config        engine.Config   `json:"config"`
+	State         json.RawMessage `json:"state"`
+	RevealVersion int64           `json:"reveal_version"`
+}
+
+// snapshotData encodes the snapshot taken after the i-th append.
+func (g *Game) snapshotData(i int) ([]byte, error) {
+	s := g.Appends[i].Snapshot
+	// Every seat is taken by then (a snapshot needs a started game).
+	seats := slices.Clone(g.seats)
+	view := &play.Game{
+		ID: g.ID, Status: s.Status, Version: s.Version, Seats: seats,
+		SeedCommitment: g.commitment, Seed: s.Seed, CreatedBy: g.creator,
+		CreatedAt: g.Appends[0].At, UpdatedAt: g.Appends[i].At,
+	}
+	data, err := json.Marshal(snapshotEnvelope{Game: view, Config: g.config, State: s.State, RevealVersion: s.RevealVersion})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot of game %s: %w", g.ID, err)
+	}
+	return data, nil
+}
+
+// aggregateFormat is play's snapshot envelope format (play.aggregateFormat):
+// a snapshot whose format differs from the server's is ignored, so the
+// tests check that this one is the server's.
+const aggregateFormat = 2
+
+// SnapshotFormat is the format number azuld gives its snapshots with
+// these rules (play's snapshotFormat).
+func SnapshotFormat(reg engine.Registry) int {
+	ids := make([]string, 0, len(reg))
+	for id := range reg {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	h := fnv.New32a()
+	fmt.Fprintf(h, "aggregate:%d", aggregateFormat)
+	for _, id := range ids {
+		fmt.Fprintf(h, ";%s:%d", id, reg[id].StateFormat())
+	}
+	return int(h.Sum32() & 0x7fffffff)
 }
 
 // mover is the seat that moves next and its bot kind ("" for a player):

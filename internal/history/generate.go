@@ -152,6 +152,7 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 	stats := Stats{Players: len(players)}
 	reg := rulesets.All()
 	folder := play.New(play.Config{Rules: reg})
+	format := SnapshotFormat(reg)
 	total := opts.Finished + opts.Running
 	for done := 0; done < total; {
 		n := min(opts.Batch, total-done)
@@ -163,7 +164,7 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 		if err != nil {
 			return stats, err
 		}
-		if err := writeGames(ctx, pool, games); err != nil {
+		if err := writeGames(ctx, pool, games, format); err != nil {
 			return stats, err
 		}
 		for i, g := range games {

@@ -76,7 +76,7 @@ func TestGenerateVerifies(t *testing.T) {
 		t.Errorf("the follower found %d events to handle (%v), want none", n, err)
 	}
 
-	for table, least := range map[string]int{"turn_inbox": running, "results": 2 * finished, "idempotency_keys": 1, "game_secrets": finished + running, "players": 8} {
+	for table, least := range map[string]int{"turn_inbox": running, "results": 2 * finished, "snapshots": finished, "idempotency_keys": 1, "game_secrets": finished + running, "players": 8} {
 		var n int
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -102,6 +102,8 @@ func TestGenerateVerifies(t *testing.T) {
 	if len(rows) != finished+running {
 		t.Fatalf("the games list holds %d games, want %d", len(rows), finished+running)
 	}
+	// A service that ignores snapshots folds every game from its events.
+	noSnapshots := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), SnapshotEvery: -1})
 	rulesetsSeen := map[string]map[string]bool{"finished": {}, "active": {}}
 	var runningGames []projections.GameRow
 	for _, row := range rows {
@@ -111,6 +113,13 @@ func TestGenerateVerifies(t *testing.T) {
 		}
 		if g.Status != row.Status || g.Version != row.Version {
 			t.Errorf("game %s: loaded %s at version %d, listed %s at %d", row.ID, g.Status, g.Version, row.Status, row.Version)
+		}
+		folded, err := noSnapshots.Game(ctx, row.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := viewJSON(t, g), viewJSON(t, folded); a != b {
+			t.Errorf("game %s from its snapshot:\n%s\nfrom its events:\n%s", row.ID, a, b)
 		}
 		rulesetsSeen[row.Status][row.Ruleset] = true
 		v, err := svc.Verify(ctx, row.ID)
@@ -243,6 +252,7 @@ func TestPlayGameWritesWhatAzuldWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := rulesets.All()
+	snapshots := 0
 	for i, v := range variants {
 		seed, err := engine.NewSeed()
 		if err != nil {
@@ -288,6 +298,41 @@ func TestPlayGameWritesWhatAzuldWrites(t *testing.T) {
 					a.Type, a.Schema, a.Data, am, b.Type, b.Schema, b.Data, bm)
 			}
 		}
+		// The same snapshots, at the same versions, in the server's
+		// format (their times aside).
+		got, err := pool.Query(ctx, `SELECT version, format, data FROM snapshots WHERE stream_id = $1 ORDER BY version`, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type snap struct {
+			version int64
+			format  int
+			data    string
+		}
+		liveSnaps, err := pgx.CollectRows(got, func(r pgx.CollectableRow) (snap, error) {
+			var s snap
+			var data []byte
+			err := r.Scan(&s.version, &s.format, &data)
+			s.data = withoutTimes(t, data)
+			return s, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var genSnaps []snap
+		for k, a := range played.Appends {
+			if a.Snapshot != nil {
+				data, err := played.snapshotData(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				genSnaps = append(genSnaps, snap{a.Snapshot.Version, SnapshotFormat(reg), withoutTimes(t, data)})
+			}
+		}
+		if !slices.Equal(liveSnaps, genSnaps) {
+			t.Fatalf("%s %+v: snapshots differ:\nazuld     %+v\ngenerated %+v", v.ruleset, v.options, liveSnaps, genSnaps)
+		}
+		snapshots += len(genSnaps)
 		// The same appends: the command ids group the same events.
 		for k := 1; k < len(recs); k++ {
 			if (live[k].Meta.CommandID == live[k-1].Meta.CommandID) != (recs[k].Meta.CommandID == recs[k-1].Meta.CommandID) {
@@ -295,4 +340,37 @@ func TestPlayGameWritesWhatAzuldWrites(t *testing.T) {
 			}
 		}
 	}
+	if snapshots == 0 {
+		t.Error("no game wrote a snapshot: the comparison of snapshots compared nothing")
+	}
+}
+
+// withoutTimes is a snapshot's JSON without the game's times.
+func withoutTimes(t *testing.T, data []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	game, ok := m["game"].(map[string]any)
+	if !ok {
+		t.Fatalf("a snapshot without its game: %s", data)
+	}
+	delete(game, "created_at")
+	delete(game, "updated_at")
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// viewJSON is a game as the API shows it.
+func viewJSON(t *testing.T, g *play.Game) string {
+	t.Helper()
+	b, err := json.Marshal(g.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

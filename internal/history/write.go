@@ -16,9 +16,9 @@ import (
 // append of every game in one transaction, so that each append's events
 // share a transaction id and follow the game's earlier appends, as when
 // azuld commits them one by one), then their read models, secrets and
-// idempotency keys. Commits do not wait for the disk (synchronous_commit
+// idempotency keys and snapshots (of the given format). Commits do not wait for the disk (synchronous_commit
 // off): a crash loses the last batch, never the database's consistency.
-func writeGames(ctx context.Context, pool *pgxpool.Pool, games []*Game) error {
+func writeGames(ctx context.Context, pool *pgxpool.Pool, games []*Game, format int) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("write games: %w", err)
@@ -68,7 +68,7 @@ func writeGames(ctx context.Context, pool *pgxpool.Pool, games []*Game) error {
 			return err
 		}
 	}
-	return inTx(ctx, conn, func(tx pgx.Tx) error { return copyReadModels(ctx, tx, games, ids) })
+	return inTx(ctx, conn, func(tx pgx.Tx) error { return copyReadModels(ctx, tx, games, ids, format) })
 }
 
 // inTx runs fn in a transaction whose commit does not wait for the disk.
@@ -109,10 +109,10 @@ type storedSeat struct {
 
 // copyReadModels writes the games' rows of every read model as azuld
 // holds them once its follower of the log has caught up: games,
-// game_seats, turn_inbox and results; and the idempotency keys of the
-// keyed moves.
-func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.UUID) error {
-	var gameRows, seatRows, inboxRows, resultRows, keyRows [][]any
+// game_seats, turn_inbox and results; the idempotency keys of the keyed
+// moves; and the snapshots azuld would have written.
+func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.UUID, format int) error {
+	var gameRows, seatRows, inboxRows, resultRows, keyRows, snapshotRows [][]any
 	for i, g := range games {
 		row := g.Row
 		seats := make([]storedSeat, len(row.Seats))
@@ -155,7 +155,14 @@ func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.
 			inboxRows = append(inboxRows, []any{optionalUUID(row.Seats[seat].PlayerID), ids[i], int32(seat), since, row.Deadline})
 		}
 		version := int64(0)
-		for _, a := range g.Appends {
+		for k, a := range g.Appends {
+			if a.Snapshot != nil {
+				data, err := g.snapshotData(k)
+				if err != nil {
+					return err
+				}
+				snapshotRows = append(snapshotRows, []any{ids[i], int32(format), a.Snapshot.Version, data, a.At})
+			}
 			if a.Key != nil {
 				keyRows = append(keyRows, []any{a.Key.Scope, a.Key.Key, a.Key.RequestHash, ids[i], version + 1, version + int64(len(a.Events)), a.At})
 			}
@@ -172,6 +179,7 @@ func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.
 		{"turn_inbox", []string{"player_id", "game_id", "seat", "since", "deadline"}, inboxRows},
 		{"results", []string{"game_id", "seat", "player_id", "score", "rank", "finished_at"}, resultRows},
 		{"idempotency_keys", []string{"scope", "key", "request_hash", "stream_id", "first_version", "last_version", "created_at"}, keyRows},
+		{"snapshots", []string{"stream_id", "format", "version", "data", "created_at"}, snapshotRows},
 	}
 	for _, c := range copies {
 		if len(c.rows) == 0 {
