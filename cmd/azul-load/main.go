@@ -196,7 +196,8 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if !*quiet {
 		opts.Progress = func(s history.Stats) {
-			fmt.Fprintf(stderr, "%6.1fs  games %8d  %8.1f/s  events %10d\n", s.Elapsed.Seconds(), s.Games, s.GamesPerSecond(), s.Events)
+			fmt.Fprintf(stderr, "%6.1fs  games %8d  %8.1f/s  events %10d  playing %.1fs  writing %.1fs\n",
+				s.Elapsed.Seconds(), s.Games, s.GamesPerSecond(), s.Events, s.Playing.Seconds(), s.Writing.Seconds())
 		}
 	}
 	stats, err := history.Generate(ctx, pool, opts)
@@ -209,6 +210,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return enc.Encode(historyJSON{
 			Games: stats.Games, Finished: stats.Finished, Running: stats.Running, Players: stats.Players,
 			Events: stats.Events, Appends: stats.Appends, Seconds: stats.Elapsed.Seconds(), GamesPerSec: stats.GamesPerSecond(),
+			PlayingSeconds: stats.Playing.Seconds(), WritingSeconds: stats.Writing.Seconds(),
 		})
 	}
 	_, err = fmt.Fprintf(stdout, "%d games (%d finished, %d running), %d events in %d appends, %d players, in %.1f s: %.1f games/s\n",
@@ -226,4 +228,8 @@ type historyJSON struct {
 	Appends     int64   `json:"appends"`
 	Seconds     float64 `json:"seconds"`
 	GamesPerSec float64 `json:"games_per_second"`
+	// PlayingSeconds is the time spent playing the games in memory,
+	// WritingSeconds writing them (the two overlap).
+	PlayingSeconds float64 `json:"playing_seconds"`
+	WritingSeconds float64 `json:"writing_seconds"`
 }

@@ -271,15 +271,10 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		if err != nil {
 			return nil, fmt.Errorf("game %s: choose a move for seat %d: %w", g.ID, seat, err)
 		}
-		// The command as the server reads it from the request.
-		cmd, err := rules.ParseCommand(move.JSON)
-		if err != nil {
-			return nil, fmt.Errorf("game %s: parse %s: %w", g.ID, move.JSON, err)
-		}
-		canonical, err := cmd.MarshalJSON()
-		if err != nil {
-			return nil, fmt.Errorf("game %s: encode %s: %w", g.ID, move.JSON, err)
-		}
+		// The engine's canonical forms of the command, which the server
+		// writes after reading the move back (the tests compare them with
+		// the server's).
+		cmd, canonical := move.Command, []byte(move.JSON)
 		decided, err := rules.Decide(state, seat, cmd, spec.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("game %s: seat %d plays %s: %w", g.ID, seat, canonical, err)
@@ -309,7 +304,7 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 				RequestHash: requestHash(strconv.Itoa(seat), string(canonical)),
 			}
 		}
-		a.Meta.Command, a.Meta.Notation = canonical, cmd.Notation()
+		a.Meta.Command, a.Meta.Notation = canonical, move.Notation
 		a.At, a.toAct, a.active = at, state.ToAct(), !state.Over()
 		version += int64(len(a.Events))
 		if a.Snapshot, err = fold.snapshot(version); err != nil {

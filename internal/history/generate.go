@@ -8,6 +8,7 @@ import (
 	mrand "math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,6 +68,10 @@ type Stats struct {
 	Events, Appends          int64
 	Players                  int
 	Elapsed                  time.Duration
+	// Playing is the time spent playing the games in memory (on
+	// Workers goroutines), Writing the time spent writing them; the two
+	// overlap.
+	Playing, Writing time.Duration
 }
 
 // GamesPerSecond is the rate so far.
@@ -139,7 +144,8 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 	if err := opts.defaults(); err != nil {
 		return Stats{}, err
 	}
-	begun := time.Now()
+	begun0 := time.Now()
+	var playing atomic.Int64
 	if err := checkFollowerCaughtUp(ctx, pool); err != nil {
 		return Stats{}, err
 	}
@@ -154,22 +160,55 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 	folder := play.New(play.Config{Rules: reg})
 	format := SnapshotFormat(reg)
 	total := opts.Finished + opts.Running
-	for done := 0; done < total; {
-		n := min(opts.Batch, total-done)
-		specs := make([]job, n)
-		for i := range specs {
-			specs[i] = newJob(rng, opts, players, done+i, done+i < opts.Finished, now)
+	// Games are played one batch ahead of the writing, so that the
+	// engine's work and the database's overlap.
+	type played struct {
+		jobs  []job
+		games []*Game
+		err   error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	batches := make(chan played, 1)
+	defer func() {
+		// Stop the player and wait for it.
+		cancel()
+		for range batches {
 		}
-		games, err := playAll(ctx, reg, folder, specs, opts.Workers)
-		if err != nil {
+	}()
+	go func() {
+		defer close(batches)
+		for done := 0; done < total; {
+			n := min(opts.Batch, total-done)
+			jobs := make([]job, n)
+			for i := range jobs {
+				jobs[i] = newJob(rng, opts, players, done+i, done+i < opts.Finished, now)
+			}
+			begun := time.Now()
+			games, err := playAll(ctx, reg, folder, jobs, opts.Workers)
+			playing.Add(int64(time.Since(begun)))
+			select {
+			case batches <- played{jobs, games, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			done += n
+		}
+	}()
+	for b := range batches {
+		if b.err != nil {
+			return stats, b.err
+		}
+		begun := time.Now()
+		if err := writeGames(ctx, pool, b.games, format); err != nil {
 			return stats, err
 		}
-		if err := writeGames(ctx, pool, games, format); err != nil {
-			return stats, err
-		}
-		for i, g := range games {
+		stats.Writing += time.Since(begun)
+		for i, g := range b.games {
 			stats.Games++
-			if specs[i].finished {
+			if b.jobs[i].finished {
 				stats.Finished++
 			} else {
 				stats.Running++
@@ -177,16 +216,19 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 			stats.Events += int64(g.Events())
 			stats.Appends += int64(len(g.Appends))
 		}
-		done += n
-		stats.Elapsed = time.Since(begun)
+		stats.Elapsed = time.Since(begun0)
+		stats.Playing = time.Duration(playing.Load())
 		if opts.Progress != nil {
 			opts.Progress(stats)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return stats, err
+	}
 	if err := markFollowed(ctx, pool); err != nil {
 		return stats, err
 	}
-	stats.Elapsed = time.Since(begun)
+	stats.Elapsed = time.Since(begun0)
 	return stats, nil
 }
 
