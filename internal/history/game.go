@@ -434,11 +434,13 @@ func mover(toAct []int, seats []play.Seat) (int, string) {
 }
 
 // cut keeps the game's appends up to a random point after which it is
-// running and waits for a player: a game still being played.
+// running and waits for players only, no bot: a game still being played.
 func (g *Game) cut(rng *rand.Rand, seats []play.Seat) error {
 	var points []int
 	for i, a := range g.Appends {
-		if a.active && slices.ContainsFunc(a.toAct, func(s int) bool { return seats[s].PlayerID != "" }) {
+		// Never where a bot is to act: azuld moves its bots at once.
+		if a.active && slices.ContainsFunc(a.toAct, func(s int) bool { return seats[s].PlayerID != "" }) &&
+			!slices.ContainsFunc(a.toAct, func(s int) bool { return seats[s].Bot != "" }) {
 			points = append(points, i)
 		}
 	}

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -44,10 +45,10 @@ func TestGenerateVerifies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pg.NewPool(t)
-	const finished, running = 30, 5
+	const finished, running = 30, 16
 	var progress []Stats
 	stats, err := Generate(ctx, pool, Options{
-		Finished: finished, Running: running, BotSeats: 0.2, Joined: 0.3, Keyed: 0.7,
+		Finished: finished, Running: running, BotSeats: 0.4, Joined: 0.3, Keyed: 0.7,
 		Batch: 8, Workers: 2, Seed: 7, Progress: func(s Stats) { progress = append(progress, s) },
 	})
 	if err != nil {
@@ -56,8 +57,8 @@ func TestGenerateVerifies(t *testing.T) {
 	if stats.Games != finished+running || stats.Finished != finished || stats.Running != running {
 		t.Fatalf("stats %+v, want %d finished and %d running", stats, finished, running)
 	}
-	if len(progress) != 5 || progress[4].Games != finished+running {
-		t.Errorf("progress reported %d times (%+v), want 5 batches", len(progress), progress)
+	if len(progress) != 6 || progress[5].Games != finished+running {
+		t.Errorf("progress reported %d times (%+v), want 6 batches", len(progress), progress)
 	}
 	var stored int64
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&stored); err != nil {
@@ -373,4 +374,39 @@ func viewJSON(t *testing.T, g *play.Game) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A running game is cut where players, and no bot, are to act: azuld
+// moves its bots at once, so no game of its waits for one, even when
+// players and bots act together (Azul's grey-wall tiling).
+func TestCutWaitsForPlayersOnly(t *testing.T) {
+	t.Parallel()
+	reg := rulesets.All()
+	seats := []play.Seat{{PlayerID: "0195f6a4-8c1e-7cc1-9a3f-2d4b6c8e0f11"}, {Bot: bots.Random}, {PlayerID: "0195f6a4-8c1e-7cc1-9a3f-2d4b6c8e0f12"}}
+	for i := range 40 {
+		seed, err := engine.NewSeed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(i), 3))
+		g, err := PlayGame(reg, Spec{
+			ID: newGameID(), Config: engine.Config{Ruleset: "azul-mini", Players: len(seats), Options: engine.Options{Wall: "grey"}},
+			Seats: seats, Creator: seats[0].PlayerID, Seed: seed, JoinSeat: -1, Mover: bots.Random, Start: time.Now(), Rand: rng,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.cut(rng, seats); err != nil {
+			t.Fatal(err)
+		}
+		last := g.Appends[len(g.Appends)-1]
+		if !last.active {
+			t.Fatalf("game %d was cut after its end", i)
+		}
+		for _, s := range last.toAct {
+			if seats[s].Bot != "" {
+				t.Fatalf("game %d was cut where its bot (seat %d) is to act with %v", i, s, last.toAct)
+			}
+		}
+	}
 }
