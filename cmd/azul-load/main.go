@@ -170,7 +170,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	keyed := fs.Float64("keyed", 0.8, "share of the players' moves sent with an Idempotency-Key")
 	span := fs.Duration("span", 2*365*24*time.Hour, "how far back the finished games go")
 	gap := fs.Duration("gap", 30*time.Minute, "mean time between a player's moves")
-	batch := fs.Int("batch", 1000, "games per group of transactions")
+	batch := fs.Int("batch", 2000, "games per group of transactions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per CPU)")
 	seed := fs.Uint64("seed", 1, "fixes the rule sets, seats and times (the games' seeds are always secret and random)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")

@@ -49,7 +49,7 @@ type Options struct {
 	// Gap the mean time between a player's moves (default 30 minutes).
 	Span, Gap time.Duration
 	// Batch is how many games are written per group of transactions
-	// (default 1000).
+	// (default 2000).
 	Batch int
 	// Workers play games in parallel (default GOMAXPROCS).
 	Workers int
@@ -123,7 +123,7 @@ func (o *Options) defaults() error {
 		o.Gap = 30 * time.Minute
 	}
 	if o.Batch <= 0 {
-		o.Batch = 1000
+		o.Batch = 2000
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
