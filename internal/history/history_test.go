@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -408,5 +409,41 @@ func TestCutWaitsForPlayersOnly(t *testing.T) {
 				t.Fatalf("game %d was cut where its bot (seat %d) is to act with %v", i, s, last.toAct)
 			}
 		}
+	}
+}
+
+// A database whose follower of the log has events left to handle is
+// refused: marking the history as followed would skip them.
+func TestGenerateRefusesAnUnfollowedLog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pg.NewPool(t)
+	if _, err := Generate(ctx, pool, Options{Finished: 2, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	// A game created through azuld after the history, which no follower
+	// has handled.
+	svc := newService(pool)
+	p, _, err := svc.RegisterPlayer(ctx, "Ana", "", play.Preferences{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateGame(ctx, p, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var games int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM games`).Scan(&games); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Generate(ctx, pool, Options{Finished: 2, Seed: 4})
+	if err == nil || !strings.Contains(err.Error(), "follower") {
+		t.Fatalf("generating over an unfollowed log: %v", err)
+	}
+	var after int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM games`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != games {
+		t.Errorf("the refused generation wrote %d games", after-games)
 	}
 }
