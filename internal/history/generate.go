@@ -139,12 +139,15 @@ func (o *Options) defaults() error {
 // azuld must not be serving the database meanwhile: its follower of the
 // log would send the notifications of the old moves before the generator
 // marks them as followed. It refuses a database whose follower has not
-// caught up, since marking would skip those events.
+// caught up, since marking would skip those events. When it stops
+// half-way (an error, ctx ended), the history written so far is marked
+// as followed too; the batch being written may then hold games without
+// their read models.
 func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, error) {
 	if err := opts.defaults(); err != nil {
 		return Stats{}, err
 	}
-	begun0 := time.Now()
+	start := time.Now()
 	var playing atomic.Int64
 	if err := checkFollowerCaughtUp(ctx, pool); err != nil {
 		return Stats{}, err
@@ -157,16 +160,11 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 	}
 	stats := Stats{Players: len(players)}
 	reg := rulesets.All()
-	folder := play.New(play.Config{Rules: reg})
+	folds := play.New(play.Config{Rules: reg})
 	format := SnapshotFormat(reg)
 	total := opts.Finished + opts.Running
 	// Games are played one batch ahead of the writing, so that the
 	// engine's work and the database's overlap.
-	type played struct {
-		jobs  []job
-		games []*Game
-		err   error
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	batches := make(chan played, 1)
 	defer func() {
@@ -184,7 +182,7 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 				jobs[i] = newJob(rng, opts, players, done+i, done+i < opts.Finished, now)
 			}
 			begun := time.Now()
-			games, err := playAll(ctx, reg, folder, jobs, opts.Workers)
+			games, err := playAll(ctx, reg, folds, jobs, opts.Workers)
 			playing.Add(int64(time.Since(begun)))
 			select {
 			case batches <- played{jobs, games, err}:
@@ -197,13 +195,33 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 			done += n
 		}
 	}()
+	err = writeAll(ctx, pool, batches, format, &stats, func() {
+		stats.Elapsed = time.Since(start)
+		stats.Playing = time.Duration(playing.Load())
+		if opts.Progress != nil {
+			opts.Progress(stats)
+		}
+	})
+	// The follower of the log is moved past whatever was written, also
+	// when the generation stopped half-way: azuld must never send the
+	// notifications of the history's old turns.
+	if markErr := markFollowed(context.WithoutCancel(ctx), pool); err == nil {
+		err = markErr
+	}
+	stats.Elapsed = time.Since(start)
+	return stats, err
+}
+
+// writeAll writes the batches as they come, counting them in stats and
+// calling progress after each.
+func writeAll(ctx context.Context, pool *pgxpool.Pool, batches <-chan played, format int, stats *Stats, progress func()) error {
 	for b := range batches {
 		if b.err != nil {
-			return stats, b.err
+			return b.err
 		}
 		begun := time.Now()
 		if err := writeGames(ctx, pool, b.games, format); err != nil {
-			return stats, err
+			return err
 		}
 		stats.Writing += time.Since(begun)
 		for i, g := range b.games {
@@ -216,20 +234,16 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 			stats.Events += int64(g.Events())
 			stats.Appends += int64(len(g.Appends))
 		}
-		stats.Elapsed = time.Since(begun0)
-		stats.Playing = time.Duration(playing.Load())
-		if opts.Progress != nil {
-			opts.Progress(stats)
-		}
+		progress()
 	}
-	if err := ctx.Err(); err != nil {
-		return stats, err
-	}
-	if err := markFollowed(ctx, pool); err != nil {
-		return stats, err
-	}
-	stats.Elapsed = time.Since(begun0)
-	return stats, nil
+	return ctx.Err()
+}
+
+// played is a batch of games played, or why it could not be.
+type played struct {
+	jobs  []job
+	games []*Game
+	err   error
 }
 
 // job is one game to play and how.
