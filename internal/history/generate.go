@@ -21,12 +21,6 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// OutboxConsumer is the name of azuld's follower of the log
-// (notify.OutboxConsumer), whose checkpoint the generator moves past the
-// history it writes: the mails, webhooks and bot jobs of old moves are
-// not sent again.
-const OutboxConsumer = "azuld.outbox"
-
 // Options say what to generate.
 type Options struct {
 	// Finished and Running are how many games to write of each kind.

@@ -19,6 +19,7 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/internal/pgtest"
 	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
@@ -71,7 +72,7 @@ func TestGenerateVerifies(t *testing.T) {
 
 	// The follower of the log has nothing left to do: no mail, webhook or
 	// bot job for the history.
-	n, err := events.NewConsumer(pool, OutboxConsumer).Process(ctx, 100, func(context.Context, pgx.Tx, []events.Record) error {
+	n, err := events.NewConsumer(pool, notify.OutboxConsumer).Process(ctx, 100, func(context.Context, pgx.Tx, []events.Record) error {
 		return nil
 	})
 	if err != nil || n != 0 {

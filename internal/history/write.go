@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/notify"
 )
 
 // writeGames writes a batch of games: their appends in layers (the k-th
@@ -211,17 +213,19 @@ func checkFollowerCaughtUp(ctx context.Context, pool *pgxpool.Pool) error {
 			SELECT coalesce((SELECT tx_id FROM consumer_checkpoints WHERE name = $1), '0'::xid8) AS tx_id,
 			       coalesce((SELECT position FROM consumer_checkpoints WHERE name = $1), 0) AS position)
 		SELECT EXISTS (SELECT FROM cp, events e WHERE (e.tx_id, e.global_position) > (cp.tx_id, cp.position))`,
-		OutboxConsumer).Scan(&behind)
+		notify.OutboxConsumer).Scan(&behind)
 	if err != nil {
 		return fmt.Errorf("check the follower of the log: %w", err)
 	}
 	if behind {
-		return fmt.Errorf("the follower of the log (%s) has events left to handle: start azuld until it has caught up, stop it, then generate", OutboxConsumer)
+		return fmt.Errorf("the follower of the log (%s) has events left to handle: start azuld until it has caught up, stop it, then generate", notify.OutboxConsumer)
 	}
 	return nil
 }
 
-// markFollowed moves the follower's checkpoint past every event.
+// markFollowed moves the checkpoint of azuld's follower of the log past
+// every event: the mails, webhooks and bot jobs of the history's old
+// moves are never sent.
 func markFollowed(ctx context.Context, pool *pgxpool.Pool) error {
 	_, err := pool.Exec(ctx, `
 		INSERT INTO consumer_checkpoints (name, tx_id, position, updated_at)
@@ -229,7 +233,7 @@ func markFollowed(ctx context.Context, pool *pgxpool.Pool) error {
 		ORDER BY e.tx_id DESC, e.global_position DESC LIMIT 1
 		ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = excluded.updated_at
 		WHERE (consumer_checkpoints.tx_id, consumer_checkpoints.position) < (excluded.tx_id, excluded.position)`,
-		OutboxConsumer, time.Now())
+		notify.OutboxConsumer, time.Now())
 	if err != nil {
 		return fmt.Errorf("mark the history as followed: %w", err)
 	}
