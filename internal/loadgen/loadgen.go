@@ -222,6 +222,7 @@ func (r *runner) client(ctx context.Context, n int) error {
 		}
 		players[i] = p
 	}
+	left := 0
 	for game := 0; ctx.Err() == nil; game++ {
 		ruleset := r.cfg.Rulesets[(n+game)%len(r.cfg.Rulesets)]
 		id, err := r.create(ctx, ruleset, players)
@@ -232,8 +233,16 @@ func (r *runner) client(ctx context.Context, n int) error {
 			return err
 		}
 		r.rec.game(false)
-		if err := r.play(ctx, id, players, rng); err != nil {
+		moved, err := r.play(ctx, id, players, rng)
+		switch {
+		case errors.Is(err, errGameLeft) && moved == 0:
+			if left++; left >= maxLeftInARow {
+				return fmt.Errorf("%d games in a row left before their first move; the last: %w", left, err)
+			}
+		case err != nil && !errors.Is(err, errGameLeft):
 			return err
+		default:
+			left = 0
 		}
 	}
 	return nil
@@ -277,9 +286,11 @@ type moveAnswer struct {
 	ToAct   []int  `json:"to_act"`
 }
 
-// play plays a game to its end (or until ctx ends).
-func (r *runner) play(ctx context.Context, id string, players []player, rng *rand.Rand) error {
+// play plays a game to its end (or until ctx ends) and says how many
+// moves it made.
+func (r *runner) play(ctx context.Context, id string, players []player, rng *rand.Rand) (int, error) {
 	toAct := []int{0}
+	moved := 0
 	for ctx.Err() == nil {
 		seat := -1
 		for _, s := range toAct {
@@ -292,14 +303,14 @@ func (r *runner) play(ctx context.Context, id string, players []player, rng *ran
 			// The server's bot is to act: look again shortly.
 			var lm legalMoves
 			if err := sleep(ctx, 10*time.Millisecond); err != nil {
-				return nil
+				return moved, nil
 			}
 			if err := r.call(ctx, http.MethodGet, "/v1/games/"+id+"/legal-moves", players[0].Token, nil, nil, &lm); err != nil {
-				return r.moveFailed(ctx, err)
+				return moved, r.moveFailed(ctx, err)
 			}
 			if len(lm.ToAct) == 0 {
 				r.rec.game(true)
-				return nil
+				return moved, nil
 			}
 			toAct = lm.ToAct
 			continue
@@ -308,12 +319,12 @@ func (r *runner) play(ctx context.Context, id string, players []player, rng *ran
 		var lm legalMoves
 		begun := time.Now()
 		if err := r.call(ctx, http.MethodGet, "/v1/games/"+id+"/legal-moves", p.Token, nil, nil, &lm); err != nil {
-			return r.moveFailed(ctx, err)
+			return moved, r.moveFailed(ctx, err)
 		}
 		r.rec.read(time.Since(begun))
 		if len(lm.ToAct) == 0 {
 			r.rec.game(true)
-			return nil
+			return moved, nil
 		}
 		var mine []json.RawMessage
 		for _, m := range lm.Moves {
@@ -327,7 +338,7 @@ func (r *runner) play(ctx context.Context, id string, players []player, rng *ran
 		}
 		if r.pace != nil {
 			if err := r.pace.wait(ctx); err != nil {
-				return nil
+				return moved, nil
 			}
 		}
 		headers := map[string]string{
@@ -344,19 +355,20 @@ func (r *runner) play(ctx context.Context, id string, players []player, rng *ran
 			toAct = []int{seat}
 			continue
 		case err != nil:
-			return r.moveFailed(ctx, err)
+			return moved, r.moveFailed(ctx, err)
 		}
 		r.rec.move(time.Since(begun))
+		moved++
 		if r.cfg.Moves > 0 && r.rec.moveCount() >= r.cfg.Moves {
 			r.cancel()
 		}
 		if ans.Status != "active" {
 			r.rec.game(true)
-			return nil
+			return moved, nil
 		}
 		toAct = ans.ToAct
 	}
-	return nil
+	return moved, nil
 }
 
 // moveFailed counts a failed request of a game, which is then left: the
@@ -366,8 +378,16 @@ func (r *runner) moveFailed(ctx context.Context, err error) error {
 		return nil
 	}
 	r.rec.fail(errorKind(err))
-	return nil
+	return fmt.Errorf("%w: %v", errGameLeft, err)
 }
+
+// errGameLeft: a request of a game failed and the game was left.
+var errGameLeft = errors.New("game left")
+
+// maxLeftInARow is how many games in a row a client may leave before
+// any move before it gives up: a server that refuses every move would
+// otherwise keep a run without a duration going for ever.
+const maxLeftInARow = 10
 
 // statusError is an answer other than 2xx.
 type statusError struct {
