@@ -261,7 +261,9 @@ func (r *runner) create(ctx context.Context, ruleset string, players []player) (
 	var g struct {
 		ID string `json:"id"`
 	}
-	err := r.call(ctx, http.MethodPost, "/v1/games", players[0].Token, map[string]any{"ruleset": ruleset, "seats": seats}, nil, &g)
+	// Keyed, so that a retry never creates a second game.
+	key := map[string]string{"Idempotency-Key": uuid.NewString()}
+	err := r.call(ctx, http.MethodPost, "/v1/games", players[0].Token, map[string]any{"ruleset": ruleset, "seats": seats}, key, &g)
 	if err != nil {
 		return "", fmt.Errorf("%w: create a %s game: %v", errSetup, ruleset, err)
 	}
