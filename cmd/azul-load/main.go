@@ -68,8 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const playHelp = `Usage: azul-load play -url URL [-clients N | -rate R] [-duration D] [-moves M] [flags]
 
 Plays games against azuld through its public API, as players would: each
-client registers the players of a game (without an address), creates the
-game with every seat its own and plays it to the end, then another. For
+client registers its players once (without an address), creates a game
+with every seat its own and plays it to the end, then another. For
 the seat to act it reads GET /v1/games/{id}/legal-moves and posts one of
 them to POST /v1/games/{id}/moves with If-Match and an Idempotency-Key,
 sending the same request again after a 503, 502, 504, 429 or a lost
