@@ -89,6 +89,41 @@ func TestGenerateVerifies(t *testing.T) {
 		}
 	}
 
+	// A keyed move sent again gets its first result, as from azuld: the
+	// keys' scopes and request hashes are the server's.
+	keys, err := pool.Query(ctx, `
+		SELECT k.key, k.stream_id::text, k.last_version, e.meta->'actor'->>'player_id', (e.meta->'actor'->>'seat')::int, (e.meta->'command')::text
+		FROM idempotency_keys k JOIN events e ON e.stream_id = k.stream_id AND e.version = k.first_version
+		ORDER BY k.key LIMIT 20`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type keyed struct {
+		key, game string
+		last      int64
+		player    string
+		seat      int
+		command   string
+	}
+	sent, err := pgx.CollectRows(keys, func(r pgx.CollectableRow) (keyed, error) {
+		var k keyed
+		err := r.Scan(&k.key, &k.game, &k.last, &k.player, &k.seat, &k.command)
+		return k, err
+	})
+	if err != nil || len(sent) == 0 {
+		t.Fatalf("keyed moves: %v, %v", sent, err)
+	}
+	replayer := newService(pool)
+	for _, k := range sent {
+		res, err := replayer.Move(ctx, play.MoveRequest{
+			GameID: k.game, Actor: events.Actor{Kind: "player", PlayerID: k.player}, Seat: &k.seat,
+			Move: json.RawMessage(k.command), IdempotencyKey: k.key, Channel: "api",
+		})
+		if err != nil || !res.Replayed || res.Version != k.last {
+			t.Errorf("move %s of game %s sent again: %+v, %v; want its first result at version %d", k.key, k.game, res, err, k.last)
+		}
+	}
+
 	before := dumpReadModels(t, pool)
 	svc := newService(pool)
 	if err := svc.RebuildProjections(ctx); err != nil {
