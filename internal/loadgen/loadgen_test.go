@@ -1,0 +1,154 @@
+package loadgen_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/loadgen"
+	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/migrations"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+var pg *pgtest.Harness
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
+}
+
+// startAzuld serves azuld's API over a fresh database, wired as azuld
+// serve wires it (moves in one round trip, the follower of the log
+// writing the turn inbox and enqueueing notifications), as its own
+// database role, without rate limits. It returns the base URL and the
+// pool.
+func startAzuld(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	url := pg.ServerRoleURL(t, pg.NewDatabase(t))
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	notifier, err := notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true})
+	notifier.Attach(svc)
+	listener := events.NewListener(url, log)
+	wake, stopWake := listener.SubscribeAll()
+	done := make(chan struct{}, 2)
+	go func() {
+		_ = listener.Run(ctx)
+		done <- struct{}{}
+	}()
+	go func() {
+		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+		done <- struct{}{}
+	}()
+	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		cancel()
+		stopWake()
+		<-done
+		<-done
+		pool.Close()
+	})
+	return hs.URL, pool
+}
+
+// A short run against a real azuld: moves are acknowledged, none fails,
+// every acknowledged move is in the log, and the progress lines come.
+func TestRunAgainstAzuld(t *testing.T) {
+	t.Parallel()
+	url, pool := startAzuld(t)
+	var progress bytes.Buffer
+	sum, err := loadgen.Run(context.Background(), loadgen.Config{
+		URL: url, Clients: 3, Duration: 3 * time.Second, Interval: time.Second, Progress: &progress,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s%s", progress.String(), sum.Text())
+	if sum.Moves == 0 || sum.ErrorCount != 0 || sum.Conflicts != 0 {
+		t.Fatalf("summary %+v: want moves and no error", sum)
+	}
+	if sum.GamesStarted < 3 || sum.Move.P50 <= 0 || sum.Move.P99 < sum.Move.P50 || sum.MovesPerSec <= 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	// Each acknowledged move appended one batch of a player's command.
+	var commands int
+	err = pool.QueryRow(context.Background(), `SELECT count(DISTINCT meta->>'command_id') FROM events WHERE meta->'actor'->>'kind' = 'player' AND meta->>'command' IS NOT NULL`).Scan(&commands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if commands < sum.Moves {
+		t.Errorf("%d moves acknowledged, %d in the log", sum.Moves, commands)
+	}
+	if lines := strings.Count(progress.String(), "\n"); lines < 2 {
+		t.Errorf("%d progress lines in 3 s at 1 s intervals:\n%s", lines, progress.String())
+	}
+	var decoded loadgen.Summary
+	b, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &decoded); err != nil || decoded.Moves != sum.Moves {
+		t.Errorf("the summary's JSON %s does not read back: %v", b, err)
+	}
+}
+
+// A run paced to a rate, with a seat held by the server's bot, ending
+// after a number of moves.
+func TestRunPacedWithBotSeat(t *testing.T) {
+	t.Parallel()
+	url, _ := startAzuld(t)
+	sum, err := loadgen.Run(context.Background(), loadgen.Config{
+		URL: url, Clients: 2, Rate: 200, Moves: 40, Duration: time.Minute, BotSeat: "greedy",
+		Rulesets: []string{"azul-mini"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Moves < 40 || sum.ErrorCount != 0 {
+		t.Fatalf("summary %+v: want 40 moves and no error", sum)
+	}
+	if sum.Rate != 200 || sum.GamesStarted < 2 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+// A server that is not there fails the run instead of reporting nothing.
+func TestRunWithoutServer(t *testing.T) {
+	t.Parallel()
+	hs := httptest.NewServer(nil)
+	url := hs.URL
+	hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := loadgen.Run(ctx, loadgen.Config{URL: url, Clients: 1, Duration: 20 * time.Second})
+	if err == nil {
+		t.Fatal("a run against no server succeeded")
+	}
+}
