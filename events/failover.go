@@ -78,12 +78,13 @@ func unavailableCode(code string) bool {
 
 // committedUnknown reports an error of an append's commit after which
 // the commit may have happened: the connection broke, or the server
-// ended the session, once the statement (or COMMIT) was sent. A refusal
-// the server gives before doing anything (a read-only session, no free
-// slot, a server not yet accepting) and a failure before anything was sent
-// leave nothing written.
+// ended the session, once the statement (or COMMIT) was issued. pgx's
+// SafeToRetry cannot tell here: a connection that broke while reading the
+// answer to a COMMIT it sent reports "conn closed", marked safe to retry.
+// Only an error the server reported for the statement itself, other than
+// ending the session, leaves nothing written.
 func committedUnknown(err error) bool {
-	if err == nil || pgconn.SafeToRetry(err) {
+	if err == nil {
 		return false
 	}
 	var pgErr *pgconn.PgError
