@@ -271,6 +271,9 @@ func (s *Store) appendStatement(ctx context.Context, args appendArgs) (appendOut
 		return appendOutcome{}, fmt.Errorf("acquire a connection: %w", err)
 	}
 	defer conn.Release()
+	// A mark left by an earlier use of the connection is not this
+	// append's.
+	unconfirmed(conn.Conn().PgConn())
 	out, err := runAppend(ctx, conn, args)
 	return out, commitOutcome(conn.Conn().PgConn(), err)
 }
@@ -344,6 +347,7 @@ func (s *Store) appendWithHook(ctx context.Context, req AppendRequest, args appe
 		return nil, appendOutcome{}, fmt.Errorf("acquire a connection: %w", err)
 	}
 	defer conn.Release()
+	unconfirmed(conn.Conn().PgConn())
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return nil, appendOutcome{}, fmt.Errorf("begin: %w", err)
@@ -443,6 +447,7 @@ func (s *Store) durable(ctx context.Context) error {
 		return fmt.Errorf("acquire a connection: %w", err)
 	}
 	defer conn.Release()
+	unconfirmed(conn.Conn().PgConn())
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
