@@ -116,6 +116,8 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*Config
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As azuld connects (cmd/azuld openPool).
+	events.ConfigurePool(pcfg, url)
 	if maxConns > 0 {
 		pcfg.MaxConns = maxConns
 	}

@@ -508,6 +508,7 @@ func TestEveryProblemMessageExists(t *testing.T) {
 	used := map[string]bool{}
 	scan("*.go", regexp.MustCompile(`newProblem\([^"]*?"([a-z_]+)"`), "api.detail.", used)
 	scan("*.go", regexp.MustCompile(`"api\.detail\.([a-z_]+)"`), "api.detail.", used)
+	scan("*.go", regexp.MustCompile(`unavailable\("([a-z_]+)"`), "api.detail.", used)
 	for _, dir := range []string{"../play/*.go", "../account/*.go"} {
 		scan(dir, regexp.MustCompile(`Invalid\([^,]+,\s*"([a-z_]+)"`), "api.input.", used)
 	}

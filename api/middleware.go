@@ -178,7 +178,12 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			s.metrics.latency.WithLabelValues(req.Method, route).Observe(elapsed.Seconds())
 		}
 		level := slog.LevelInfo
-		if status >= 500 {
+		switch {
+		case status == http.StatusServiceUnavailable:
+			// No database answers (a fail-over): every request says
+			// so until it is over, and none is a fault of the server's.
+			level = slog.LevelWarn
+		case status >= 500:
 			level = slog.LevelError
 		}
 		s.log.LogAttrs(req.Context(), level, "request",

@@ -191,6 +191,11 @@ func (s *Server) postMove(c echo.Context) error {
 		Channel:         "api",
 	})
 	if err != nil {
+		if key != "" && errors.Is(err, events.ErrOutcomeUnknown) {
+			// The key makes a retry safe: it is answered with this
+			// move's result if it was made, or makes it now.
+			return unavailable("outcome_unknown_keyed")
+		}
 		return s.moveProblem(c, id, p, seat, err)
 	}
 	out := moveResponse{Version: res.Version, Events: res.Events, CurrentVersion: res.Version, Replayed: res.Replayed}

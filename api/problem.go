@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/api/web"
@@ -89,7 +87,8 @@ type Problem struct {
 	// CurrentVersion is the game's version, after a version conflict.
 	CurrentVersion *int64 `json:"current_version,omitempty"`
 	// RetryAfter repeats the Retry-After header's seconds, after a rate
-	// limit; Limit names the limit (limits.Specs).
+	// limit or while no database answers; Limit names the limit
+	// (limits.Specs).
 	RetryAfter int    `json:"retry_after,omitempty"`
 	Limit      string `json:"limit,omitempty"`
 
@@ -244,22 +243,26 @@ func kindProblem(err error) *Problem {
 		return newProblem(http.StatusUnprocessableEntity, ProblemMalformedMove, "malformed_move")
 	case errors.Is(err, play.ErrInvalid), errors.Is(err, projections.ErrInvalid), errors.Is(err, events.ErrInvalid):
 		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "invalid")
+	case errors.Is(err, events.ErrOutcomeUnknown):
+		// Before the context's errors: a request cancelled while its
+		// commit was in flight does not know what it did either.
+		return unavailable("outcome_unknown")
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "cancelled")
-	case databaseUnreachable(err):
-		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_database")
+	case events.Unavailable(err):
+		return unavailable("no_database")
 	}
 	return &Problem{Type: ProblemInternal, Status: http.StatusInternalServerError, about: "internal"}
 }
 
-// databaseUnreachable reports a connection to the database that could not
-// be made or broke (a replica cut off from it, a fail-over): the same
-// request can succeed on another replica or a moment later, so it is a
-// 503 a client or proxy may retry, not a server fault.
-func databaseUnreachable(err error) bool {
-	var ce *pgconn.ConnectError
-	var ne net.Error
-	return errors.As(err, &ce) || errors.As(err, &ne)
+// unavailable is the 503 of a request no primary database answered (a
+// replica cut off from it, a fail-over under way; see events.Unavailable):
+// the same request can succeed on another replica or a few seconds later,
+// which Retry-After says.
+func unavailable(id string) *Problem {
+	pr := newProblem(http.StatusServiceUnavailable, ProblemUnavailable, id)
+	pr.RetryAfter = events.RetryAfterSeconds
+	return pr
 }
 
 // fromHTTPError maps echo's own errors (router 404/405, body limit 413,

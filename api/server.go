@@ -285,7 +285,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 		p = newProblem(http.StatusNotFound, ProblemNotFound, "no_game", "ID", truncate(c.Param("id"), 64))
 	}
 	if p.Status >= 500 && !errors.Is(c.Request().Context().Err(), context.Canceled) {
-		s.log.ErrorContext(c.Request().Context(), "request failed",
+		// A database that does not answer is no fault of this server's
+		// (a fail-over makes one such line per request): a warning.
+		level := slog.LevelError
+		if p.Status == http.StatusServiceUnavailable {
+			level = slog.LevelWarn
+		}
+		s.log.Log(c.Request().Context(), level, "request failed",
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
 			"method", c.Request().Method, "route", routeOf(c), "err", err.Error())
 	}
@@ -299,14 +305,22 @@ func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "version": s.version})
 }
 
-// readyz answers 200 when the database answers.
+// readyz answers 200 when a primary database answers: a session that
+// can write. A standby (a demoted primary, a multi-host URL that found no
+// primary) answers 503, so that a proxy sends requests to replicas that
+// can take moves.
 func (s *Server) readyz(c echo.Context) error {
 	if s.pool != nil {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 		defer cancel()
-		if err := s.pool.Ping(ctx); err != nil {
+		var readOnly bool
+		err := s.pool.QueryRow(ctx, `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'`).Scan(&readOnly)
+		if err == nil && readOnly {
+			err = errors.New("the database session is read-only: no primary")
+		}
+		if err != nil {
 			s.log.WarnContext(ctx, "readiness check failed", "err", err.Error())
-			return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "no_database")
+			return unavailable("no_database")
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})

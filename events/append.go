@@ -182,11 +182,63 @@ func (s *Store) Append(ctx context.Context, req AppendRequest) (AppendResult, er
 	if err != nil {
 		return AppendResult{}, err
 	}
+	res, err := s.appendOnce(ctx, req, args)
+	if err != nil && args.shape.keyed && errors.Is(err, ErrOutcomeUnknown) {
+		return s.retryUnknown(ctx, req, args, err)
+	}
+	return res, err
+}
+
+// Unknown outcomes of keyed appends are tried again for up to
+// unknownRetryLimit (within the caller's context), the pause between
+// tries growing from unknownRetryFirst to unknownRetryMax: a fail-over
+// takes about ten seconds, and an HTTP client waits for thirty.
+const (
+	unknownRetryLimit = 20 * time.Second
+	unknownRetryFirst = 100 * time.Millisecond
+	unknownRetryMax   = 2 * time.Second
+)
+
+// retryUnknown sends a keyed append whose outcome is unknown again, until
+// a primary answers: the key makes the statement return the first
+// attempt's result if that one committed, or append now if it did not,
+// so the events are in the log once either way. It gives up with the
+// first error (ErrOutcomeUnknown) when the caller's context ends or
+// unknownRetryLimit passes.
+func (s *Store) retryUnknown(ctx context.Context, req AppendRequest, args appendArgs, first error) (AppendResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, unknownRetryLimit)
+	defer cancel()
+	last := first
+	for delay := unknownRetryFirst; ; delay = min(2*delay, unknownRetryMax) {
+		select {
+		case <-ctx.Done():
+			if last == first {
+				return AppendResult{}, first
+			}
+			return AppendResult{}, fmt.Errorf("%w (tried again until %v: %w)", first, ctx.Err(), last)
+		case <-time.After(delay):
+		}
+		res, err := s.appendOnce(ctx, req, args)
+		if err == nil || !Unavailable(err) {
+			// An answer: the events appended now or by the first attempt,
+			// or a refusal (a conflict means the first attempt did not
+			// commit, since its key would have been found).
+			return res, err
+		}
+		s.log.WarnContext(ctx, "event store: the database did not confirm an append; trying again with its idempotency key",
+			"stream", args.streamID, "err", err.Error())
+		last = err
+	}
+}
+
+// appendOnce sends an append once.
+func (s *Store) appendOnce(ctx context.Context, req AppendRequest, args appendArgs) (AppendResult, error) {
 	var out appendOutcome
 	var records []Record
+	var err error
 	if req.Hook == nil {
 		// One statement in its own implicit transaction: one round trip.
-		out, err = runAppend(ctx, s.pool, args)
+		out, err = s.appendStatement(ctx, args)
 		if err == nil && len(out.versions) > 0 {
 			records, err = appendedRecords(req, args, out)
 		}
@@ -207,6 +259,43 @@ func (s *Store) Append(ctx context.Context, req AppendRequest) (AppendResult, er
 	}
 	s.notifier.add(args.streamID, records[len(records)-1].Version)
 	return AppendResult{Records: records}, nil
+}
+
+// appendStatement runs the append statement, in its own implicit
+// transaction, on a connection taken from the pool for it, so that what
+// the server said on that connection while committing can be checked
+// (see ConfigureConn).
+func (s *Store) appendStatement(ctx context.Context, args appendArgs) (appendOutcome, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return appendOutcome{}, fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	// A mark left by an earlier use of the connection is not this
+	// append's.
+	unconfirmed(conn.Conn().PgConn())
+	out, err := runAppend(ctx, conn, args)
+	return out, commitOutcome(conn.Conn().PgConn(), err)
+}
+
+// commitOutcome is the error of a commit that ended in err on pc: an
+// error that leaves the commit's outcome unknown wraps ErrOutcomeUnknown,
+// and so does a success the server reported as not confirmed by the
+// synchronous standby.
+func commitOutcome(pc *pgconn.PgConn, err error) error {
+	switch {
+	case err != nil && committedUnknown(err):
+		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	case err != nil:
+		return err
+	case unconfirmed(pc):
+		// Committed here, perhaps not on the standby: a fail-over now
+		// would lose it, so it must not be acknowledged. The session is
+		// closed, since the server is stopping or was told to cancel.
+		_ = pc.Close(context.Background())
+		return fmt.Errorf("%w: the commit was not confirmed by the synchronous standby", ErrOutcomeUnknown)
+	}
+	return nil
 }
 
 // runAppend runs the append statement and reads what it returned.
@@ -253,7 +342,13 @@ func runAppend(ctx context.Context, q Querier, args appendArgs) (appendOutcome, 
 // appendWithHook runs the statement and the hook in one explicit
 // transaction.
 func (s *Store) appendWithHook(ctx context.Context, req AppendRequest, args appendArgs) ([]Record, appendOutcome, error) {
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, appendOutcome{}, fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	unconfirmed(conn.Conn().PgConn())
+	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return nil, appendOutcome{}, fmt.Errorf("begin: %w", err)
 	}
@@ -269,7 +364,9 @@ func (s *Store) appendWithHook(ctx context.Context, req AppendRequest, args appe
 	if err := req.Hook(ctx, tx, records); err != nil {
 		return nil, out, &hookError{err: err}
 	}
-	if err := tx.Commit(ctx); err != nil {
+	// Until COMMIT is sent, a lost connection rolls everything back;
+	// from then on, the outcome is the server's to tell.
+	if err := commitOutcome(conn.Conn().PgConn(), tx.Commit(ctx)); err != nil {
 		return nil, out, fmt.Errorf("commit: %w", err)
 	}
 	return records, out, nil
@@ -323,13 +420,46 @@ func (s *Store) conflict(ctx context.Context, req AppendRequest, args appendArgs
 	return AppendResult{}, &ConflictError{StreamID: args.streamID, Expected: req.ExpectedVersion, Actual: actual}
 }
 
-// replayed reads the records of the first use of an idempotency key.
+// replayed reads the records of the first use of an idempotency key,
+// once they are known to be on the synchronous standby (see durable).
 func (s *Store) replayed(ctx context.Context, p priorUse) (AppendResult, error) {
+	if err := s.durable(ctx); err != nil {
+		return AppendResult{}, fmt.Errorf("confirm the first result of an idempotent command: %w", err)
+	}
 	recs, err := ReadStream(ctx, s.pool, p.streamID, p.first-1, int(p.last-p.first+1))
 	if err != nil {
 		return AppendResult{}, fmt.Errorf("read the first result of an idempotent command: %w", err)
 	}
 	return AppendResult{Records: recs, Replayed: true}, nil
+}
+
+// durable returns once every commit the server has made is confirmed by
+// its synchronous standby, when it has one. A first attempt whose wait for
+// the standby was cancelled is visible, yet may be lost by a fail-over:
+// its key must not be answered before the standby has it. A transaction
+// that takes an id commits with a WAL record, and waits for the standby
+// to have the log up to it, so up to every earlier commit. Without
+// synchronous replication this costs one round trip more, on a replay
+// only.
+func (s *Store) durable(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	unconfirmed(conn.Conn().PgConn())
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		return err
+	}
+	if err := commitOutcome(conn.Conn().PgConn(), tx.Commit(ctx)); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }
 
 // Idempotent looks up an idempotency key without writing anything: the

@@ -123,6 +123,9 @@ func (l *Listener) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("event listener: %w", err)
 	}
+	// A listening connection only reads: without keep-alives, one to a
+	// primary lost in a fail-over would wait for notifications forever.
+	ConfigureConn(&cfg.Config, l.connString)
 	l.mu.Lock()
 	if l.running || l.stopped {
 		l.mu.Unlock()

@@ -258,6 +258,13 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 			return nil, &events.ConflictError{StreamID: g.ID, Expected: *req.ExpectedVersion, Actual: g.Version}
 		}
 		res, err := s.moveOnce(ctx, g, req)
+		if events.Unavailable(err) {
+			// No primary answered, or the move may have been applied
+			// (its commit unconfirmed): deciding it again could make it
+			// twice. The caller retries with its key, or reloads.
+			s.cache.forget(g.ID)
+			return nil, err
+		}
 		if err != nil && cached {
 			// A refusal may come from a copy that another replica's move
 			// made stale: only the store's game may refuse a move.

@@ -323,7 +323,10 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 		}
 	}
 	res, err := s.store.Append(ctx, req)
-	if isConflict(err) {
+	if err != nil {
+		// A conflict shows the cached copy is stale; an unknown outcome
+		// (the connection lost while committing) leaves the game at
+		// either version: only the store can tell.
 		s.cache.forget(g.ID)
 	}
 	if err != nil {

@@ -276,6 +276,10 @@ func statusOf(err error) (int, bool) {
 		return http.StatusConflict, true
 	case errors.Is(err, play.ErrInvalid), errors.Is(err, projections.ErrInvalid), errors.Is(err, events.ErrInvalid):
 		return http.StatusBadRequest, true
+	case errors.Is(err, events.ErrOutcomeUnknown), events.Unavailable(err):
+		// No primary database answered: a fail-over under way, or this
+		// replica cut off from it. Not a fault of the server's.
+		return http.StatusServiceUnavailable, true
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable, false
 	}
@@ -308,6 +312,10 @@ func (w *Web) fail(c echo.Context, s *session, err error) error {
 	if errors.As(err, &refusal) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(refusal.RetryAfter))
 	}
+	if events.Unavailable(err) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(events.RetryAfterSeconds))
+		w.log.WarnContext(c.Request().Context(), "web page failed: no database", "path", c.Request().URL.Path, "err", err.Error())
+	}
 	if !show {
 		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", c.Request().URL.Path, "err", err.Error())
 	}
@@ -326,6 +334,10 @@ func errorText(l *i18n.Localizer, err error, status int, show bool) string {
 		return l.T(pe.id, pe.args...)
 	case errors.Is(err, ErrCSRF):
 		return l.T("web.error.csrf")
+	case errors.Is(err, events.ErrOutcomeUnknown):
+		return l.T("web.error.outcome_unknown")
+	case events.Unavailable(err):
+		return l.T("web.error.unavailable")
 	case errors.As(err, &refusal):
 		what := "web.error.limit." + refusal.Limit
 		if !l.Catalogue().Has(what) {

@@ -8,14 +8,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/internal/pgcluster"
 	"github.com/azuld/azuld/internal/pgfetch"
 	"github.com/azuld/azuld/migrations"
@@ -45,11 +48,13 @@ var commandHelp = map[string]string{
 	"verify": "Re-derive every draw and event of a game from its revealed (or public) seed and its\n" +
 		"recorded commands, and report PASS or the first mismatch (exit status 1). The argument is\n" +
 		"a game id (read from the configured database) or a file from GET /v1/games/{id}/export\n" +
-		"(no database needed). Before a secret-seeded game ends, only the commitment is shown.",
+		"(no database needed). Before a secret-seeded game ends, only the commitment is shown.\n" +
+		"With --all, every game of the configured database is checked, one at a time: each failure\n" +
+		"is printed, then a summary line; the exit status is 1 if any game failed.",
 }
 
 // commandArgs are the positional arguments of a subcommand, for --help.
-var commandArgs = map[string]string{"verify": " <game id | exported file>"}
+var commandArgs = map[string]string{"verify": " <game id | exported file | --all>"}
 
 const usage = `azuld: the Azul play-by-mail server.
 
@@ -58,6 +63,7 @@ Usage:
   azuld migrate [flags]          apply the database migrations
   azuld projections rebuild      rebuild the read models from the events
   azuld verify <game | file>     check a game's draws against its seed
+  azuld verify --all             check every game of the database
   azuld health                   exit 0 when the server at the HTTP address is ready
   azuld dkim keygen --out <file> write a DKIM signing key and print its DNS record
   azuld version                  print the version
@@ -231,7 +237,7 @@ func (d *database) close(log *slog.Logger) {
 // migrate applies the migrations as the schema's owner. In the private
 // cluster it then sets up the server's role, with a fresh password.
 func (d *database) migrate(ctx context.Context) error {
-	if err := migrations.Up(ctx, d.ownerURL); err != nil {
+	if err := migrations.Up(ctx, withConnectTimeout(d.ownerURL)); err != nil {
 		if d.ownerURL == d.url {
 			return fmt.Errorf("migrate the database (as the server's role: set AZUL_MIGRATE_DATABASE_URL to the schema owner's URL, or run azuld migrate with it first): %w", err)
 		}
@@ -246,6 +252,31 @@ func (d *database) migrate(ctx context.Context) error {
 	}
 	d.url, err = migrations.EnsureServerRole(ctx, d.ownerURL, serverRole, password)
 	return err
+}
+
+// withConnectTimeout adds connect_timeout to a connection string that
+// does not set one (nor PGCONNECT_TIMEOUT): migrations connect through
+// database/sql, without the pool's settings, and a dead host first in a
+// multi-host URL must not hang the start. A URL is not parsed (net/url
+// refuses a list of hosts); its query gets one more parameter.
+func withConnectTimeout(conn string) string {
+	if strings.Contains(conn, "connect_timeout") || os.Getenv("PGCONNECT_TIMEOUT") != "" {
+		return conn
+	}
+	timeout := strconv.Itoa(int(events.DefaultConnectTimeout / time.Second))
+	if !strings.HasPrefix(conn, "postgres://") && !strings.HasPrefix(conn, "postgresql://") {
+		return conn + " connect_timeout=" + timeout
+	}
+	base, fragment, _ := strings.Cut(conn, "#")
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	out := base + sep + "connect_timeout=" + timeout
+	if fragment != "" {
+		out += "#" + fragment
+	}
+	return out
 }
 
 // newPassword is 128 random bits in hex.
@@ -292,6 +323,10 @@ func openPool(ctx context.Context, url string, cfg *config) (*pgxpool.Pool, erro
 	if _, set := pcfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
 		pcfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = idleInTransactionTimeout
 	}
+	// Following the primary through a fail-over: a connect timeout per
+	// host of a multi-host URL, keep-alives and TCP_USER_TIMEOUT, no
+	// cancel requests (see events.ConfigureConn).
+	events.ConfigurePool(pcfg, url)
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the database: %w", err)

@@ -1588,6 +1588,9 @@ type ProblemResponse = Problem
 // RateLimited defines model for RateLimited.
 type RateLimited = Problem
 
+// Unavailable defines model for Unavailable.
+type Unavailable = Problem
+
 // DeleteAccountFormdataBody defines parameters for DeleteAccount.
 type DeleteAccountFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
@@ -9464,6 +9467,11 @@ func (r OpenapiResponse) ContentType() string {
 	return ""
 }
 
+// ReadyzResponse503Headers the declared response headers of an HTTP 503 response for Readyz
+type ReadyzResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReadyzResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9472,7 +9480,9 @@ type ReadyzResponse struct {
 		Status interface{} `json:"status,omitempty"`
 	}
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *ProblemResponse
+	ApplicationproblemJSON503 *Unavailable
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReadyzResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9483,7 +9493,7 @@ func (r ReadyzResponse) GetJSON200() *struct {
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r ReadyzResponse) GetApplicationproblemJSON503() *ProblemResponse {
+func (r ReadyzResponse) GetApplicationproblemJSON503() *Unavailable {
 	return r.ApplicationproblemJSON503
 }
 
@@ -9861,6 +9871,11 @@ type CreateGameResponse429Headers struct {
 	RetryAfter *int
 }
 
+// CreateGameResponse503Headers the declared response headers of an HTTP 503 response for CreateGame
+type CreateGameResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9878,10 +9893,14 @@ type CreateGameResponse struct {
 	ApplicationproblemJSON422 *ProblemResponse
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateGameResponse201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateGameResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateGameResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9919,6 +9938,11 @@ func (r CreateGameResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
 }
 
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateGameResponse) GetBody() []byte {
 	return r.Body
@@ -9953,6 +9977,11 @@ type ImportGameResponse429Headers struct {
 	RetryAfter *int
 }
 
+// ImportGameResponse503Headers the declared response headers of an HTTP 503 response for ImportGame
+type ImportGameResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ImportGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9968,8 +9997,12 @@ type ImportGameResponse struct {
 	ApplicationproblemJSON422 *ProblemResponse
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ImportGameResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ImportGameResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10000,6 +10033,11 @@ func (r ImportGameResponse) GetApplicationproblemJSON422() *ProblemResponse {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ImportGameResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ImportGameResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10348,6 +10386,11 @@ type JoinGameResponse429Headers struct {
 	RetryAfter *int
 }
 
+// JoinGameResponse503Headers the declared response headers of an HTTP 503 response for JoinGame
+type JoinGameResponse503Headers struct {
+	RetryAfter *int
+}
+
 type JoinGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10365,10 +10408,14 @@ type JoinGameResponse struct {
 	ApplicationproblemJSON409 *ProblemResponse
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *JoinGameResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *JoinGameResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinGameResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10404,6 +10451,11 @@ func (r JoinGameResponse) GetApplicationproblemJSON409() *ProblemResponse {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10516,6 +10568,11 @@ type MoveResponse429Headers struct {
 	RetryAfter *int
 }
 
+// MoveResponse503Headers the declared response headers of an HTTP 503 response for Move
+type MoveResponse503Headers struct {
+	RetryAfter *int
+}
+
 type MoveResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10539,10 +10596,14 @@ type MoveResponse struct {
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *MoveResponse201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MoveResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MoveResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10593,6 +10654,11 @@ func (r MoveResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r MoveResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r MoveResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10848,6 +10914,11 @@ type RequestTakebackResponse429Headers struct {
 	RetryAfter *int
 }
 
+// RequestTakebackResponse503Headers the declared response headers of an HTTP 503 response for RequestTakeback
+type RequestTakebackResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RequestTakebackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10867,8 +10938,12 @@ type RequestTakebackResponse struct {
 	ApplicationproblemJSON422 *ProblemResponse
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RequestTakebackResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RequestTakebackResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10909,6 +10984,11 @@ func (r RequestTakebackResponse) GetApplicationproblemJSON422() *ProblemResponse
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r RequestTakebackResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RequestTakebackResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10993,6 +11073,11 @@ type AcceptTakebackResponse429Headers struct {
 	RetryAfter *int
 }
 
+// AcceptTakebackResponse503Headers the declared response headers of an HTTP 503 response for AcceptTakeback
+type AcceptTakebackResponse503Headers struct {
+	RetryAfter *int
+}
+
 type AcceptTakebackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11008,8 +11093,12 @@ type AcceptTakebackResponse struct {
 	ApplicationproblemJSON409 *ProblemResponse
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AcceptTakebackResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptTakebackResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11040,6 +11129,11 @@ func (r AcceptTakebackResponse) GetApplicationproblemJSON409() *ProblemResponse 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r AcceptTakebackResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AcceptTakebackResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11076,6 +11170,11 @@ type DeclineTakebackResponse429Headers struct {
 	RetryAfter *int
 }
 
+// DeclineTakebackResponse503Headers the declared response headers of an HTTP 503 response for DeclineTakeback
+type DeclineTakebackResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeclineTakebackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11091,8 +11190,12 @@ type DeclineTakebackResponse struct {
 	ApplicationproblemJSON409 *ProblemResponse
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeclineTakebackResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeclineTakebackResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11123,6 +11226,11 @@ func (r DeclineTakebackResponse) GetApplicationproblemJSON409() *ProblemResponse
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r DeclineTakebackResponse) GetApplicationproblemJSON429() *RateLimited {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeclineTakebackResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -13918,12 +14026,25 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ProblemResponse
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ReadyzResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14176,6 +14297,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -14206,6 +14334,16 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14267,6 +14405,13 @@ func ParseImportGameResponse(rsp *http.Response) (*ImportGameResponse, error) {
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -14280,6 +14425,16 @@ func ParseImportGameResponse(rsp *http.Response) (*ImportGameResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ImportGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14582,6 +14737,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -14605,6 +14767,16 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14754,6 +14926,13 @@ func ParseMoveResponse(rsp *http.Response) (*MoveResponse, error) {
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -14791,6 +14970,16 @@ func ParseMoveResponse(rsp *http.Response) (*MoveResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers MoveResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15034,6 +15223,13 @@ func ParseRequestTakebackResponse(rsp *http.Response) (*RequestTakebackResponse,
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -15047,6 +15243,16 @@ func ParseRequestTakebackResponse(rsp *http.Response) (*RequestTakebackResponse,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RequestTakebackResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15141,6 +15347,13 @@ func ParseAcceptTakebackResponse(rsp *http.Response) (*AcceptTakebackResponse, e
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -15154,6 +15367,16 @@ func ParseAcceptTakebackResponse(rsp *http.Response) (*AcceptTakebackResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptTakebackResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15215,6 +15438,13 @@ func ParseDeclineTakebackResponse(rsp *http.Response) (*DeclineTakebackResponse,
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -15228,6 +15458,16 @@ func ParseDeclineTakebackResponse(rsp *http.Response) (*DeclineTakebackResponse,
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeclineTakebackResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
