@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -86,7 +87,13 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 		}
 		wait := opts.PollInterval
 		if err != nil {
-			n.log.ErrorContext(ctx, "following the log failed; the batch will be tried again", "err", err.Error())
+			// A database that is failing over is expected to come back: a
+			// warning, not an error, until it does.
+			level := slog.LevelError
+			if events.Unavailable(err) {
+				level = slog.LevelWarn
+			}
+			n.log.Log(ctx, level, "following the log failed; the batch will be tried again", "err", err.Error())
 			if n.outboxFailures != nil {
 				n.outboxFailures.Inc()
 			}
