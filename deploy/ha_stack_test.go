@@ -13,45 +13,6 @@ import (
 // Patroni.
 var haNodes = []string{"pg1", "pg2", "pg3"}
 
-// TestHAStackSmoke brings docker-compose.ha.yml up as a user would: a
-// primary with a synchronous standby, WAL archived by pgBackRest, and
-// azuld, which found the primary among the nodes its URL lists, plays.
-func TestHAStackSmoke(t *testing.T) {
-	if !enabled(t) {
-		return
-	}
-	s := newHAStack(t, false)
-	s.up()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	waitReady(t, s.http+"/readyz", time.Minute)
-	leader, err := s.waitPrimary(ctx, "", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As the postgres user: pgBackRest reaches PostgreSQL over its socket
-	// with peer authentication.
-	if out, err := docker(ctx, "exec", "-u", "postgres", s.container(leader), "pgbackrest", "--stanza=azuld", "check"); err != nil {
-		t.Fatalf("pgbackrest check on %s: %v", leader, err)
-	} else if !strings.Contains(out, "successfully archived") {
-		t.Errorf("pgbackrest check on %s archived nothing:\n%s", leader, out)
-	}
-	c := newClient(s.http)
-	c.mailpit = s.mailpit
-	seats := [2]player{c.register(ctx, t, "Ana"), c.register(ctx, t, "Ben")}
-	g, err := c.createGame(ctx, seats[0], seats[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, _, err := c.playOne(ctx, g, seats, randomPick)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Events) == 0 {
-		t.Fatalf("the move on %s was acknowledged with no event", leader)
-	}
-}
-
 // newHAStack prepares a project of docker-compose.ha.yml on top of the
 // base file, with the replicas file too when replicas is set.
 func newHAStack(t *testing.T, replicas bool) *stack {
