@@ -24,9 +24,8 @@
 // needs). Greedy plays the move whose result it estimates best. Search
 // tries its own best moves by the estimate against the other seats' greedy
 // replies, steers its playouts with a heuristic policy (the same plan's gains,
-// takes by the tiles that have a space to go to) while the other seats take
-// what greedy takes, cuts them at the round's end and takes the estimate as
-// their value.
+// takes by the tiles that have a space to go to), cuts them at the round's
+// end and takes the estimate as their value.
 //
 // The checklist bot is a yardstick for measuring them (cmd/azul-tournament),
 // not a seat's choice: a one-move lookahead by a player's checklist written

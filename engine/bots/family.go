@@ -58,11 +58,6 @@ type family[S any, C comparable, E any] interface {
 	// switchMargin is how much better (in mean reward) the search's
 	// choice must be than the greedy estimate's to be played instead.
 	switchMargin() float64
-	// playoutGreedy reports whether a playout plays another seat's
-	// greedy move in s (ranked by judge, as the tree's replies are)
-	// instead of the cheap policy's; the searching seat's own playout
-	// moves are always the cheap policy's.
-	playoutGreedy(s *S) bool
 	// quick picks a playout move among playoutMoves cheaply.
 	quick(s *S, seat int, legal []C, rng *rand.Rand) C
 }
@@ -106,10 +101,6 @@ func (azulFamily) playoutMoves(dst []azul.Cmd, s *azul.State, seat int) []azul.C
 func (azulFamily) horizon() int { return 1 }
 
 func (azulFamily) switchMargin() float64 { return 0.03 }
-
-// Azul playouts play every seat by the cheap policy: the search already
-// beats greedy seats at 3 and 4 players (docs/BENCHMARKS.md).
-func (azulFamily) playoutGreedy(*azul.State) bool { return false }
 
 // An Azul search tries the 16 best moves at its root.
 func (azulFamily) rootWidth() int { return 16 }
@@ -240,18 +231,6 @@ func (pavilionFamily) horizon() int { return 1 }
 // the checklist bot and 23 % as one seat among greedy ones at 3 players;
 // with 0.1, 79.5 % and 37.5 %).
 func (pavilionFamily) switchMargin() float64 { return 0.1 }
-
-// While tiles are taken, a Pavilion playout plays the other seats' greedy
-// takes: what is left to the searching seat depends on them, and the
-// cheap policy took otherwise than a careful player, so the playouts
-// judged its takes against opponents it would not meet (measured at 3,500
-// playouts against greedy in the Mini with the wild colours in another
-// order: 90 % of 60 games won with it, 79 % of 200 without). In the play
-// phase the seats place on their own boards, and the cheap policy stays,
-// since greedy placements cost a ranking of hundreds of moves.
-func (pavilionFamily) playoutGreedy(s *pavilion.State) bool {
-	return s.Phase() == pavilion.PhaseAcquire
-}
 
 // A Pavilion search spends its budget on the four best moves by the
 // estimate: the estimate is good enough that the fifth and later are

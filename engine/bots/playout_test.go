@@ -1,7 +1,6 @@
 package bots
 
 import (
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -158,50 +157,6 @@ func TestSearchRootHoldsTheEstimatesBestMoves(t *testing.T) {
 	for i := rootNode.first; i < rootNode.first+rootNode.count; i++ {
 		if x.nodes[i].visits == 0 {
 			t.Fatalf("root move %v never tried", x.nodes[i].move)
-		}
-	}
-}
-
-// While tiles are taken, a playout models another seat as the tree does:
-// its move is the one the greedy bot would play, chosen in the searcher's
-// buffers. In the play phase the cheap policy places for every seat.
-func TestPavilionPlayoutsPlayOthersGreedyTakes(t *testing.T) {
-	f := pavilionFamily{}
-	for _, players := range []int{2, 3} {
-		s := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: players}, engine.Seed{13})
-		rng := rand.New(rand.NewPCG(4, 5))
-		takes, placements := 0, 0
-		for step := 0; !s.Over() && s.Round() <= 2; step++ {
-			seat := f.actor(&s)
-			want, ok := greedy(f, &s, seat)
-			if !ok {
-				t.Fatalf("%dp, step %d: no greedy move", players, step)
-			}
-			switch s.Phase() {
-			case pavilion.PhaseAcquire:
-				if !f.playoutGreedy(&s) {
-					t.Fatalf("%dp, step %d: a playout would not play the greedy take", players, step)
-				}
-				x := newSearcher(f, &s, uint64(step))
-				x.seat = (seat + 1) % players // searching for someone else
-				x.legal = f.playoutMoves(x.legal[:0], &s, seat)
-				if got := x.greedyMove(&s, seat); got != want {
-					t.Fatalf("%dp, step %d: the playout's take for seat %d is %v, greedy takes %v", players, step, seat, got, want)
-				}
-				takes++
-			case pavilion.PhasePlay:
-				if f.playoutGreedy(&s) {
-					t.Fatalf("%dp, step %d: a playout would rank every placement", players, step)
-				}
-				placements++
-			}
-			var err error
-			if _, err = f.play(&s, seat, want, rng, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if takes == 0 || placements == 0 {
-			t.Fatalf("%dp: %d takes and %d placements checked", players, takes, placements)
 		}
 	}
 }

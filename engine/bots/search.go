@@ -19,9 +19,7 @@ import (
 // another seat acts the tree tries only its greedy reply (otherWidth), so
 // that the budget goes to the searching seat's own choices; that matters
 // most at 3 and 4 players, where the others' alternatives would take most
-// of it. Where the family says so (family.playoutGreedy) the playouts
-// model the other seats the same way: they play their greedy move, not
-// the cheap policy's.
+// of it.
 
 // Search tuning.
 const (
@@ -313,31 +311,11 @@ func (x *searcher[S, C, E, F]) playout(st *S) {
 		if len(x.legal) == 0 {
 			return
 		}
-		var c C
-		if seat != x.seat && f.playoutGreedy(st) {
-			c = x.greedyMove(st, seat)
-		} else {
-			c = f.quick(st, seat, x.legal, x.rng)
-		}
 		var err error
-		if x.evs, err = f.play(st, seat, c, x.rng, x.evs); err != nil {
+		if x.evs, err = f.play(st, seat, f.quick(st, seat, x.legal, x.rng), x.rng, x.evs); err != nil {
 			return
 		}
 	}
-}
-
-// greedyMove is the move among x.legal that the greedy bot plays for
-// seat in st (the first in the engine's order among equals, as greedy
-// chooses), ranked in the searcher's own buffers.
-func (x *searcher[S, C, E, F]) greedyMove(st *S, seat int) C {
-	x.ranked, x.evs = rank(x.f, st, seat, x.legal, x.rng, x.evs, x.ranked[:0], &x.scratch)
-	c, bestV := x.legal[0], math.Inf(-1)
-	for _, r := range x.ranked {
-		if r.value > bestV {
-			c, bestV = r.move, r.value
-		}
-	}
-	return c
 }
 
 // rootStats are the root's children: move, visits, mean reward and mean
