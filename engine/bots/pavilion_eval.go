@@ -284,11 +284,6 @@ func spPlan(b *spBoard, hand *pavilion.Tiles, wild pavilion.Colour, mono bool) f
 			if free == 0 {
 				continue
 			}
-			// A space's net gain is the same whatever the colour: worked
-			// out once per star and placement, not once per colour that
-			// fits (the centre star and the monochrome board take several).
-			var nets [6]float64
-			var netKnown uint8
 			for c := range pavilion.Colour(pavilion.NumColours) {
 				if hand[c] == 0 || !b.fits(star, c) {
 					continue
@@ -303,11 +298,8 @@ func spPlan(b *spBoard, hand *pavilion.Tiles, wild pavilion.Colour, mono bool) f
 					if cost > have {
 						continue
 					}
-					if netKnown&(1<<(space-1)) == 0 {
-						nets[space-1] = b.planGain(mono, star, space) - spTileCost*float64(cost)
-						netKnown |= 1 << (space - 1)
-					}
-					if net := nets[space-1]; net > bestNet {
+					net := b.planGain(mono, star, space) - spTileCost*float64(cost)
+					if net > bestNet {
 						bestStar, bestSpace, bestC, bestNet, bestUse = star, space, c, net, cost
 					}
 				}
