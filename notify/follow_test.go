@@ -432,9 +432,10 @@ func TestFollowerProcessKilled(t *testing.T) {
 		if moves++; moves%7 != 0 {
 			return
 		}
-		var progressed bool
-		if err := e.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM consumer_checkpoints WHERE name = $1 AND updated_at > $2)`,
-			notify.OutboxConsumer, lastKill).Scan(&progressed); err != nil || !progressed {
+		// A loaded machine can take seconds to start a process: wait for
+		// the progress (up to a bound) rather than skip this kill, so that
+		// the number of kills does not depend on the machine's speed.
+		if !followerProgressedSince(t, e.pool, lastKill, 10*time.Second) {
 			return
 		}
 		_ = procs[0].Process.Kill()
@@ -451,6 +452,25 @@ func TestFollowerProcessKilled(t *testing.T) {
 		t.Fatalf("only %d kills", kills)
 	}
 	e.checkJobsOnce(t)
+}
+
+// followerProgressedSince reports whether the outbox consumer's checkpoint
+// moved after since, polling for at most wait.
+func followerProgressedSince(t *testing.T, pool *pgxpool.Pool, since time.Time, wait time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		var progressed bool
+		if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM consumer_checkpoints WHERE name = $1 AND updated_at > $2)`,
+			notify.OutboxConsumer, since).Scan(&progressed); err != nil {
+			t.Errorf("reading the outbox checkpoint: %v", err)
+			return false
+		}
+		if progressed || time.Now().After(deadline) {
+			return progressed
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestOutboxCheckpointIsMigrated: the migration that moved the outbox to
