@@ -2,19 +2,15 @@ package api
 
 import (
 	"context"
-	"net"
 	"net/http"
 	neturl "net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/azuld/azuld/events"
-	"github.com/azuld/azuld/internal/pgcluster"
 	"github.com/azuld/azuld/internal/pgtest"
-	"github.com/azuld/azuld/migrations"
 	"github.com/azuld/azuld/play"
 )
 
@@ -36,26 +32,8 @@ func (r response) mustUnavailable(t testing.TB, what string) {
 func TestDatabaseGoneAndBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "azul-dbgone-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := pgcluster.Options{DataDir: dir, Port: l.Addr().(*net.TCPAddr).Port, Database: "azul", BinDir: os.Getenv(pgtest.EnvBinDir)}
-	_ = l.Close()
-	cluster, err := pgcluster.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop(context.Background()) })
-	url := cluster.URL("azul")
-	if err := migrations.Up(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	cluster := pgtest.StartPrivateCluster(t)
+	url := cluster.URL
 	env := newTestEnvAt(t, url, 0)
 	// A listener of its own, to see notifications come again after the
 	// restart.
@@ -102,11 +80,9 @@ func TestDatabaseGoneAndBack(t *testing.T) {
 	}
 
 	// Back on the same data and port: the server was not restarted.
-	restarted, err := pgcluster.Start(ctx, opts)
-	if err != nil {
+	if err := cluster.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = restarted.Stop(context.Background()) })
 	deadline := time.Now().Add(time.Minute)
 	for env.anonymous(t).call(http.MethodGet, "/readyz", nil).Status != http.StatusOK {
 		if time.Now().After(deadline) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -17,9 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/events"
-	"github.com/azuld/azuld/internal/pgcluster"
 	"github.com/azuld/azuld/internal/pgtest"
-	"github.com/azuld/azuld/migrations"
 )
 
 func TestUnavailableClassifiesALostOrDemotedPrimary(t *testing.T) {
@@ -124,35 +121,6 @@ func configuredPool(t *testing.T, url string, change func(*pgxpool.Config)) *pgx
 	return pool
 }
 
-// startPrivateCluster starts a durable cluster of the test's own (its
-// settings may be changed without touching other tests), migrated, and
-// returns it with its database URL.
-func startPrivateCluster(t *testing.T) (*pgcluster.Cluster, pgcluster.Options, string) {
-	t.Helper()
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "azul-failover-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	port, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := pgcluster.Options{DataDir: dir, Port: port.Addr().(*net.TCPAddr).Port, Database: "azul", BinDir: os.Getenv(pgtest.EnvBinDir)}
-	_ = port.Close()
-	c, err := pgcluster.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop(context.Background()) })
-	url := c.URL("azul")
-	if err := migrations.Up(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	return c, opts, url
-}
-
 // setSyncStandbys sets synchronous_standby_names and waits until new
 // sessions see it.
 func setSyncStandbys(t *testing.T, pool *pgxpool.Pool, names string) {
@@ -185,7 +153,7 @@ func setSyncStandbys(t *testing.T, pool *pgxpool.Pool, names string) {
 // lose the events.
 func TestCommitWaitingForTheStandbyIsNeverAcknowledged(t *testing.T) {
 	t.Parallel()
-	_, _, url := startPrivateCluster(t)
+	url := pgtest.StartPrivateCluster(t).URL
 	admin := configuredPool(t, url, nil)
 	setSyncStandbys(t, admin, "nosuch")
 

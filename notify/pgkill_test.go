@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,10 +17,8 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
-	"github.com/azuld/azuld/internal/pgcluster"
 	"github.com/azuld/azuld/internal/pgtest"
 	"github.com/azuld/azuld/mail/compose"
-	"github.com/azuld/azuld/migrations"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -36,33 +33,9 @@ import (
 func TestPostgresKilledUnderLoad(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "azul-pgkill-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	// Durable: no Ephemeral, so a commit answered is a commit kept.
-	opts := pgcluster.Options{DataDir: dir, Port: port, Database: "azul", BinDir: os.Getenv(pgtest.EnvBinDir)}
-	var cluster atomic.Pointer[pgcluster.Cluster]
-	start := func() {
-		c, err := pgcluster.Start(ctx, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cluster.Store(c)
-	}
-	start()
-	t.Cleanup(func() { _ = cluster.Load().Stop(context.Background()) })
-	url := cluster.Load().URL("azul")
-	if err := migrations.Up(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	// Durable: a commit answered is a commit kept.
+	cluster := pgtest.StartPrivateCluster(t)
+	dir, url := cluster.DataDir, cluster.URL
 
 	e := newEnvAt(t, url, 0)
 	e.follow(e.n, notify.FollowOptions{})
@@ -150,7 +123,9 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	killedAt := moves.Load()
-	start()
+	if err := cluster.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("PostgreSQL killed after %d moves and started again", killedAt)
 	waitMoves(killedAt + 40)
 	close(stop)

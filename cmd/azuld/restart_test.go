@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/azuld/azuld/internal/pgcluster"
 	"github.com/azuld/azuld/internal/pgtest"
-	"github.com/azuld/azuld/migrations"
 )
 
 // TestServeSurvivesADatabaseRestart stops the database under a running
@@ -24,26 +20,8 @@ import (
 func TestServeSurvivesADatabaseRestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "azul-restart-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := pgcluster.Options{DataDir: dir, Port: l.Addr().(*net.TCPAddr).Port, Database: "azul", BinDir: os.Getenv(pgtest.EnvBinDir)}
-	_ = l.Close()
-	cluster, err := pgcluster.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop(context.Background()) })
-	owner := cluster.URL("azul")
-	if err := migrations.Up(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
+	cluster := pgtest.StartPrivateCluster(t)
+	owner := cluster.URL
 	r := startServe(t, map[string]string{
 		"AZUL_DATABASE_URL": owner, "AZUL_HTTP_ADDR": "127.0.0.1:0", "AZUL_NOTIFY_WORKERS": "2",
 	})
@@ -116,11 +94,9 @@ func TestServeSurvivesADatabaseRestart(t *testing.T) {
 	// find the database gone.
 	time.Sleep(2 * time.Second)
 
-	restarted, err := pgcluster.Start(ctx, opts)
-	if err != nil {
+	if err := cluster.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = restarted.Stop(context.Background()) })
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if s, _ := r.call(t, http.MethodGet, "/readyz", "", ""); s == http.StatusOK {
