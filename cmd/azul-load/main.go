@@ -85,6 +85,15 @@ address verification, e.g.
 
 (players registered without an address get no mail either way).
 
+-feel measures what a player feels of a move besides its answer, from
+the move's 201: "mail" until the next player's turn mail reaches the
+load tool's SMTP server (-smtp-listen; start azuld with
+AZUL_SMTP_URL=smtp://127.0.0.1:2525?tls=none, and the players, then
+registered with an address at load.test, wait for their turn mail
+before they move, as players by mail do); "bot" until the bot's answer
+shows on the game's event stream (with -bot-seat); "web" until the
+stream a web page follows brings the move's state.
+
 Flags:
 `
 
@@ -107,15 +116,23 @@ func runPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	seed := fs.Uint64("seed", 1, "varies the moves chosen")
+	feel := fs.String("feel", "", "also measure what a player feels, comma-separated: mail (turn mail handed to -smtp-listen), bot (the bot's answer; needs -bot-seat), web (the game's event stream)")
+	smtpListen := fs.String("smtp-listen", "127.0.0.1:2525", "address of the SMTP server azuld relays its mails through, for -feel mail (azuld: AZUL_SMTP_URL=smtp://this-address?tls=none)")
+	mailWait := fs.Duration("mail-wait", loadgen.DefaultMailWait, "how long a player by mail waits for its turn mail before it moves without it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	kinds, err := loadgen.ParseFeel(*feel)
+	if err != nil {
+		return err
+	}
 	cfg := loadgen.Config{
 		URL: *url, Clients: *clients, Rate: *rate, Duration: *duration, Moves: *moves,
 		Players: *players, BotSeat: *bot, Interval: *interval, Seed: *seed,
+		Feel: kinds, SMTPListen: *smtpListen, MailWait: *mailWait,
 	}
 	if *ruleset != "" {
 		cfg.Rulesets = strings.Split(*ruleset, ",")

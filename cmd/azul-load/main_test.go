@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -37,18 +38,38 @@ func TestMain(m *testing.M) {
 // pool.
 func startAzuld(t *testing.T, url string) (string, *pgxpool.Pool) {
 	t.Helper()
+	return startAzuldWith(t, url, "")
+}
+
+// startAzuldWith is startAzuld with, when smtpURL is set, azuld serve's
+// job workers running as well: they relay the mails through smtpURL
+// (addresses unverified, as with AZUL_VERIFY_ADDRESSES=false) and move
+// the bot seats.
+func startAzuldWith(t *testing.T, url, smtpURL string) (string, *pgxpool.Pool) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	notifier, err := notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log})
+	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log}
+	if smtpURL != "" {
+		mailer, err := notify.NewSMTPMailer(smtpURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ncfg.Mailer, ncfg.Workers, ncfg.FetchPollInterval = mailer, 4, 50*time.Millisecond
+	}
+	notifier, err := notify.New(ncfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true})
+	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true, BotJobs: smtpURL != ""})
 	notifier.Attach(svc)
+	if err := notifier.Start(context.WithoutCancel(ctx)); err != nil {
+		t.Fatal(err)
+	}
 	listener := events.NewListener(url, log)
 	wake, stopWake := listener.SubscribeAll()
 	done := make(chan struct{}, 2)
@@ -68,6 +89,11 @@ func startAzuld(t *testing.T, url string) (string, *pgxpool.Pool) {
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
+		stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancelStop()
+		if err := notifier.Shutdown(stop); err != nil {
+			t.Errorf("job workers: %v", err)
+		}
 		cancel()
 		stopWake()
 		<-done
@@ -142,5 +168,78 @@ func TestUsage(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"history"}, &out, &errs); err == nil || !strings.Contains(err.Error(), "database") {
 		t.Errorf("history without a database: %v", err)
+	}
+}
+
+// With -feel mail,bot,web the players play by mail through the load
+// tool's SMTP server, a greedy bot answers, and the game's stream is
+// followed: each kind gets samples, every turn mail comes to the player
+// of its seat, and the JSON carries them. azuld's own record of the mails
+// it sent shows that they were the turn mails of the games played.
+func TestFeel(t *testing.T) {
+	ctx := context.Background()
+	db := pg.NewDatabase(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smtpAddr := ln.Addr().String()
+	ln.Close()
+	url, pool := startAzuldWith(t, pg.ServerRoleURL(t, db), "smtp://"+smtpAddr+"?tls=none")
+	var out, errs bytes.Buffer
+	err = run(ctx, []string{"play", "-url", url, "-clients", "2", "-duration", "4s", "-interval", "1s",
+		"-ruleset", "azul-mini", "-bot-seat", "greedy", "-feel", "mail,bot,web", "-smtp-listen", smtpAddr, "-mail-wait", "10s", "-json"}, &out, &errs)
+	if err != nil {
+		t.Fatalf("play: %v\n%s", err, errs.String())
+	}
+	var sum loadgen.Summary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("play printed %q: %v", out.String(), err)
+	}
+	if sum.Moves == 0 || sum.ErrorCount != 0 {
+		t.Fatalf("play: %+v\n%s", sum, errs.String())
+	}
+	if sum.Feel == nil || sum.Feel.Mail == nil || sum.Feel.Bot == nil || sum.Feel.Web == nil {
+		t.Fatalf("no feel in %s", out.String())
+	}
+	f := sum.Feel
+	t.Logf("mail %+v\nbot %+v\nweb %+v", *f.Mail, *f.Bot, *f.Web)
+	for name, l := range map[string]*loadgen.FeelLatency{"mail": f.Mail, "bot": f.Bot, "web": f.Web} {
+		if l.Samples == 0 || l.P50 < 0 || l.Max < l.P99 || l.P99 < l.P50 {
+			t.Errorf("%s: %+v", name, *l)
+		}
+	}
+	if f.Mail.Mismatched != 0 || f.Mail.Missing != 0 {
+		t.Errorf("mail: %+v", *f.Mail)
+	}
+	// Every move of a player answers a mail or a bot's move; each
+	// player's move (but a game's last and the first of each seat) waits
+	// for its mail, and every move of the clients is followed on the
+	// stream.
+	if f.Web.Samples+f.Web.Missing != sum.Moves {
+		t.Errorf("web: %d samples and %d missing for %d moves", f.Web.Samples, f.Web.Missing, sum.Moves)
+	}
+	if !strings.Contains(errs.String(), "mail p50") || !strings.Contains(errs.String(), "web p50") {
+		t.Errorf("no feel in the progress lines:\n%s", errs.String())
+	}
+	// The turn mails azuld recorded as sent name the games the run
+	// played and their seats; the load tool matched as many as it
+	// measured.
+	var sent int
+	err = pool.QueryRow(ctx, `SELECT count(*) FROM deliveries d JOIN game_seats s ON s.game_id = d.game_id AND s.seat = d.seat
+		JOIN players p ON p.id = s.player_id
+		WHERE d.kind = 'mail:turn' AND d.outcome = 'sent' AND p.email = d.target AND p.email LIKE '%@load.test'`).Scan(&sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent < f.Mail.Samples {
+		t.Errorf("azuld sent %d turn mails to the seats' players, the load tool measured %d", sent, f.Mail.Samples)
+	}
+
+	// Text too.
+	out.Reset()
+	err = run(ctx, []string{"play", "-url", url, "-clients", "1", "-moves", "5", "-ruleset", "azul-mini", "-feel", "web", "-quiet"}, &out, &errs)
+	if err != nil || !strings.Contains(out.String(), "feel web") {
+		t.Errorf("text summary: %v\n%s", err, out.String())
 	}
 }

@@ -59,6 +59,16 @@ type Config struct {
 	HTTP *http.Client
 	// Seed varies the moves chosen.
 	Seed uint64
+	// Feel names what a player feels of the moves to measure besides
+	// their answers: FeelMail, FeelBot, FeelWeb.
+	Feel []string
+	// SMTPListen is the address of the load tool's SMTP server, through
+	// which azuld must relay its mails (AZUL_SMTP_URL=smtp://SMTPListen?tls=none),
+	// for FeelMail.
+	SMTPListen string
+	// MailWait is how long a player waits for its turn mail before it
+	// moves without it (default DefaultMailWait).
+	MailWait time.Duration
 }
 
 // AllRulesets are azuld's rule sets.
@@ -91,6 +101,19 @@ func (c *Config) check() error {
 	if c.Interval <= 0 {
 		c.Interval = 5 * time.Second
 	}
+	for _, k := range c.Feel {
+		switch {
+		case k == FeelMail && c.SMTPListen == "":
+			return errors.New("loadgen: measuring mail needs the SMTP server's address (SMTPListen)")
+		case k == FeelBot && c.BotSeat == "":
+			return errors.New("loadgen: measuring the bot needs a bot seat")
+		case k != FeelMail && k != FeelBot && k != FeelWeb:
+			return fmt.Errorf("%w: %q", errNoFeel, k)
+		}
+	}
+	if c.MailWait <= 0 {
+		c.MailWait = DefaultMailWait
+	}
 	if c.HTTP == nil {
 		c.HTTP = &http.Client{
 			Timeout:   30 * time.Second,
@@ -115,7 +138,29 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := cfg.check(); err != nil {
 		return Summary{}, err
 	}
-	rec := newRecorder()
+	rec := newRecorder(cfg.Feel)
+	run := &runner{cfg: cfg, rec: rec, tag: uuid.NewString()[:8]}
+	for _, k := range cfg.Feel {
+		switch k {
+		case FeelMail:
+			if run.mail == nil {
+				mb, err := listenMail(cfg.SMTPListen, rec)
+				if err != nil {
+					return Summary{}, err
+				}
+				// Closed when the clients are done (below).
+				run.mail = mb
+			}
+		case FeelBot:
+			run.feelBot = true
+		case FeelWeb:
+			run.feelWeb = true
+		}
+	}
+	if run.feelBot || run.feelWeb {
+		// Streams last a game: no timeout, connections of their own.
+		run.streams = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Clients + 4, IdleConnTimeout: time.Minute}}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.Duration > 0 {
@@ -123,7 +168,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		ctx, stop = context.WithTimeout(ctx, cfg.Duration)
 		defer stop()
 	}
-	run := &runner{cfg: cfg, rec: rec, cancel: cancel, tag: uuid.NewString()[:8]}
+	run.cancel = cancel
 	if cfg.Rate > 0 {
 		run.pace = &pacer{every: time.Duration(float64(time.Second) / cfg.Rate)}
 	}
@@ -155,6 +200,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	close(done)
 	reporter.Wait()
 	elapsed := time.Since(begun)
+	if run.mail != nil {
+		run.mail.close()
+	}
 	sum := rec.summary(cfg, elapsed)
 	if sum.Moves == 0 {
 		if err := errors.Join(fatal...); err != nil {
@@ -172,6 +220,11 @@ type runner struct {
 	cancel context.CancelFunc
 	// tag names this run's players.
 	tag string
+	// mail is the SMTP server of FeelMail; streams the client of the
+	// event streams of FeelBot and FeelWeb.
+	mail             *mailbox
+	streams          *http.Client
+	feelBot, feelWeb bool
 }
 
 // pacer hands out evenly spaced moments for a target rate.
@@ -205,6 +258,8 @@ func (p *pacer) wait(ctx context.Context) error {
 type player struct {
 	ID    string `json:"id"`
 	Token string `json:"token"`
+	// email is the address it was registered with (FeelMail).
+	email string
 }
 
 // errSetup: a game could not be set up; the client stops.
@@ -216,10 +271,17 @@ func (r *runner) client(ctx context.Context, n int) error {
 	players := make([]player, r.cfg.Players)
 	for i := range players {
 		var p player
-		body := map[string]string{"name": fmt.Sprintf("load-%s-%d-%d", r.tag, n, i)}
+		name := fmt.Sprintf("load-%s-%d-%d", r.tag, n, i)
+		body := map[string]string{"name": name}
+		if r.mail != nil {
+			// Players by mail: their turn mails come to the load tool's
+			// SMTP server, which knows them by address.
+			body["email"] = name + "@" + MailDomain
+		}
 		if err := r.call(ctx, http.MethodPost, "/v1/players", "", body, nil, &p); err != nil {
 			return fmt.Errorf("%w: register a player: %v", errSetup, err)
 		}
+		p.email = body["email"]
 		players[i] = p
 	}
 	left := 0
@@ -293,6 +355,17 @@ type moveAnswer struct {
 func (r *runner) play(ctx context.Context, id string, players []player, rng *rand.Rand) (int, error) {
 	toAct := []int{0}
 	moved := 0
+	var follow *follower
+	if r.streams != nil {
+		// The stream opens before the first move, as a page does when
+		// the game is shown.
+		f, err := r.follow(ctx, id)
+		if err != nil {
+			return 0, r.moveFailed(ctx, err)
+		}
+		defer f.finish()
+		follow = f
+	}
 	for ctx.Err() == nil {
 		seat := -1
 		for _, s := range toAct {
@@ -359,8 +432,25 @@ func (r *runner) play(ctx context.Context, id string, players []player, rng *ran
 		case err != nil:
 			return moved, r.moveFailed(ctx, err)
 		}
-		r.rec.move(time.Since(begun))
+		acked := time.Now()
+		r.rec.move(acked.Sub(begun))
 		moved++
+		if follow != nil {
+			if r.feelWeb {
+				follow.expect(FeelWeb, ans.Version, acked)
+			}
+			if r.feelBot && ans.Status == "active" && onlyBots(ans.ToAct, len(players)) {
+				// The bot's move is the next version.
+				follow.expect(FeelBot, ans.Version+1, acked)
+			}
+		}
+		if r.mail != nil && ans.Status == "active" {
+			if next := firstPlayer(ans.ToAct, len(players)); next >= 0 {
+				if err := r.awaitMail(ctx, mailKey{game: id, version: ans.Version, seat: next}, players[next].email, acked); err != nil {
+					return moved, nil
+				}
+			}
+		}
 		if r.cfg.Moves > 0 && r.rec.moveCount() >= r.cfg.Moves {
 			r.cancel()
 		}
@@ -371,6 +461,47 @@ func (r *runner) play(ctx context.Context, id string, players []player, rng *ran
 		toAct = ans.ToAct
 	}
 	return moved, nil
+}
+
+// onlyBots says whether every seat to act is a bot's (seats from
+// players on).
+func onlyBots(toAct []int, players int) bool {
+	for _, s := range toAct {
+		if s < players {
+			return false
+		}
+	}
+	return len(toAct) > 0
+}
+
+// firstPlayer is the first of the client's seats to act (-1: none), the
+// one the client moves next.
+func firstPlayer(toAct []int, players int) int {
+	for _, s := range toAct {
+		if s < players {
+			return s
+		}
+	}
+	return -1
+}
+
+// awaitMail waits, as a player by mail does before its move, for the
+// seat's turn mail; after MailWait it moves without (the mail missing).
+// It fails only when ctx ends.
+func (r *runner) awaitMail(ctx context.Context, k mailKey, to string, acked time.Time) error {
+	done, giveUp := r.mail.expect(k, to, acked)
+	t := time.NewTimer(r.cfg.MailWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-t.C:
+		giveUp(true)
+		return nil
+	case <-ctx.Done():
+		giveUp(false)
+		return ctx.Err()
+	}
 }
 
 // moveFailed counts a failed request of a game, which is then left: the

@@ -22,9 +22,35 @@ type recorder struct {
 	conflicts int
 	started   int
 	finished  int
+	// feel holds the kinds measured (Config.Feel).
+	feel map[string]*feelStats
 }
 
-func newRecorder() *recorder { return &recorder{errors: map[string]int{}} }
+func newRecorder(feel []string) *recorder {
+	r := &recorder{errors: map[string]int{}, feel: map[string]*feelStats{}}
+	for _, k := range feel {
+		r.feel[k] = &feelStats{}
+	}
+	return r
+}
+
+// feelSample records what a player felt of one move.
+func (r *recorder) feelSample(kind string, d time.Duration) {
+	r.mu.Lock()
+	if f := r.feel[kind]; f != nil {
+		f.add(d)
+	}
+	r.mu.Unlock()
+}
+
+// feelMissing counts a move never seen within the wait.
+func (r *recorder) feelMissing(kind string) {
+	r.mu.Lock()
+	if f := r.feel[kind]; f != nil {
+		f.missing++
+	}
+	r.mu.Unlock()
+}
 
 func (r *recorder) move(d time.Duration) {
 	r.mu.Lock()
@@ -132,6 +158,9 @@ type Summary struct {
 	Conflicts     int `json:"conflicts"`
 	GamesStarted  int `json:"games_started"`
 	GamesFinished int `json:"games_finished"`
+	// Feel is what the players felt of the moves besides their answers:
+	// the turn mail, the bot's answer, the web page (nil: not measured).
+	Feel *Feel `json:"feel,omitempty"`
 }
 
 // summary is the run's summary so far.
@@ -146,6 +175,18 @@ func (r *recorder) summary(cfg Config, elapsed time.Duration) Summary {
 	}
 	for _, n := range r.errors {
 		s.ErrorCount += n
+	}
+	if len(r.feel) > 0 {
+		s.Feel = &Feel{}
+		if f := r.feel[FeelMail]; f != nil {
+			s.Feel.Mail = f.summary()
+		}
+		if f := r.feel[FeelBot]; f != nil {
+			s.Feel.Bot = f.summary()
+		}
+		if f := r.feel[FeelWeb]; f != nil {
+			s.Feel.Web = f.summary()
+		}
 	}
 	if elapsed > 0 {
 		s.MovesPerSec = float64(s.Moves) / elapsed.Seconds()
@@ -163,14 +204,22 @@ func (r *recorder) progress(w io.Writer, elapsed, since time.Duration) {
 	for _, n := range r.errors {
 		errs += n
 	}
+	var feel strings.Builder
+	for _, k := range []string{FeelMail, FeelBot, FeelWeb} {
+		if f := r.feel[k]; f != nil {
+			fl := latency(f.window)
+			fmt.Fprintf(&feel, "  %s p50 %.1f p99 %.1f ms", k, fl.P50, fl.P99)
+			f.window = nil
+		}
+	}
 	r.mu.Unlock()
 	l := latency(window)
 	rate := 0.0
 	if since > 0 {
 		rate = float64(len(window)) / since.Seconds()
 	}
-	fmt.Fprintf(w, "%6.1fs  moves %7d  %8.1f/s  p50 %7.2f ms  p99 %7.2f ms  errors %d  retries %d\n",
-		elapsed.Seconds(), total, rate, l.P50, l.P99, errs, retries)
+	fmt.Fprintf(w, "%6.1fs  moves %7d  %8.1f/s  p50 %7.2f ms  p99 %7.2f ms  errors %d  retries %d%s\n",
+		elapsed.Seconds(), total, rate, l.P50, l.P99, errs, retries, feel.String())
 }
 
 // Text is the summary for people.
@@ -190,5 +239,21 @@ func (s Summary) Text() string {
 		fmt.Fprintf(&b, "  %s: %d", k, s.Errors[k])
 	}
 	fmt.Fprintf(&b, "\nretries      %d  conflicts %d\n", s.Retries, s.Conflicts)
+	if s.Feel != nil {
+		feel := func(name string, f *FeelLatency) {
+			if f == nil {
+				return
+			}
+			fmt.Fprintf(&b, "%-12s p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms  mean %.2f ms  (%d samples, %d early, %d missing",
+				name, f.P50, f.P90, f.P99, f.Max, f.Mean, f.Samples, f.Early, f.Missing)
+			if f.Mismatched > 0 || f.Unclaimed > 0 {
+				fmt.Fprintf(&b, ", %d mismatched, %d unclaimed", f.Mismatched, f.Unclaimed)
+			}
+			b.WriteString(")\n")
+		}
+		feel("feel mail", s.Feel.Mail)
+		feel("feel bot", s.Feel.Bot)
+		feel("feel web", s.Feel.Web)
+	}
 	return b.String()
 }
