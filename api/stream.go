@@ -110,7 +110,10 @@ func (s *Server) stream(c echo.Context) error {
 			lastSent = next
 			g, err := s.svc.Game(ctx, id)
 			if err != nil {
-				s.log.WarnContext(ctx, "stream: reload failed", "game", id, "err", err.Error())
+				// A client that went away cancels ctx: nothing went wrong.
+				if ctx.Err() == nil {
+					s.log.WarnContext(ctx, "stream: reload failed", "game", id, "err", err.Error())
+				}
 				return nil
 			}
 			if err := w.send("state", g.Version, g.View()); err != nil {

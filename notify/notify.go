@@ -34,6 +34,14 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
+// DefaultFetchPollInterval is how often the job workers look for jobs
+// that no notification announced. River announces a new job to the
+// workers at most once per 100 ms per queue and otherwise polls every
+// second: at its default, about one turn mail or bot move in ten waited
+// up to a second after the move that caused it (docs/LOAD.md, "Latency
+// a player feels"). One indexed query every 100 ms is cheap beside that.
+const DefaultFetchPollInterval = 100 * time.Millisecond
+
 // Config wires a Notifier.
 type Config struct {
 	Pool *pgxpool.Pool
@@ -57,7 +65,7 @@ type Config struct {
 	// MailTimeout bounds one mail delivery attempt (default 1m).
 	MailTimeout time.Duration
 	// FetchPollInterval is how often workers look for jobs when no
-	// notification woke them (river's default when zero).
+	// notification woke them (DefaultFetchPollInterval when zero).
 	FetchPollInterval time.Duration
 	// RetryPolicy chooses when a failed job runs again (river's
 	// exponential back-off when nil).
@@ -203,6 +211,9 @@ func New(cfg Config) (*Notifier, error) {
 	river.AddWorker(workers, &analysisWorker{n: n})
 	river.AddWorker(workers, &cleanupWorker{n: n})
 	river.AddWorker(workers, &signinWorker{n: n})
+	if cfg.FetchPollInterval <= 0 {
+		cfg.FetchPollInterval = DefaultFetchPollInterval
+	}
 	rc := &river.Config{
 		Workers:              workers,
 		Logger:               n.log.With("component", "river"),
@@ -213,7 +224,7 @@ func New(cfg Config) (*Notifier, error) {
 		// Workers set their own timeouts; this is the default for others.
 		JobTimeout: n.cfg.MailTimeout,
 	}
-	if cfg.FetchPollInterval > 0 && cfg.FetchPollInterval < river.FetchCooldownDefault {
+	if cfg.FetchPollInterval < river.FetchCooldownDefault {
 		rc.FetchCooldown = cfg.FetchPollInterval
 	}
 	if cfg.Workers > 0 {
