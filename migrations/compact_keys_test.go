@@ -65,7 +65,7 @@ func TestUpgradeCompactsIdempotencyKeys(t *testing.T) {
 			t.Fatalf("key %q with another request: %v", k.key, err)
 		}
 		res, err := store.Append(ctx, events.AppendRequest{StreamID: game, ExpectedVersion: 3,
-			Events: []events.NewEvent{{Type: "e", Schema: 1, Data: []byte(`{}`)}},
+			Events:           []events.NewEvent{{Type: "e", Schema: 1, Data: []byte(`{}`)}},
 			IdempotencyScope: k.scope, IdempotencyKey: k.key, RequestHash: k.hash})
 		if err != nil || !res.Replayed || len(res.Records) != 3 {
 			t.Fatalf("retry of key %q after the upgrade: %+v, %v", k.key, res, err)
