@@ -12,3 +12,14 @@ CREATE TABLE idempotency_keys (
     created_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (scope, key)
 );
+
+-- The servers before 000018 cannot read the marker 0 that the events of
+-- an append after its first hold: each gets its append's meta back (the
+-- nearest event before it with a full meta), as those servers wrote it.
+ALTER TABLE events DISABLE TRIGGER events_immutable_rows;
+UPDATE events e
+SET meta = (SELECT h.meta FROM events h
+            WHERE h.stream_id = e.stream_id AND h.version < e.version AND h.meta::text <> '0'
+            ORDER BY h.version DESC LIMIT 1)
+WHERE e.meta::text = '0';
+ALTER TABLE events ENABLE TRIGGER events_immutable_rows;
