@@ -10,7 +10,7 @@
 -- week of keys, and a daily sequential scan costs less than an index
 -- entry on every keyed move).
 --
--- The events of an append after its first store the meta {} (see the
+-- The events of an append after its first store the meta 0 (see the
 -- events package): no change of schema, old events keep their full meta.
 CREATE TABLE idempotency_keys_compact (
     id            bytea PRIMARY KEY CHECK (octet_length(id) = 32),
