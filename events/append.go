@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,8 +36,8 @@ const (
 // parameters, in every variant:
 //
 //	$1 stream id, $2 expected version, $3 type(s), $4 schema version(s),
-//	$5 data, $6 meta, and with an idempotency key $7 scope, $8 key,
-//	$9 request hash.
+//	$5 data, $6 meta, and with an idempotency key $7 the key's id
+//	(KeyID), $8 the request's digest (RequestDigest).
 //
 // A single event is passed as scalars, a batch as arrays.
 type appendShape struct {
@@ -58,7 +59,7 @@ func appendSQL(sh appendShape, also ...string) string {
 	if sh.keyed {
 		ctes = append(ctes, `prior AS (
 	SELECT request_hash, stream_id, first_version, last_version
-	FROM idempotency_keys WHERE scope = $7 AND key = $8)`)
+	FROM idempotency_keys WHERE id = $7)`)
 		guards = append(guards, "NOT EXISTS (SELECT FROM prior)")
 	}
 	if sh.newStream {
@@ -75,7 +76,8 @@ func appendSQL(sh appendShape, also ...string) string {
 	insert := `INSERT INTO events (stream_id, version, type, schema_version, data, meta)
 	SELECT $1::uuid, `
 	if sh.batch {
-		insert += `$2::bigint + e.i, e.t, e.s, e.d, $6::json
+		// The append's first event holds the meta, the others sameMeta.
+		insert += `$2::bigint + e.i, e.t, e.s, e.d, CASE WHEN e.i = 1 THEN $6::json ELSE '` + sameMeta + `'::json END
 	FROM unnest($3::text[], $4::int[], $5::json[]) WITH ORDINALITY AS e (t, s, d, i)`
 	} else {
 		insert += `$2::bigint + 1, $3::text, $4::int, $5::json, $6::json`
@@ -95,8 +97,8 @@ func appendSQL(sh appendShape, also ...string) string {
 	ctes = append(ctes, "appended AS (\n\t"+insert+")")
 	if sh.keyed {
 		ctes = append(ctes, `keyed AS (
-	INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, first_version, last_version)
-	SELECT $7, $8, $9, $1::uuid, min(version), max(version) FROM appended HAVING count(*) > 0)`)
+	INSERT INTO idempotency_keys (id, request_hash, stream_id, first_version, last_version)
+	SELECT $7, $8, $1::uuid, min(version), max(version) FROM appended HAVING count(*) > 0)`)
 	}
 	for i, a := range also {
 		ctes = append(ctes, fmt.Sprintf("also%d AS (\n\t%s)", i, a))
@@ -106,7 +108,7 @@ func appendSQL(sh appendShape, also ...string) string {
 		b.WriteString("SELECT version, global_position, recorded_at FROM appended")
 		return b.String()
 	}
-	b.WriteString(`SELECT version, global_position, recorded_at, NULL::text, NULL::text, NULL::bigint, NULL::bigint FROM appended
+	b.WriteString(`SELECT version, global_position, recorded_at, NULL::bytea, NULL::text, NULL::bigint, NULL::bigint FROM appended
 UNION ALL
 SELECT NULL, NULL, NULL, request_hash, stream_id::text, first_version, last_version FROM prior`)
 	return b.String()
@@ -164,7 +166,7 @@ type appendOutcome struct {
 }
 
 type priorUse struct {
-	requestHash string
+	requestHash []byte
 	streamID    string
 	first, last int64
 }
@@ -249,7 +251,7 @@ func (s *Store) appendOnce(ctx context.Context, req AppendRequest, args appendAr
 		return s.appendFailed(ctx, req, args, err)
 	}
 	switch {
-	case out.prior != nil && out.prior.requestHash == req.RequestHash:
+	case out.prior != nil && bytes.Equal(out.prior.requestHash, RequestDigest(req.RequestHash)):
 		return s.replayed(ctx, *out.prior)
 	case out.prior != nil:
 		return AppendResult{}, fmt.Errorf("append to stream %s with key %q: %w", args.streamID, req.IdempotencyKey, ErrIdempotencyMismatch)
@@ -317,11 +319,12 @@ func runAppend(ctx context.Context, q Querier, args appendArgs) (appendOutcome, 
 			err = rows.Scan(&version, &position, &recordedAt)
 		} else {
 			var p priorUse
-			var hash, streamID *string
+			var hash []byte
+			var streamID *string
 			var first, last *int64
 			err = rows.Scan(&version, &position, &recordedAt, &hash, &streamID, &first, &last)
 			if err == nil && hash != nil && streamID != nil && first != nil && last != nil {
-				p = priorUse{requestHash: *hash, streamID: *streamID, first: *first, last: *last}
+				p = priorUse{requestHash: hash, streamID: *streamID, first: *first, last: *last}
 				out.prior = &p
 				continue
 			}
@@ -469,14 +472,14 @@ func (s *Store) durable(ctx context.Context) error {
 func (s *Store) Idempotent(ctx context.Context, scope, key, requestHash string) ([]Record, bool, error) {
 	var p priorUse
 	err := s.pool.QueryRow(ctx, `SELECT request_hash, stream_id::text, first_version, last_version
-		FROM idempotency_keys WHERE scope = $1 AND key = $2`, scope, key).Scan(&p.requestHash, &p.streamID, &p.first, &p.last)
+		FROM idempotency_keys WHERE id = $1`, KeyID(scope, key)).Scan(&p.requestHash, &p.streamID, &p.first, &p.last)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("look up idempotency key %q: %w", key, err)
 	}
-	if p.requestHash != requestHash {
+	if !bytes.Equal(p.requestHash, RequestDigest(requestHash)) {
 		return nil, true, fmt.Errorf("key %q: %w", key, ErrIdempotencyMismatch)
 	}
 	res, err := s.replayed(ctx, p)
@@ -560,8 +563,7 @@ func checkAppend(req AppendRequest) (appendArgs, error) {
 		if len(req.IdempotencyKey) > MaxKeyLength || len(req.IdempotencyScope) > MaxKeyLength || len(req.RequestHash) > MaxKeyLength {
 			return bad("idempotency scope, key and request hash have at most %d bytes each", MaxKeyLength)
 		}
-		scope, key, hash := req.IdempotencyScope, req.IdempotencyKey, req.RequestHash
-		args.params = append(args.params, &scope, &key, &hash)
+		args.params = append(args.params, KeyID(req.IdempotencyScope, req.IdempotencyKey), RequestDigest(req.RequestHash))
 	}
 	if len(req.Also) > 0 {
 		also := make([]string, len(req.Also))

@@ -133,7 +133,8 @@ func (c *Consumer) ProcessBatch(ctx context.Context, limit int, handle BatchHand
 		_ = res.Close()
 		return 0, fmt.Errorf("consumer %s: read events: %w", c.name, err)
 	}
-	batch, last, err := scanRecords(rows, Checkpoint{}, limit)
+	var metas metaResolver
+	batch, last, err := scanRecords(rows, Checkpoint{}, &metas, make([]Record, 0, min(limit, 1024)))
 	if cerr := res.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("read events: %w", cerr)
 	}
@@ -144,11 +145,15 @@ func (c *Consumer) ProcessBatch(ctx context.Context, limit int, handle BatchHand
 		return 0, nil
 	}
 	if len(batch) == limit {
-		rest, end, err := readAfter(ctx, tx, restOfTxSQL, last, 1<<20)
-		if err != nil {
+		if batch, last, err = readAfter(ctx, tx, restOfTxSQL, last, 1<<20, &metas, batch); err != nil {
 			return 0, fmt.Errorf("consumer %s: %w", c.name, err)
 		}
-		batch, last = append(batch, rest...), end
+	}
+	// A batch starts with a transaction, so an append's first event comes
+	// before its continuations; only a checkpoint left inside an append
+	// (by an older server) makes the resolver read a head.
+	if err := metas.resolve(ctx, tx, batch); err != nil {
+		return 0, fmt.Errorf("consumer %s: read events: %w", c.name, err)
 	}
 	final := &pgx.Batch{}
 	if err := handle(ctx, tx, batch, final); err != nil {
@@ -183,21 +188,23 @@ func readCheckpoint(ctx context.Context, q Querier, name string) (Checkpoint, er
 	return cp, nil
 }
 
-func readAfter(ctx context.Context, q Querier, sql string, from Checkpoint, limit int) ([]Record, Checkpoint, error) {
+// readAfter reads with sql (restOfTxSQL) after from, appending to batch,
+// whose records went through metas before.
+func readAfter(ctx context.Context, q Querier, sql string, from Checkpoint, limit int, metas *metaResolver, batch []Record) ([]Record, Checkpoint, error) {
 	rows, err := q.Query(ctx, sql, strconv.FormatUint(from.TxID, 10), from.Position, limit)
 	if err != nil {
 		return nil, from, fmt.Errorf("read events: %w", err)
 	}
-	return scanRecords(rows, from, limit)
+	return scanRecords(rows, from, metas, batch)
 }
 
-// scanRecords reads the rows of nextSQL and restOfTxSQL, and the place of
-// the last (from when there are none).
-func scanRecords(rows pgx.Rows, from Checkpoint, limit int) ([]Record, Checkpoint, error) {
+// scanRecords appends the rows of nextSQL and restOfTxSQL to batch, and
+// returns the place of the last (from when there are none). The records'
+// metas go through metas, which the caller resolves once the rows are
+// closed.
+func scanRecords(rows pgx.Rows, from Checkpoint, metas *metaResolver, batch []Record) ([]Record, Checkpoint, error) {
 	defer rows.Close()
-	batch := make([]Record, 0, min(limit, 1024))
 	last := from
-	var dec metaDecoder
 	for rows.Next() {
 		var r Record
 		var meta []byte
@@ -206,9 +213,6 @@ func scanRecords(rows pgx.Rows, from Checkpoint, limit int) ([]Record, Checkpoin
 		if err = rows.Scan(&r.StreamID, &r.Version, &r.Position, &r.Type, &r.Schema, (*[]byte)(&r.Data), &meta, &r.RecordedAt, &txText); err != nil {
 			return nil, from, fmt.Errorf("read events: %w", err)
 		}
-		if r.Meta, err = dec.decode(meta); err != nil {
-			return nil, from, fmt.Errorf("read events: event %d of stream %s: meta: %w", r.Version, r.StreamID, err)
-		}
 		txID, err := strconv.ParseUint(txText, 10, 64)
 		if err != nil {
 			return nil, from, fmt.Errorf("read events: transaction id %q: %w", txText, err)
@@ -216,6 +220,9 @@ func scanRecords(rows pgx.Rows, from Checkpoint, limit int) ([]Record, Checkpoin
 		r.TxID = txID
 		last = Checkpoint{TxID: txID, Position: r.Position}
 		batch = append(batch, r)
+		if err := metas.add(batch, len(batch)-1, meta); err != nil {
+			return nil, from, fmt.Errorf("read events: event %d of stream %s: meta: %w", r.Version, r.StreamID, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, from, fmt.Errorf("read events: %w", err)

@@ -13,11 +13,19 @@
 //     Triggers refuse every UPDATE, DELETE and TRUNCATE. global_position
 //     comes from an identity sequence; tx_id is the writing transaction
 //     (pg_current_xact_id()). data and meta are json, kept byte for byte
-//     as appended.
+//     as appended. The meta is stored once per append: on its first
+//     event; the others hold the number 0, "the meta of the event before"
+//     (events written before this rule hold the full meta each). Every
+//     read gives every record its full Meta, and a read that starts
+//     inside an append reads that append's first event for it.
 //   - streams(id, created_at): one row per stream, written by its first
 //     append (StreamIDs reads it).
-//   - idempotency_keys(scope, key, request_hash, stream_id, first_version,
-//     last_version): what each keyed command appended.
+//   - idempotency_keys(id, request_hash, stream_id, first_version,
+//     last_version, created_at): what each keyed command appended, under
+//     the SHA-256 of its scope and key (KeyID) with the SHA-256 of its
+//     request hash (migration 000018), kept IdempotencyRetention (a week)
+//     and then deleted by the daily clean-up (DeleteExpiredKeys): a retry
+//     after that is a new request.
 //   - snapshots(stream_id, format, version, data): optional, deletable.
 //   - consumer_checkpoints(name, tx_id, position): consumer progress.
 //

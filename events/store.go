@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -118,7 +117,7 @@ func ReadStream(ctx context.Context, q Querier, streamID string, afterVersion in
 	if limit > 0 {
 		recs = make([]Record, 0, min(limit, 1024))
 	}
-	var dec metaDecoder
+	var metas metaResolver
 	for rows.Next() {
 		var r Record
 		var meta []byte
@@ -126,36 +125,22 @@ func ReadStream(ctx context.Context, q Querier, streamID string, afterVersion in
 			rows.Close()
 			return nil, fmt.Errorf("read stream %s: %w", id, err)
 		}
-		if r.Meta, err = dec.decode(meta); err != nil {
+		r.StreamID = id
+		recs = append(recs, r)
+		if err := metas.add(recs, len(recs)-1, meta); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read stream %s: event %d: meta: %w", id, r.Version, err)
 		}
-		r.StreamID = id
-		recs = append(recs, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read stream %s: %w", id, err)
 	}
+	// A read that starts inside an append: its first events take their
+	// meta from the append's first event.
+	if err := metas.resolve(ctx, q, recs); err != nil {
+		return nil, fmt.Errorf("read stream %s: %w", id, err)
+	}
 	return recs, nil
-}
-
-// metaDecoder decodes the meta of consecutive events, reusing the previous
-// result when the bytes repeat: all events of one append share one meta.
-type metaDecoder struct {
-	raw  []byte
-	meta Meta
-}
-
-func (d *metaDecoder) decode(raw []byte) (Meta, error) {
-	if d.raw != nil && bytes.Equal(raw, d.raw) {
-		return d.meta, nil
-	}
-	m, err := decodeMeta(raw)
-	if err != nil {
-		return Meta{}, err
-	}
-	d.raw, d.meta = raw, m
-	return m, nil
 }
 
 // ReadBatches reads a whole stream grouped by the append (the
@@ -170,9 +155,9 @@ func ReadBatches(ctx context.Context, q Querier, streamID string) ([][]Record, e
 	if err != nil {
 		return nil, fmt.Errorf("read stream %s: %w", id, err)
 	}
-	var batches [][]Record
-	var dec metaDecoder
-	lastTx := ""
+	var all []Record
+	var txs []string
+	var metas metaResolver
 	for rows.Next() {
 		var r Record
 		var meta []byte
@@ -181,19 +166,25 @@ func ReadBatches(ctx context.Context, q Querier, streamID string) ([][]Record, e
 			rows.Close()
 			return nil, fmt.Errorf("read stream %s: %w", id, err)
 		}
-		if r.Meta, err = dec.decode(meta); err != nil {
+		r.StreamID = id
+		all, txs = append(all, r), append(txs, tx)
+		if err := metas.add(all, len(all)-1, meta); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read stream %s: event %d: meta: %w", id, r.Version, err)
 		}
-		r.StreamID = id
-		if tx != lastTx || len(batches) == 0 {
-			batches = append(batches, nil)
-			lastTx = tx
-		}
-		batches[len(batches)-1] = append(batches[len(batches)-1], r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read stream %s: %w", id, err)
+	}
+	if err := metas.resolve(ctx, q, all); err != nil {
+		return nil, fmt.Errorf("read stream %s: %w", id, err)
+	}
+	var batches [][]Record
+	for i, r := range all {
+		if i == 0 || txs[i] != txs[i-1] {
+			batches = append(batches, nil)
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], r)
 	}
 	return batches, nil
 }

@@ -461,7 +461,7 @@ func TestConcurrentIdempotentRetries(t *testing.T) {
 		for c := range copies {
 			sameRecords(t, results[c].Records, results[appended].Records)
 		}
-		if n := count(t, pool, `SELECT count(*) FROM events e JOIN idempotency_keys k ON k.key = $1 WHERE e.stream_id = k.stream_id`, key); n != 1 {
+		if n := count(t, pool, `SELECT count(*) FROM events e JOIN idempotency_keys k ON k.id = $1 WHERE e.stream_id = k.stream_id`, events.KeyID("s", key)); n != 1 {
 			t.Fatalf("round %d: %d events for the key", round, n)
 		}
 	}

@@ -27,6 +27,11 @@
 //     (once, by the owner, each removal recorded in the owner-only
 //     names_removed_audit), from games.seats and game_seats, and the
 //     snapshots that held them are dropped. See docs/erasure.md.
+//   - 000018 compact idempotency keys: each stored as the SHA-256 of its
+//     scope and key with the SHA-256 of its request hash (the rows of
+//     before converted), deleted a week on by the daily clean-up. (The
+//     same release stores an append's meta on its first event only; the
+//     schema does not change for it.) See the events package.
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/azuld/azuld/events"
 )
 
 // Retention of the outbox's bookkeeping, after which Cleanup deletes it.
 const (
 	// inboundRetention keeps the Message-IDs of processed replies: a mail
-	// redelivered later than this would be read again (a move in it is
-	// still kept from applying twice by the event store's idempotency key).
+	// redelivered later than this would be read again (and its move,
+	// whose idempotency key is kept a week, decided again against the
+	// game as it is then).
 	inboundRetention = 30 * 24 * time.Hour
 	// deliveryRetention keeps the delivery log for support questions.
 	deliveryRetention = 90 * 24 * time.Hour
@@ -44,9 +47,9 @@ func cleanupJob() *river.PeriodicJob {
 		&river.PeriodicJobOpts{RunOnStart: true})
 }
 
-// Cleanup deletes processed-reply records, delivery log rows and the reply
-// tokens of long-finished games past their retention. (River prunes its
-// own finished jobs.)
+// Cleanup deletes processed-reply records, delivery log rows, the reply
+// tokens of long-finished games and idempotency keys past their
+// retention. (River prunes its own finished jobs.)
 func (n *Notifier) Cleanup(ctx context.Context) error {
 	now := n.now()
 	steps := []struct {
@@ -64,6 +67,11 @@ func (n *Notifier) Cleanup(ctx context.Context) error {
 		if _, err := n.pool.Exec(ctx, st.sql, st.before); err != nil {
 			return fmt.Errorf("clean up %s: %w", st.what, err)
 		}
+	}
+	// Idempotency keys past their retention: a retry after it is a new
+	// request (see events.IdempotencyRetention).
+	if _, err := events.DeleteExpiredKeys(ctx, n.pool, now.Add(-events.IdempotencyRetention)); err != nil {
+		return fmt.Errorf("clean up: %w", err)
 	}
 	return nil
 }

@@ -69,6 +69,9 @@ func TestGenerateVerifies(t *testing.T) {
 	if stored != stats.Events {
 		t.Errorf("%d events stored, stats say %d", stored, stats.Events)
 	}
+	if n := compactMetaMismatches(t, pool, ""); n != 0 {
+		t.Errorf("%d generated events store their meta otherwise than azuld", n)
+	}
 
 	// The follower of the log has nothing left to do: no mail, webhook or
 	// bot job for the history.
@@ -90,11 +93,12 @@ func TestGenerateVerifies(t *testing.T) {
 	}
 
 	// A keyed move sent again gets its first result, as from azuld: the
-	// keys' scopes and request hashes are the server's.
+	// keys' scopes and request hashes are the server's (the key is the
+	// command id of its append).
 	keys, err := pool.Query(ctx, `
-		SELECT k.key, k.stream_id::text, k.last_version, e.meta->'actor'->>'player_id', (e.meta->'actor'->>'seat')::int, (e.meta->'command')::text
+		SELECT e.meta->>'command_id', k.stream_id::text, k.last_version, e.meta->'actor'->>'player_id', (e.meta->'actor'->>'seat')::int, (e.meta->'command')::text
 		FROM idempotency_keys k JOIN events e ON e.stream_id = k.stream_id AND e.version = k.first_version
-		ORDER BY k.key LIMIT 20`)
+		ORDER BY k.id LIMIT 20`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,6 +375,10 @@ func TestPlayGameWritesWhatAzuldWrites(t *testing.T) {
 			t.Fatalf("%s %+v: snapshots differ:\nazuld     %+v\ngenerated %+v", v.ruleset, v.options, liveSnaps, genSnaps)
 		}
 		snapshots += len(genSnaps)
+		// azuld stores the meta as the generator does.
+		if n := compactMetaMismatches(t, pool, g.ID); n != 0 {
+			t.Fatalf("%s: %d events of azuld store their meta otherwise than the generator", v.ruleset, n)
+		}
 		// The same appends: the command ids group the same events.
 		for k := 1; k < len(recs); k++ {
 			if (live[k].Meta.CommandID == live[k-1].Meta.CommandID) != (recs[k].Meta.CommandID == recs[k-1].Meta.CommandID) {
@@ -381,6 +389,24 @@ func TestPlayGameWritesWhatAzuldWrites(t *testing.T) {
 	if snapshots == 0 {
 		t.Error("no game wrote a snapshot: the comparison of snapshots compared nothing")
 	}
+}
+
+// compactMetaMismatches counts the events (of one stream, or all when
+// stream is empty) that break the event store's rule of one meta per
+// append: the first event of an append (of a transaction: azuld writes
+// one append per transaction, the generator one per game and
+// transaction) holds the full meta, the others the marker 0.
+func compactMetaMismatches(t *testing.T, pool *pgxpool.Pool, stream string) int64 {
+	t.Helper()
+	var n int64
+	err := pool.QueryRow(context.Background(), `SELECT count(*) FROM events e
+		WHERE ($1 = '' OR e.stream_id = $1::text::uuid)
+		  AND (e.meta::text = '0') <> EXISTS (SELECT FROM events p
+		      WHERE p.stream_id = e.stream_id AND p.version = e.version - 1 AND p.tx_id = e.tx_id)`, stream).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // withoutTimes is a snapshot's JSON without the game's times.

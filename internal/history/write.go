@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/notify"
 )
 
@@ -50,7 +51,13 @@ func writeGames(ctx context.Context, pool *pgxpool.Pool, games []*Game, format i
 				return fmt.Errorf("write game %s: meta: %w", g.ID, err)
 			}
 			for j, e := range a.Events {
-				rows = append(rows, []any{ids[i], firstVersion[i] + int64(j), e.Type, int32(e.Schema), json.RawMessage(e.Data), json.RawMessage(meta), a.At})
+				// As the event store: the meta on the append's first
+				// event, the marker "the one before" on the others.
+				m := json.RawMessage(meta)
+				if j > 0 {
+					m = sameMeta
+				}
+				rows = append(rows, []any{ids[i], firstVersion[i] + int64(j), e.Type, int32(e.Schema), json.RawMessage(e.Data), m, a.At})
 			}
 			firstVersion[i] += int64(len(a.Events))
 		}
@@ -72,6 +79,10 @@ func writeGames(ctx context.Context, pool *pgxpool.Pool, games []*Game, format i
 	}
 	return inTx(ctx, conn, func(tx pgx.Tx) error { return copyReadModels(ctx, tx, games, ids, format) })
 }
+
+// sameMeta is the meta the event store writes on the second and later
+// events of an append (see package events): the JSON number 0.
+var sameMeta = json.RawMessage(`0`)
 
 // inTx runs fn in a transaction whose commit does not wait for the disk.
 func inTx(ctx context.Context, conn *pgxpool.Conn, fn func(pgx.Tx) error) error {
@@ -166,7 +177,7 @@ func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.
 				snapshotRows = append(snapshotRows, []any{ids[i], int32(format), a.Snapshot.Version, data, a.At})
 			}
 			if a.Key != nil {
-				keyRows = append(keyRows, []any{a.Key.Scope, a.Key.Key, a.Key.RequestHash, ids[i], version + 1, version + int64(len(a.Events)), a.At})
+				keyRows = append(keyRows, []any{events.KeyID(a.Key.Scope, a.Key.Key), events.RequestDigest(a.Key.RequestHash), ids[i], version + 1, version + int64(len(a.Events)), a.At})
 			}
 			version += int64(len(a.Events))
 		}
@@ -180,7 +191,7 @@ func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.
 		{"game_seats", []string{"game_id", "seat", "player_id", "bot", "finished"}, seatRows},
 		{"turn_inbox", []string{"player_id", "game_id", "seat", "since", "deadline"}, inboxRows},
 		{"results", []string{"game_id", "seat", "player_id", "score", "rank", "finished_at"}, resultRows},
-		{"idempotency_keys", []string{"scope", "key", "request_hash", "stream_id", "first_version", "last_version", "created_at"}, keyRows},
+		{"idempotency_keys", []string{"id", "request_hash", "stream_id", "first_version", "last_version", "created_at"}, keyRows},
 		{"snapshots", []string{"stream_id", "format", "version", "data", "created_at"}, snapshotRows},
 	}
 	for _, c := range copies {
