@@ -1721,7 +1721,7 @@ type ListGamesParamsStatus string
 
 // CreateGameParams defines parameters for CreateGame.
 type CreateGameParams struct {
-	// IdempotencyKey Makes a retried request happen once: a retry with the same key and body returns the first result and writes nothing; the same key with another body is 422. Printable ASCII, at most 200 characters.
+	// IdempotencyKey Makes a retried request happen once: a retry with the same key and body returns the first result and writes nothing; the same key with another body is 422. A key is remembered for 7 days; a retry after that is a new request. Printable ASCII, at most 200 characters.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1787,7 +1787,7 @@ type MoveParams struct {
 	// Seat A seat number (0-based)
 	Seat *SeatParameter `form:"seat,omitempty" json:"seat,omitempty"`
 
-	// IdempotencyKey Makes a retried request happen once: a retry with the same key and body returns the first result and writes nothing; the same key with another body is 422. Printable ASCII, at most 200 characters.
+	// IdempotencyKey Makes a retried request happen once: a retry with the same key and body returns the first result and writes nothing; the same key with another body is 422. A key is remembered for 7 days; a retry after that is a new request. Printable ASCII, at most 200 characters.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 
 	// IfMatch The version the move was decided against: a number, plain or quoted ("12"). Another version in the database means 409.
