@@ -241,7 +241,10 @@ func (pavilionFamily) switchMargin() float64 { return 0.1 }
 
 // The Summer Pavilion search's exploration constant: 0.4 and 1.0 were no
 // different within the noise at 350 playouts (one search seat among
-// greedy ones at 3 players, 200 games: 65.5 and 67.2 % against 66.5 %).
+// greedy ones at 3 players, 200 games: 65.5 and 67.2 % against 66.5 %),
+// and 1.0 at 3,500 playouts against greedy on the coloured board won
+// 80.5 % of 200 games against 76.0 %, about one standard error: a lead
+// the other variants have yet to confirm (docs/BENCHMARKS.md).
 func (pavilionFamily) exploration() float64 { return 0.7 }
 
 // A Pavilion search spends its budget on the four best moves by the
