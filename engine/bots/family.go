@@ -58,6 +58,9 @@ type family[S any, C comparable, E any] interface {
 	// switchMargin is how much better (in mean reward) the search's
 	// choice must be than the greedy estimate's to be played instead.
 	switchMargin() float64
+	// exploration is the UCB1 constant of the search's selection, for
+	// rewards in [0, 1].
+	exploration() float64
 	// quick picks a playout move among playoutMoves cheaply.
 	quick(s *S, seat int, legal []C, rng *rand.Rand) C
 }
@@ -101,6 +104,10 @@ func (azulFamily) playoutMoves(dst []azul.Cmd, s *azul.State, seat int) []azul.C
 func (azulFamily) horizon() int { return 1 }
 
 func (azulFamily) switchMargin() float64 { return 0.03 }
+
+// The Azul search's exploration constant (its figures were measured with
+// it).
+func (azulFamily) exploration() float64 { return 0.7 }
 
 // An Azul search tries the 16 best moves at its root.
 func (azulFamily) rootWidth() int { return 16 }
@@ -231,6 +238,14 @@ func (pavilionFamily) horizon() int { return 1 }
 // the checklist bot and 23 % as one seat among greedy ones at 3 players;
 // with 0.1, 79.5 % and 37.5 %).
 func (pavilionFamily) switchMargin() float64 { return 0.1 }
+
+// The Summer Pavilion search's exploration constant: 0.4 and 1.0 were no
+// different within the noise at 350 playouts (one search seat among
+// greedy ones at 3 players, 200 games: 65.5 and 67.2 % against 66.5 %),
+// and 1.0 at 3,500 playouts against greedy on the coloured board won
+// 80.5 % of 200 games against 76.0 %, about one standard error: a lead
+// the other variants have yet to confirm (docs/BENCHMARKS.md).
+func (pavilionFamily) exploration() float64 { return 0.7 }
 
 // A Pavilion search spends its budget on the four best moves by the
 // estimate: the estimate is good enough that the fifth and later are

@@ -23,8 +23,6 @@ import (
 
 // Search tuning.
 const (
-	// exploration is the UCB1 constant for rewards in [0, 1].
-	exploration = 0.7
 	// nodeWidth bounds the moves tried at a node below the root: the best
 	// by the greedy estimate. A Pavilion hand alone can be passed in
 	// hundreds of ways, most of them poor. (At the bot's root the family
@@ -269,6 +267,7 @@ func (x *searcher[S, C, E, F]) expand(idx int32, st *S) bool {
 // others keep their one playout each.
 func (x *searcher[S, C, E, F]) selectChild(nd *node[C], root bool) int32 {
 	logN := math.Log(float64(max(nd.visits, 1)))
+	exploration := x.f.exploration()
 	best, bestV := nd.first, math.Inf(-1)
 	end := nd.first + nd.count
 	for i := nd.first; i < nd.first+nd.count; i++ {
