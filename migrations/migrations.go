@@ -27,6 +27,8 @@
 //     (once, by the owner, each removal recorded in the owner-only
 //     names_removed_audit), from games.seats and game_seats, and the
 //     snapshots that held them are dropped. See docs/erasure.md.
+//   - 000019 ratings: ratings, rating_history and rating_apply, the rating
+//     update the read models run (see projections and docs/ratings.md).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.
