@@ -22,8 +22,10 @@ CREATE TABLE ratings (
     last_game_at timestamptz NOT NULL,
     PRIMARY KEY (ruleset, players, subject)
 );
--- The leaderboard: best first, keyset pages on (ordinal, subject).
-CREATE INDEX ratings_leaderboard_idx ON ratings (ruleset, players, ordinal DESC, subject);
+-- The leaderboard: best first, keyset pages on (ordinal, subject), both
+-- descending so that a page's bound is one row comparison the index
+-- answers.
+CREATE INDEX ratings_leaderboard_idx ON ratings (ruleset, players, ordinal DESC, subject DESC);
 -- A profile's ratings.
 CREATE INDEX ratings_by_player_idx ON ratings (player_id) WHERE player_id IS NOT NULL;
 

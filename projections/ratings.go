@@ -191,7 +191,8 @@ const ratingColumns = `r.ruleset, r.players, coalesce(r.player_id::text, ''), r.
 	r.mu, r.sigma, r.ordinal, r.games, r.last_game_at, r.subject`
 
 // ListRatings returns a page of a leaderboard: the players and bots with
-// a rated game within ActiveWithin, best ordinal first (ties by subject),
+// a rated game within ActiveWithin, best ordinal first (ties by subject,
+// descending),
 // without the provisional ratings unless asked, and the next page's
 // cursor ("" on the last page).
 func ListRatings(ctx context.Context, db DB, f Leaderboard) ([]RatingRow, string, error) {
@@ -209,25 +210,30 @@ func ListRatings(ctx context.Context, db DB, f Leaderboard) ([]RatingRow, string
 	if now.IsZero() {
 		now = time.Now()
 	}
-	args := []any{f.Ruleset, f.Players, now.Add(-ActiveWithin), f.Provisional, rating.ProvisionalGames, rating.ProvisionalSigma, limit + 1}
+	args := []any{f.Ruleset, f.Players, now.Add(-ActiveWithin)}
 	where := ""
+	if !f.Provisional {
+		args = append(args, rating.ProvisionalGames, rating.ProvisionalSigma)
+		where += ` AND r.games >= $4 AND r.sigma <= $5`
+	}
 	if f.Cursor != "" {
 		ord, subject, err := decodeRatingCursor(f.Cursor)
 		if err != nil {
 			return nil, "", fmt.Errorf("list ratings: %w", err)
 		}
 		args = append(args, ord, subject)
-		where = ` AND (r.ordinal < $8 OR (r.ordinal = $8 AND r.subject > $9))`
+		where += fmt.Sprintf(` AND (r.ordinal, r.subject) < ($%d, $%d)`, len(args)-1, len(args))
 	}
-	// The page is chosen on ratings alone (its index gives the order),
-	// and only its rows are joined with players for their names.
+	// The page is chosen on ratings alone, in the order of its index
+	// (the filters and the limit are plain in the text, so that the plan
+	// is that index's whatever the values), and only its rows are joined
+	// with players for their names.
 	q := `SELECT ` + ratingColumns + ` FROM (
 			SELECT * FROM ratings r
-			WHERE r.ruleset = $1 AND r.players = $2 AND r.last_game_at > $3
-				AND ($4 OR (r.games >= $5 AND r.sigma <= $6))` + where + `
-			ORDER BY r.ordinal DESC, r.subject LIMIT $7) r
+			WHERE r.ruleset = $1 AND r.players = $2 AND r.last_game_at > $3` + where + `
+			ORDER BY r.ordinal DESC, r.subject DESC LIMIT ` + strconv.Itoa(limit+1) + `) r
 		LEFT JOIN players p ON p.id = r.player_id
-		ORDER BY r.ordinal DESC, r.subject`
+		ORDER BY r.ordinal DESC, r.subject DESC`
 	out, subjects, err := queryRatings(ctx, db, q, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list ratings: %w", err)
