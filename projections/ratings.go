@@ -34,9 +34,6 @@ const BotSubject = "bot:"
 // on the leaderboard.
 const ActiveWithin = 90 * 24 * time.Hour
 
-// ratingParams are the model's constants every update uses.
-var ratingParams = rating.Default()
-
 // ratedGame is the input of rating_apply for a finished game, or false
 // when the game is not rated: a seat that no player or bot holds, a player
 // or bot kind holding two seats (nobody is rated against themselves),
@@ -68,7 +65,8 @@ func ratedGame(enc encodedRow) ([]any, bool) {
 		}
 		seats[i], ranks[i] = int32(p.Seat), int32(p.Rank)
 	}
-	p := ratingParams
+	// The model's constants, the same for every update.
+	p := rating.Default()
 	return []any{enc.id, row.Ruleset, row.LastMoveAt, subjects, players, bots, seats, ranks,
 		p.Mu, p.Sigma, p.Beta, p.Kappa, p.Tau}, true
 }
