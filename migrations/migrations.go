@@ -32,6 +32,8 @@
 //     before converted), deleted a week on by the daily clean-up. (The
 //     same release stores an append's meta on its first event only; the
 //     schema does not change for it.) See the events package.
+//   - 000019 ratings: ratings, rating_history and rating_apply, the rating
+//     update the read models run (see projections and docs/ratings.md).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

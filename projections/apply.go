@@ -41,12 +41,13 @@ type turnKey struct {
 // when Final is set. It is an upsert: applying the same row twice changes
 // nothing. All statements go in one round trip.
 func Apply(ctx context.Context, tx pgx.Tx, row GameRow) error {
-	return apply(ctx, tx, row, nil)
+	return apply(ctx, tx, row, nil, true)
 }
 
 // apply is Apply with the inbox's since given for some seats (Rebuild);
-// the others get row.LastMoveAt.
-func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.Time) error {
+// the others get row.LastMoveAt. rate says whether a finished game is
+// rated now (Rebuild rates them afterwards, in log order).
+func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.Time, rate bool) error {
 	enc, err := encodeRow(row)
 	if err != nil {
 		return err
@@ -66,6 +67,9 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 	queueSeats(b, enc, true)
 	queueInbox(b, enc, since)
 	queueResults(b, enc)
+	if rate {
+		queueRating(b, enc)
+	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("update the read models of game %s: %w", enc.id, err)
 	}

@@ -45,6 +45,7 @@ func ApplyChange(ctx context.Context, tx pgx.Tx, before *GameRow, after GameRow)
 	}
 	if finalChanged(before, &after) {
 		queueResults(b, enc)
+		queueRating(b, enc)
 	}
 	queueFinished(b, before, enc)
 	tag, err := sendAll(ctx, tx, b)

@@ -82,8 +82,9 @@ func Companions(before *GameRow, after GameRow) ([]events.Companion, error) {
 // QueueFollowed queues, for the consumer that follows the log, the read
 // models an append of a game from before (nil for a new game) to after
 // changes besides those its Companions wrote: the turn inbox, the
-// results, and game_seats' mark of a finished game. after's times are the
-// events' own.
+// results, game_seats' mark of a finished game and, when the game has
+// just finished, its rating (in the batch's order, which is the log's).
+// after's times are the events' own.
 func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	enc, err := encodeRow(after)
 	if err != nil {
@@ -92,6 +93,7 @@ func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	if before == nil || !sameGame(*before, after) {
 		queueInbox(b, enc, nil)
 		queueResults(b, enc)
+		queueRating(b, enc)
 		queueFinished(b, before, enc)
 		return nil
 	}
@@ -100,6 +102,7 @@ func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	}
 	if finalChanged(before, &after) {
 		queueResults(b, enc)
+		queueRating(b, enc)
 	}
 	queueFinished(b, before, enc)
 	return nil

@@ -9,6 +9,13 @@
 // seat, to find a player's games), turn_inbox (one row per human seat
 // that must act now) and results (one row per seat of a finished game).
 //
+// The ratings (package migrations, 000019; ratings.go): ratings (each
+// player's and each bot kind's current rating per rule set and number of
+// players) and rating_history (before and after each rated game). Unlike
+// the other tables they depend on the order of the games: a game is rated
+// when it finishes, in log order, and Rebuild rates the finished games
+// again in that order.
+//
 // Every table is a function of the game's latest GameRow, except the
 // inbox's since: a seat's row is kept while the seat stays to act, so
 // since is when its turn began (the LastMoveAt of the append that made it

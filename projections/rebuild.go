@@ -21,7 +21,9 @@ type FoldFunc func(ctx context.Context, streamID string, records []events.Record
 // that update the read models wait for it. fold computes a game's row;
 // each game is folded once, plus, for a game with seats to act, once per
 // earlier append for as long as those seats were already to act (to find
-// when their turn began, as the live inbox recorded it).
+// when their turn began, as the live inbox recorded it), and a finished
+// game once more to find the append that finished it (the ratings are
+// rebuilt in the order of those appends).
 func Rebuild(ctx context.Context, pool *pgxpool.Pool, fold FoldFunc) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -35,6 +37,9 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool, fold FoldFunc) error {
 	if err != nil {
 		return fmt.Errorf("rebuild the read models: %w", err)
 	}
+	// The finished games that are rated, rated again once every game is
+	// folded, in log order (see rerate).
+	var finished []finishedGame
 	for _, id := range ids {
 		batches, err := events.ReadBatches(ctx, tx, id)
 		if err != nil {
@@ -44,9 +49,22 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool, fold FoldFunc) error {
 		if err != nil {
 			return fmt.Errorf("rebuild the read models: game %s: %w", id, err)
 		}
-		if err := apply(ctx, tx, row, since); err != nil {
+		if err := apply(ctx, tx, row, since, false); err != nil {
 			return fmt.Errorf("rebuild the read models: %w", err)
 		}
+		if enc, err := encodeRow(row); err == nil && row.Status == "finished" {
+			if _, rated := ratedGame(enc); rated {
+				records := slices.Concat(batches...)
+				v, err := finishingVersion(batches, func(end int) (GameRow, error) { return fold(ctx, id, records[:end]) })
+				if err != nil {
+					return fmt.Errorf("rebuild the read models: game %s: %w", id, err)
+				}
+				finished = append(finished, finishedGame{enc: enc, version: v})
+			}
+		}
+	}
+	if err := rerate(ctx, tx, finished); err != nil {
+		return fmt.Errorf("rebuild the read models: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("rebuild the read models: commit: %w", err)

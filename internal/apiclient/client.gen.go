@@ -681,6 +681,24 @@ func (e InboundEmail200JSONResponseBodyOutcome) Valid() bool {
 	}
 }
 
+// Defines values for ListRatingsParamsProvisional.
+const (
+	N0 ListRatingsParamsProvisional = 0
+	N1 ListRatingsParamsProvisional = 1
+)
+
+// Valid indicates whether the value is a known member of the ListRatingsParamsProvisional enum.
+func (e ListRatingsParamsProvisional) Valid() bool {
+	switch e {
+	case N0:
+		return true
+	case N1:
+		return true
+	default:
+		return false
+	}
+}
+
 // CreateGame Examples: {"options":{"wall":"coloured"},"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"random"}]}
 type CreateGame struct {
 	Options     *Options     `json:"options,omitempty"`
@@ -913,6 +931,16 @@ type GameSummary struct {
 
 // GameSummaryStatus defines model for GameSummary.Status.
 type GameSummaryStatus string
+
+// Leaderboard defines model for Leaderboard.
+type Leaderboard struct {
+	// Next URL of the next page
+	Next       *string  `json:"next,omitempty"`
+	NextCursor *string  `json:"next_cursor,omitempty"`
+	Players    int      `json:"players"`
+	Ratings    []Rating `json:"ratings"`
+	Ruleset    string   `json:"ruleset"`
+}
 
 // LegalMove defines model for LegalMove.
 type LegalMove struct {
@@ -1220,6 +1248,13 @@ type Player struct {
 // PlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
 type PlayerEmailStatus string
 
+// PlayerRatings defines model for PlayerRatings.
+type PlayerRatings struct {
+	Name     string             `json:"name"`
+	PlayerId openapi_types.UUID `json:"player_id"`
+	Ratings  []Rating           `json:"ratings"`
+}
+
 // PlayerView defines model for PlayerView.
 type PlayerView struct {
 	// Board Azul: lines, wall, floor; Summer Pavilion: stars
@@ -1310,6 +1345,34 @@ type ProfileUpdate struct {
 
 // ProfileUpdateLanguage One of en, nl, de, it; any other value is a 400 whose detail lists them, and nothing changes.
 type ProfileUpdateLanguage string
+
+// Rating defines model for Rating.
+type Rating struct {
+	// Bot Set for a bot kind (leaderboard)
+	Bot *string `json:"bot,omitempty"`
+
+	// Games Rated games played
+	Games      int       `json:"games"`
+	LastGameAt time.Time `json:"last_game_at"`
+	Mu         float32   `json:"mu"`
+
+	// Name The player's name, or the bot's kind (leaderboard)
+	Name *string `json:"name,omitempty"`
+
+	// PlayerId Set for a player (leaderboard)
+	PlayerId *openapi_types.UUID `json:"player_id,omitempty"`
+
+	// Players Set in a player's ratings: seats of the games rated
+	Players     *int `json:"players,omitempty"`
+	Provisional bool `json:"provisional"`
+
+	// Rating The ordinal, mu - 3 sigma: the number ranked by
+	Rating float32 `json:"rating"`
+
+	// Ruleset Set in a player's ratings
+	Ruleset *string `json:"ruleset,omitempty"`
+	Sigma   float32 `json:"sigma"`
+}
 
 // RegisteredPlayer defines model for RegisteredPlayer.
 type RegisteredPlayer struct {
@@ -1855,6 +1918,24 @@ type CreateTokenJSONBody struct {
 	// Name What the token is for ("laptop", "my bot")
 	Name string `json:"name"`
 }
+
+// ListRatingsParams defines parameters for ListRatings.
+type ListRatingsParams struct {
+	Ruleset Ruleset `form:"ruleset" json:"ruleset"`
+
+	// Players Seats of the games rated
+	Players *int `form:"players,omitempty" json:"players,omitempty"`
+
+	// Provisional 1: list the provisional ratings too
+	Provisional *ListRatingsParamsProvisional `form:"provisional,omitempty" json:"provisional,omitempty"`
+	Limit       *int                          `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListRatingsParamsProvisional defines parameters for ListRatings.
+type ListRatingsParamsProvisional int
 
 // CreateWebhookJSONBody defines parameters for CreateWebhook.
 type CreateWebhookJSONBody struct {
@@ -3633,6 +3714,20 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/players (the `RegisterPlayer` operationId).
 	RegisterPlayer(ctx context.Context, body RegisterPlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetPlayerRatings A player's ratings
+	//
+	// The player's rating in every rule set and number of players they have rated games in, most recently played first, provisional ones marked. Public: the name, never an address.
+	//
+	// Corresponds with GET /v1/players/{id}/ratings (the `GetPlayerRatings` operationId).
+	GetPlayerRatings(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRatings Leaderboard of a rule set and number of players
+	//
+	// The players and bots (each bot kind has its rating) with a rated game in the last 90 days, best rating first. The rating is the Weng-Lin (OpenSkill) Plackett-Luce ordinal, mu - 3 sigma, kept per rule set and number of players and rebuilt from the log with the other read models. A rating stays provisional for its first 10 games, or while sigma is above 5; provisional ratings are left out unless `provisional=1`. See docs/ratings.md.
+	//
+	// Corresponds with GET /v1/ratings (the `ListRatings` operationId).
+	ListRatings(ctx context.Context, params *ListRatingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListWebhooks Your webhooks (without secrets)
 	//
 	// Corresponds with GET /v1/webhooks (the `ListWebhooks` operationId).
@@ -5063,6 +5158,40 @@ func (c *Client) RegisterPlayerWithBody(ctx context.Context, contentType string,
 // Corresponds with POST /v1/players (the `RegisterPlayer` operationId).
 func (c *Client) RegisterPlayer(ctx context.Context, body RegisterPlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRegisterPlayerRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPlayerRatings A player's ratings
+//
+// The player's rating in every rule set and number of players they have rated games in, most recently played first, provisional ones marked. Public: the name, never an address.
+//
+// Corresponds with GET /v1/players/{id}/ratings (the `GetPlayerRatings` operationId).
+func (c *Client) GetPlayerRatings(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlayerRatingsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRatings Leaderboard of a rule set and number of players
+//
+// The players and bots (each bot kind has its rating) with a rated game in the last 90 days, best rating first. The rating is the Weng-Lin (OpenSkill) Plackett-Luce ordinal, mu - 3 sigma, kept per rule set and number of players and rebuilt from the log with the other read models. A rating stays provisional for its first 10 games, or while sigma is above 5; provisional ratings are left out unless `provisional=1`. See docs/ratings.md.
+//
+// Corresponds with GET /v1/ratings (the `ListRatings` operationId).
+func (c *Client) ListRatings(ctx context.Context, params *ListRatingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRatingsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7930,6 +8059,138 @@ func NewRegisterPlayerRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewGetPlayerRatingsRequest constructs an http.Request for the GetPlayerRatings method
+func NewGetPlayerRatingsRequest(server string, id openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/ratings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRatingsRequest constructs an http.Request for the ListRatings method
+func NewListRatingsRequest(server string, params *ListRatingsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/ratings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ruleset", params.Ruleset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Players != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "players", *params.Players, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Provisional != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "provisional", *params.Provisional, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -8739,6 +9000,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `RegisterPlayer` operationId).
 	RegisterPlayerWithResponse(ctx context.Context, body RegisterPlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterPlayerResponse, error)
+
+	// GetPlayerRatingsWithResponse A player's ratings
+	//
+	// The player's rating in every rule set and number of players they have rated games in, most recently played first, provisional ones marked. Public: the name, never an address.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id}/ratings (the `GetPlayerRatings` operationId).
+	GetPlayerRatingsWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetPlayerRatingsResponse, error)
+
+	// ListRatingsWithResponse Leaderboard of a rule set and number of players
+	//
+	// The players and bots (each bot kind has its rating) with a rated game in the last 90 days, best rating first. The rating is the Weng-Lin (OpenSkill) Plackett-Luce ordinal, mu - 3 sigma, kept per rule set and number of players and rebuilt from the log with the other read models. A rating stays provisional for its first 10 games, or while sigma is above 5; provisional ratings are left out unless `provisional=1`. See docs/ratings.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/ratings (the `ListRatings` operationId).
+	ListRatingsWithResponse(ctx context.Context, params *ListRatingsParams, reqEditors ...RequestEditorFn) (*ListRatingsResponse, error)
 
 	// ListWebhooksWithResponse Your webhooks (without secrets)
 	//
@@ -12196,6 +12475,158 @@ func (r RegisterPlayerResponse) ContentType() string {
 	return ""
 }
 
+// GetPlayerRatingsResponse429Headers the declared response headers of an HTTP 429 response for GetPlayerRatings
+type GetPlayerRatingsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetPlayerRatingsResponse503Headers the declared response headers of an HTTP 503 response for GetPlayerRatings
+type GetPlayerRatingsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetPlayerRatingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlayerRatings
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPlayerRatingsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPlayerRatingsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlayerRatingsResponse) GetJSON200() *PlayerRatings {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPlayerRatingsResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPlayerRatingsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPlayerRatingsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlayerRatingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlayerRatingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlayerRatingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlayerRatingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRatingsResponse429Headers the declared response headers of an HTTP 429 response for ListRatings
+type ListRatingsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListRatingsResponse503Headers the declared response headers of an HTTP 503 response for ListRatings
+type ListRatingsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListRatingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Leaderboard
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRatingsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRatingsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRatingsResponse) GetJSON200() *Leaderboard {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListRatingsResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListRatingsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListRatingsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRatingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRatingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRatingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRatingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponse429Headers the declared response headers of an HTTP 429 response for ListWebhooks
 type ListWebhooksResponse429Headers struct {
 	RetryAfter *int
@@ -13574,6 +14005,36 @@ func (c *ClientWithResponses) RegisterPlayerWithResponse(ctx context.Context, bo
 		return nil, err
 	}
 	return ParseRegisterPlayerResponse(rsp)
+}
+
+// GetPlayerRatingsWithResponse A player's ratings
+//
+// The player's rating in every rule set and number of players they have rated games in, most recently played first, provisional ones marked. Public: the name, never an address.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id}/ratings (the `GetPlayerRatings` operationId).
+func (c *ClientWithResponses) GetPlayerRatingsWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetPlayerRatingsResponse, error) {
+	rsp, err := c.GetPlayerRatings(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlayerRatingsResponse(rsp)
+}
+
+// ListRatingsWithResponse Leaderboard of a rule set and number of players
+//
+// The players and bots (each bot kind has its rating) with a rated game in the last 90 days, best rating first. The rating is the Weng-Lin (OpenSkill) Plackett-Luce ordinal, mu - 3 sigma, kept per rule set and number of players and rebuilt from the log with the other read models. A rating stays provisional for its first 10 games, or while sigma is above 5; provisional ratings are left out unless `provisional=1`. See docs/ratings.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/ratings (the `ListRatings` operationId).
+func (c *ClientWithResponses) ListRatingsWithResponse(ctx context.Context, params *ListRatingsParams, reqEditors ...RequestEditorFn) (*ListRatingsResponse, error) {
+	rsp, err := c.ListRatings(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRatingsResponse(rsp)
 }
 
 // ListWebhooksWithResponse Your webhooks (without secrets)
@@ -16226,6 +16687,146 @@ func ParseRegisterPlayerResponse(rsp *http.Response) (*RegisterPlayerResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPlayerRatingsResponse parses an HTTP response from a GetPlayerRatingsWithResponse call
+func ParseGetPlayerRatingsResponse(rsp *http.Response) (*GetPlayerRatingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlayerRatingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlayerRatings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPlayerRatingsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPlayerRatingsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRatingsResponse parses an HTTP response from a ListRatingsWithResponse call
+func ParseListRatingsResponse(rsp *http.Response) (*ListRatingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRatingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Leaderboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListRatingsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRatingsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -1,0 +1,315 @@
+package projections
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/rating"
+)
+
+// The ratings read model (migration 000019, docs/ratings.md): ratings
+// holds each player's and each bot kind's current rating per rule set and
+// number of players, rating_history the rating before and after each
+// rated game. A game is rated once, when it finishes, by the database
+// function rating_apply (package rating's update, written out in SQL: the
+// follower of the log writes its read models in a batch that cannot read
+// back between statements, and each game's update must read what the
+// previous one wrote). Rebuild rates every finished game again in the
+// order of the appends that finished them, which is the order the
+// follower rated them in, so a rebuild gives the same numbers.
+
+// BotSubject is the prefix of a bot kind's subject in the ratings.
+const BotSubject = "bot:"
+
+// ActiveWithin is how recent a rated game must be for its player to show
+// on the leaderboard.
+const ActiveWithin = 90 * 24 * time.Hour
+
+// ratedGame is the input of rating_apply for a finished game, or false
+// when the game is not rated: a seat that no player or bot holds, a player
+// or bot kind holding two seats (nobody is rated against themselves),
+// fewer than two seats.
+func ratedGame(enc encodedRow) ([]any, bool) {
+	row := enc.row
+	if row.Status != "finished" || row.Final == nil || len(row.Final.Players) < 2 || len(row.Final.Players) != len(row.Seats) {
+		return nil, false
+	}
+	n := len(row.Final.Players)
+	subjects, players, bots := make([]string, n), make([]string, n), make([]string, n)
+	seats, ranks := make([]int32, n), make([]int32, n)
+	for i, p := range row.Final.Players {
+		idx := slices.IndexFunc(row.Seats, func(s SeatRow) bool { return s.Seat == p.Seat })
+		if idx < 0 || p.Rank < 1 {
+			return nil, false
+		}
+		s := row.Seats[idx]
+		switch {
+		case s.PlayerID != "":
+			subjects[i], players[i] = s.PlayerID, s.PlayerID
+		case s.Bot != "":
+			subjects[i], bots[i] = BotSubject+s.Bot, s.Bot
+		default:
+			return nil, false
+		}
+		if slices.Contains(subjects[:i], subjects[i]) {
+			return nil, false
+		}
+		seats[i], ranks[i] = int32(p.Seat), int32(p.Rank)
+	}
+	// The model's constants, the same for every update.
+	p := rating.Default()
+	return []any{enc.id, row.Ruleset, row.LastMoveAt, subjects, players, bots, seats, ranks,
+		p.Mu, p.Sigma, p.Beta, p.Kappa, p.Tau}, true
+}
+
+const rateSQL = `SELECT rating_apply($1::uuid, $2::text, $3::timestamptz, $4::text[], $5::text[], $6::text[],
+	$7::int[], $8::int[], $9::float8, $10::float8, $11::float8, $12::float8, $13::float8)`
+
+// queueRating queues the rating of a game that has just finished (nothing
+// for one that is not finished or not rated). Applying it twice changes
+// nothing: rating_apply skips a game it has rated.
+func queueRating(b *pgx.Batch, enc encodedRow) {
+	if args, ok := ratedGame(enc); ok {
+		b.Queue(rateSQL, args...)
+	}
+}
+
+// finishedGame is a game Rebuild rates, with the first event of the
+// append that finished it.
+type finishedGame struct {
+	enc     encodedRow
+	version int64
+}
+
+// finishingVersion is the version of the first event of the append that
+// finished a game (batches are its appends; the game as all of them leave
+// it is finished): the latest append before which it was not finished.
+// foldFirst folds the first end events.
+func finishingVersion(batches [][]events.Record, foldFirst func(end int) (GameRow, error)) (int64, error) {
+	end := 0
+	for _, b := range batches {
+		end += len(b)
+	}
+	for k := len(batches) - 1; k > 0; k-- {
+		end -= len(batches[k])
+		earlier, err := foldFirst(end)
+		if err != nil {
+			return 0, fmt.Errorf("fold the first %d events: %w", end, err)
+		}
+		if earlier.Status != "finished" {
+			return batches[k][0].Version, nil
+		}
+	}
+	return batches[0][0].Version, nil
+}
+
+// rerate empties the ratings and rates the finished games again, in the
+// order of the appends that finished them ((tx_id, global_position), the
+// follower's order).
+func rerate(ctx context.Context, tx pgx.Tx, games []finishedGame) error {
+	if _, err := tx.Exec(ctx, "TRUNCATE ratings, rating_history"); err != nil {
+		return fmt.Errorf("empty the ratings: %w", err)
+	}
+	if len(games) == 0 {
+		return nil
+	}
+	ids, versions := make([]string, len(games)), make([]int64, len(games))
+	byID := make(map[string]encodedRow, len(games))
+	for i, g := range games {
+		ids[i], versions[i] = g.enc.id, g.version
+		byID[g.enc.id] = g.enc
+	}
+	rows, err := tx.Query(ctx, `SELECT f.id::text FROM unnest($1::uuid[], $2::bigint[]) AS f (id, version)
+		JOIN events e ON e.stream_id = f.id AND e.version = f.version
+		ORDER BY e.tx_id, e.global_position`, ids, versions)
+	if err != nil {
+		return fmt.Errorf("order the finished games: %w", err)
+	}
+	order, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("order the finished games: %w", err)
+	}
+	const perBatch = 500
+	b := &pgx.Batch{}
+	for i, id := range order {
+		queueRating(b, byID[id])
+		if b.Len() >= perBatch || i == len(order)-1 {
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return fmt.Errorf("rate the finished games: %w", err)
+			}
+			b = &pgx.Batch{}
+		}
+	}
+	return nil
+}
+
+// RatingRow is one rating: a player's or a bot kind's, in one rule set
+// and number of players.
+type RatingRow struct {
+	Ruleset string
+	Players int
+	// PlayerID is set for a player, Bot for a bot kind.
+	PlayerID string
+	Bot      string
+	// Name is the player's name, read from players (FormerPlayer for a
+	// deleted account), or the bot's kind.
+	Name        string
+	Mu, Sigma   float64
+	Ordinal     float64
+	Games       int
+	LastGameAt  time.Time
+	Provisional bool
+}
+
+// Leaderboard selects a page of a leaderboard.
+type Leaderboard struct {
+	Ruleset string
+	Players int
+	// Provisional also lists the provisional ratings.
+	Provisional bool
+	// Limit is the page size (0: DefaultLimit; at most MaxLimit).
+	Limit int
+	// Cursor is the nextCursor of the previous page.
+	Cursor string
+	// Now is the time activity is measured from (zero: now).
+	Now time.Time
+}
+
+const ratingColumns = `r.ruleset, r.players, coalesce(r.player_id::text, ''), r.bot,
+	CASE WHEN r.player_id IS NULL THEN r.bot ELSE coalesce(p.name, '') END,
+	r.mu, r.sigma, r.ordinal, r.games, r.last_game_at, r.subject`
+
+// ListRatings returns a page of a leaderboard: the players and bots with
+// a rated game within ActiveWithin, best ordinal first (ties by subject,
+// descending),
+// without the provisional ratings unless asked, and the next page's
+// cursor ("" on the last page).
+func ListRatings(ctx context.Context, db DB, f Leaderboard) ([]RatingRow, string, error) {
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 0 || limit > MaxLimit:
+		return nil, "", fmt.Errorf("list ratings: %w: limit %d is not in 1..%d", ErrInvalid, f.Limit, MaxLimit)
+	}
+	if f.Ruleset == "" || f.Players < 2 || f.Players > maxSeats {
+		return nil, "", fmt.Errorf("list ratings: %w: rule set %.40q, %d players", ErrInvalid, f.Ruleset, f.Players)
+	}
+	now := f.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	args := []any{f.Ruleset, f.Players, now.Add(-ActiveWithin)}
+	where := ""
+	if !f.Provisional {
+		args = append(args, rating.ProvisionalGames, rating.ProvisionalSigma)
+		where += ` AND r.games >= $4 AND r.sigma <= $5`
+	}
+	if f.Cursor != "" {
+		ord, subject, err := decodeRatingCursor(f.Cursor)
+		if err != nil {
+			return nil, "", fmt.Errorf("list ratings: %w", err)
+		}
+		args = append(args, ord, subject)
+		where += fmt.Sprintf(` AND (r.ordinal, r.subject) < ($%d, $%d)`, len(args)-1, len(args))
+	}
+	// The page is chosen on ratings alone, in the order of its index
+	// (the filters and the limit are plain in the text, so that the plan
+	// is that index's whatever the values), and only its rows are joined
+	// with players for their names.
+	q := `SELECT ` + ratingColumns + ` FROM (
+			SELECT * FROM ratings r
+			WHERE r.ruleset = $1 AND r.players = $2 AND r.last_game_at > $3` + where + `
+			ORDER BY r.ordinal DESC, r.subject DESC LIMIT ` + strconv.Itoa(limit+1) + `) r
+		LEFT JOIN players p ON p.id = r.player_id
+		ORDER BY r.ordinal DESC, r.subject DESC`
+	out, subjects, err := queryRatings(ctx, db, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list ratings: %w", err)
+	}
+	next := ""
+	if len(out) > limit {
+		out, subjects = out[:limit], subjects[:limit]
+		last := out[limit-1]
+		next = encodeRatingCursor(last.Ordinal, subjects[limit-1])
+	}
+	return out, next, nil
+}
+
+// PlayerRatings returns a player's ratings, every rule set and number of
+// players, most recently played first.
+func PlayerRatings(ctx context.Context, db DB, playerID string) ([]RatingRow, error) {
+	id, err := canonicalUUID(playerID)
+	if err != nil {
+		return nil, fmt.Errorf("player ratings: %w: %.40q is not a player id", ErrInvalid, playerID)
+	}
+	out, _, err := queryRatings(ctx, db, `SELECT `+ratingColumns+` FROM ratings r
+		LEFT JOIN players p ON p.id = r.player_id
+		WHERE r.player_id = $1 ORDER BY r.last_game_at DESC, r.ruleset, r.players`, id)
+	if err != nil {
+		return nil, fmt.Errorf("player ratings: %w", err)
+	}
+	return out, nil
+}
+
+func queryRatings(ctx context.Context, db DB, q string, args ...any) ([]RatingRow, []string, error) {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var out []RatingRow
+	var subjects []string
+	for rows.Next() {
+		var r RatingRow
+		var subject string
+		if err := rows.Scan(&r.Ruleset, &r.Players, &r.PlayerID, &r.Bot, &r.Name, &r.Mu, &r.Sigma,
+			&r.Ordinal, &r.Games, &r.LastGameAt, &subject); err != nil {
+			return nil, nil, err
+		}
+		if r.PlayerID != "" && r.Name == "" {
+			r.Name = FormerPlayer
+		}
+		r.Provisional = rating.Provisional(rating.Rating{Mu: r.Mu, Sigma: r.Sigma}, r.Games)
+		out = append(out, r)
+		subjects = append(subjects, subject)
+	}
+	return out, subjects, rows.Err()
+}
+
+// A leaderboard cursor is the last row's ordinal (its exact bits) and
+// subject, base64url.
+func encodeRatingCursor(ordinal float64, subject string) string {
+	raw := strconv.FormatUint(math.Float64bits(ordinal), 16) + " " + subject
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+func decodeRatingCursor(cursor string) (float64, string, error) {
+	bad := fmt.Errorf("%w: malformed cursor", ErrInvalid)
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, "", bad
+	}
+	bits, subject, ok := strings.Cut(string(raw), " ")
+	if !ok || subject == "" || len(subject) > maxText {
+		return 0, "", bad
+	}
+	u, err := strconv.ParseUint(bits, 16, 64)
+	if err != nil {
+		return 0, "", bad
+	}
+	ord := math.Float64frombits(u)
+	if math.IsNaN(ord) || math.IsInf(ord, 0) {
+		return 0, "", bad
+	}
+	return ord, subject, nil
+}
