@@ -198,9 +198,14 @@ func (c *gameCache) get(id string) (*Game, bool) {
 }
 
 // put remembers g unless a newer version of the game is cached already
-// (two moves of one game finishing out of order).
+// (two moves of one game finishing out of order). A finished game takes
+// no more moves: it is dropped, leaving its room to the running ones.
 func (c *gameCache) put(g *Game) {
 	if c == nil || g == nil || g.ID == "" {
+		return
+	}
+	if g.Status == StatusFinished {
+		c.lru.forget(g.ID)
 		return
 	}
 	g = g.clone()

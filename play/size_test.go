@@ -104,15 +104,19 @@ func foldedGame(t testing.TB, reg engine.Registry, v variant, rng *rand.Rand, mo
 	return g
 }
 
-// manyGames folds n games of every variant in turn, each stopped after a
-// random number of moves (finished ones included).
+// manyGames folds n running games of every variant in turn, each stopped
+// after a random number of moves (the cache holds running games only).
 func manyGames(t testing.TB, n int, seed uint64) []*Game {
 	reg := rulesets.All()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	vs := variants()
 	out := make([]*Game, 0, n)
 	for i := range n {
-		out = append(out, foldedGame(t, reg, vs[i%len(vs)], rng, rng.IntN(200)))
+		g := foldedGame(t, reg, vs[i%len(vs)], rng, rng.IntN(200))
+		for g.Status == StatusFinished {
+			g = foldedGame(t, reg, vs[i%len(vs)], rng, rng.IntN(100))
+		}
+		out = append(out, g)
 	}
 	return out
 }
@@ -142,7 +146,7 @@ func TestGameSizeEstimate(t *testing.T) {
 	for i := range n {
 		// Folded, cached (as a clone) and dropped: only the cache keeps
 		// the game alive, as after a move.
-		c.put(foldedGame(t, reg, vs[i%len(vs)], rng, rng.IntN(200)))
+		c.lru.put(foldedGame(t, reg, vs[i%len(vs)], rng, rng.IntN(200)).cachedCopy())
 	}
 	after := heapInUse()
 	st := c.stats()
@@ -303,6 +307,31 @@ func TestSeedCacheBounded(t *testing.T) {
 	st := c.stats()
 	if st.Entries != 100 || st.Evictions != 900 || st.Bytes != 100*seedEntrySize {
 		t.Fatalf("%+v", st)
+	}
+}
+
+// cachedCopy is the entry put keeps, finished games included (put drops
+// those, but their size is estimated all the same).
+func (g *Game) cachedCopy() (string, *Game, func(*Game) bool) {
+	return g.ID, g.clone(), nil
+}
+
+// A finished game is dropped from the cache: it takes no more moves.
+func TestGameCacheDropsFinishedGames(t *testing.T) {
+	reg := rulesets.All()
+	rng := rand.New(rand.NewPCG(4, 4))
+	g := foldedGame(t, reg, variant{"azul-mini", 2, engine.Options{}}, rng, 10)
+	c := newGameCache(0, 0)
+	c.put(g)
+	if _, ok := c.get(g.ID); !ok {
+		t.Fatal("a running game was not cached")
+	}
+	done := g.clone()
+	done.Status = StatusFinished
+	done.Version++
+	c.put(done)
+	if st := c.stats(); st.Entries != 0 || st.Bytes != 0 {
+		t.Fatalf("a finished game kept: %+v", st)
 	}
 }
 
