@@ -12,8 +12,9 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// newServingService is the service of azuld serve: newService with the
-// game cache bounded as configured (AZUL_GAME_CACHE_BYTES).
+// newServingService is the service of azuld serve: newService(pool, log,
+// true, cfg.Notify) with the game cache bounded as configured
+// (AZUL_GAME_CACHE_BYTES); the two must change together.
 func newServingService(pool *pgxpool.Pool, log *slog.Logger, cfg *config) *play.Service {
 	return play.New(play.Config{
 		Pool:                pool,
