@@ -3,8 +3,11 @@ package api
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/azuld/azuld/play"
 )
@@ -155,4 +158,36 @@ func (c *authCache) forgetPlayer(id string) {
 			delete(c.entries, k)
 		}
 	}
+}
+
+// len is the number of tokens remembered.
+func (c *authCache) len() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// registerMemoryMetrics exposes the server's bounded in-memory state in
+// /metrics (docs/SCALING.md "Memory"): the tokens the auth cache holds
+// (at most authCacheSize, a few hundred bytes each) and the addresses the
+// failed-token limit blocks on this replica (at most maxBlocked).
+func (s *Server) registerMemoryMetrics(reg prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "azuld_auth_cache_entries",
+			Help: "Verified bearer tokens this replica trusts without a lookup (at most 10,000).",
+		}, func() float64 { return float64(s.auth.len()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "azuld_rate_limit_blocked_addresses",
+			Help: "Client addresses the failed-token limit refuses, remembered by this replica (at most 100,000).",
+		}, func() float64 { return float64(s.limits.blockedLen()) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("register memory metrics: %w", err)
+		}
+	}
+	return nil
 }

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/azuld/azuld/play"
 )
@@ -41,5 +44,43 @@ func TestAuthCacheExpiresAndStaysBounded(t *testing.T) {
 	none.put("azt_x", ana, 0)
 	if _, ok := none.get("azt_x"); ok {
 		t.Fatal("a disabled cache found a token")
+	}
+}
+
+// The auth cache's size is in /metrics, and stays within its bound.
+func TestAuthCacheEntriesInMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s, err := New(Config{Service: play.New(play.Config{}), Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := func() float64 {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() == "azuld_auth_cache_entries" {
+				return f.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatal("no azuld_auth_cache_entries")
+		return 0
+	}
+	if n := entries(); n != 0 {
+		t.Fatalf("%v entries before any lookup", n)
+	}
+	for i := range 3 {
+		s.auth.put(fmt.Sprintf("token-%d", i), play.Player{ID: fmt.Sprint(i)}, s.auth.generation())
+	}
+	if n := entries(); n != 3 {
+		t.Fatalf("%v entries, want 3", n)
+	}
+	for i := range 3 * authCacheSize {
+		s.auth.put(fmt.Sprintf("many-%d", i), play.Player{ID: fmt.Sprint(i)}, s.auth.generation())
+	}
+	if n := entries(); n > authCacheSize {
+		t.Fatalf("%v entries, bound %d", n, authCacheSize)
 	}
 }

@@ -108,6 +108,16 @@ func (r *RateLimits) check(ctx context.Context, name, key string, peek bool) err
 	return limits.Refuse(rule, d)
 }
 
+// blockedLen is the number of addresses remembered as blocked.
+func (r *RateLimits) blockedLen() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.blocked)
+}
+
 // block remembers that a client address is refused by the failed token
 // limit until the refusal's end.
 func (r *RateLimits) block(addr string, ref *limits.Refusal) {

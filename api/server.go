@@ -160,6 +160,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics, s.gatherer = m, reg
+	if err := s.registerMemoryMetrics(reg); err != nil {
+		return nil, err
+	}
 	if cfg.Pool != nil {
 		verify := cfg.Verifier
 		if verify == nil {

@@ -87,7 +87,16 @@ type Options struct {
 	// Now is the clock of fast rules; default time.Now. Exact rules use the
 	// database's clock, which all replicas share.
 	Now func() time.Time
+	// MaxCells bounds the keys fast rules hold in memory (0:
+	// DefaultMaxCells; see Limiter.Allow for what happens past it).
+	MaxCells int
 }
+
+// DefaultMaxCells bounds a replica's fast-rule keys when Options.MaxCells
+// is zero. A cell takes about 100 bytes (its map slot, the 16-byte
+// bucket and the cell), so 100,000 keys, more than the distinct clients
+// of any minute short of a flood from a whole network, take some 10 MB.
+const DefaultMaxCells = 100000
 
 // Limiter checks rules. It is safe for concurrent use; Run must be running
 // for fast rules to hold across replicas and for old rows to be deleted.
@@ -97,8 +106,12 @@ type Limiter struct {
 	syncEvery time.Duration
 	now       func() time.Time
 
-	mu    sync.Mutex
-	local map[bucket]*cell
+	mu       sync.Mutex
+	local    map[bucket]*cell
+	maxCells int
+	// overflow counts the events of fast rules decided in the database
+	// because the cells were full.
+	overflow uint64
 }
 
 // bucket is the stored key: SHA-256 of the rule's name and the key,
@@ -121,7 +134,10 @@ type cell struct {
 
 // New returns a limiter on pool (nil only when opts.Off).
 func New(pool *pgxpool.Pool, opts Options) *Limiter {
-	l := &Limiter{pool: pool, off: opts.Off, syncEvery: opts.SyncEvery, now: opts.Now, local: map[bucket]*cell{}}
+	l := &Limiter{pool: pool, off: opts.Off, syncEvery: opts.SyncEvery, now: opts.Now, local: map[bucket]*cell{}, maxCells: opts.MaxCells}
+	if l.maxCells <= 0 {
+		l.maxCells = DefaultMaxCells
+	}
 	if l.syncEvery <= 0 {
 		l.syncEvery = 250 * time.Millisecond
 	}
@@ -135,6 +151,13 @@ func New(pool *pgxpool.Pool, opts Options) *Limiter {
 func (l *Limiter) Off() bool { return l.off }
 
 // Allow counts one event of key under rule, if the rule allows it.
+//
+// A fast rule is decided in memory, unless the replica already holds
+// MaxCells keys and key is not one of them: then it is decided in the
+// database like an exact rule, on the same row the synchronisation
+// writes, so the limit still holds and memory stays bounded however many
+// distinct keys arrive (the cells of keys idle for their period are
+// dropped at every synchronisation).
 func (l *Limiter) Allow(ctx context.Context, rule Rule, key string) (Decision, error) {
 	if l.off {
 		return Decision{Allowed: true}, nil
@@ -144,29 +167,36 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, key string) (Decision, e
 	}
 	b := bucketOf(rule.Name, key)
 	if rule.Fast {
-		return l.allowLocal(b, rule), nil
+		if d, ok := l.allowLocal(b, rule); ok {
+			return d, nil
+		}
 	}
 	return l.allowShared(ctx, b, rule)
 }
 
 // allowLocal decides a fast rule in memory: GCRA on this replica's cell,
-// which the sync loop keeps abreast of the other replicas.
-func (l *Limiter) allowLocal(b bucket, rule Rule) Decision {
+// which the sync loop keeps abreast of the other replicas. It returns
+// false, deciding nothing, for a new key when the cells are full.
+func (l *Limiter) allowLocal(b bucket, rule Rule) (Decision, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.local[b]
 	if c == nil {
+		if len(l.local) >= l.maxCells {
+			l.overflow++
+			return Decision{}, false
+		}
 		c = &cell{tat: now, interval: rule.interval()}
 		l.local[b] = c
 	}
 	next := later(c.tat, now).Add(c.interval)
 	if wait := next.Sub(now) - rule.Period; wait > 0 {
-		return Decision{RetryAfter: wait}
+		return Decision{RetryAfter: wait}, true
 	}
 	c.tat = next
 	c.pending++
-	return Decision{Allowed: true}
+	return Decision{Allowed: true}, true
 }
 
 func later(a, b time.Time) time.Time {
@@ -316,6 +346,14 @@ func (l *Limiter) Cells() int {
 	return len(l.local)
 }
 
+// Overflow counts the events of fast rules decided in the database
+// because the replica held MaxCells keys already (for /metrics).
+func (l *Limiter) Overflow() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.overflow
+}
+
 // Peek tells whether one more event of key under rule would be allowed,
 // without counting one. It is for limits counted on failure only (failed
 // token attempts): the check comes before the attempt, so a client past
@@ -330,15 +368,9 @@ func (l *Limiter) Peek(ctx context.Context, rule Rule, key string) (Decision, er
 	}
 	b := bucketOf(rule.Name, key)
 	if rule.Fast {
-		now := l.now()
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if c := l.local[b]; c != nil {
-			if wait := later(c.tat, now).Add(c.interval).Sub(now) - rule.Period; wait > 0 {
-				return Decision{RetryAfter: wait}, nil
-			}
+		if d, ok := l.peekLocal(b, rule); ok {
+			return d, nil
 		}
-		return Decision{Allowed: true}, nil
 	}
 	const q = `
 SELECT (extract(epoch FROM greatest(tat, now()) - now()) * 1e6)::bigint
@@ -356,4 +388,21 @@ FROM rate_limits WHERE bucket = $1`
 		return Decision{Allowed: true}, nil
 	}
 	return Decision{RetryAfter: max(time.Duration(waitMicros)*time.Microsecond, time.Second)}, nil
+}
+
+// peekLocal peeks at a fast rule's cell; false, deciding nothing, when
+// key has no cell and the cells are full (its events were then counted
+// in the database).
+func (l *Limiter) peekLocal(b bucket, rule Rule) (Decision, bool) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.local[b]
+	if c == nil {
+		return Decision{Allowed: true}, len(l.local) < l.maxCells
+	}
+	if wait := later(c.tat, now).Add(c.interval).Sub(now) - rule.Period; wait > 0 {
+		return Decision{RetryAfter: wait}, true
+	}
+	return Decision{Allowed: true}, true
 }

@@ -253,3 +253,57 @@ func TestPeekCountsNothing(t *testing.T) {
 		}
 	}
 }
+
+// However many distinct keys arrive, a replica holds at most MaxCells of
+// them; the keys past it are decided in the database, where their limit
+// holds all the same, and the cells of idle keys are dropped at the
+// next synchronisation, making room again.
+func TestFastRuleCellsStayBoundedUnderManyKeys(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	l := limits.New(newPool(t), limits.Options{MaxCells: 50, Now: clock})
+	rule := limits.Rule{Name: "request.address", Limit: 2, Period: time.Minute, Fast: true}
+	for i := range 500 {
+		key := fmt.Sprintf("2001:db8::%x", i)
+		for n := range 2 {
+			if d := allow(t, l, rule, key); !d.Allowed {
+				t.Fatalf("key %d: event %d of 2 refused: %+v", i, n+1, d)
+			}
+		}
+		// The third event is refused whether the key has a cell or went
+		// to the database.
+		if d := allow(t, l, rule, key); d.Allowed {
+			t.Fatalf("key %d: the third event of two a minute was allowed", i)
+		}
+		if p, err := l.Peek(ctx, rule, key); err != nil || p.Allowed {
+			t.Fatalf("key %d: peek after the limit: %+v, %v", i, p, err)
+		}
+		if c := l.Cells(); c > 50 {
+			t.Fatalf("after %d keys: %d cells, bound 50", i+1, c)
+		}
+	}
+	if l.Cells() != 50 || l.Overflow() != 450*3 {
+		t.Fatalf("%d cells and %d events decided in the database; want 50 and %d", l.Cells(), l.Overflow(), 450*3)
+	}
+	// A key with a cell is still decided in memory.
+	if d := allow(t, l, rule, "2001:db8::0"); d.Allowed {
+		t.Fatal("a key holding a cell was allowed past its limit")
+	}
+	// Once the keys have been idle for their period, a synchronisation
+	// drops their cells and new keys are held in memory again.
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := l.Cells(); c != 0 {
+		t.Fatalf("%d cells after the keys went idle", c)
+	}
+	overflow := l.Overflow()
+	if !allow(t, l, rule, "2001:db8::ffff").Allowed || l.Cells() != 1 || l.Overflow() != overflow {
+		t.Fatalf("a new key after the sweep: %d cells, overflow %d (was %d)", l.Cells(), l.Overflow(), overflow)
+	}
+}

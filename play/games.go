@@ -77,7 +77,7 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 	if res.Replayed {
 		return s.Game(ctx, res.Records[0].StreamID)
 	}
-	s.seeds.Store(after.ID, seed)
+	s.seeds.put(after.ID, seed)
 	if after, err = s.botsAfter(ctx, after); err != nil {
 		return nil, err
 	}

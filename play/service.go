@@ -41,9 +41,16 @@ type Config struct {
 	// Hooks run inside every append's transaction after the read models
 	// are updated (the notification outbox uses this).
 	Hooks []AppendHook
-	// CacheSize is how many recently played games are kept folded in
-	// memory for moves (0: DefaultCacheSize; negative: none).
+	// CacheBytes bounds the memory of the recently played games kept
+	// folded for moves, by their estimated size (0: DefaultCacheBytes;
+	// negative: no cache).
+	CacheBytes int64
+	// CacheSize also bounds the number of those games (0: no bound but
+	// CacheBytes; negative: no cache).
 	CacheSize int
+	// SeedCacheEntries is how many games' secret seeds are kept (0:
+	// DefaultSeedCacheEntries; negative: none, every move reads it).
+	SeedCacheEntries int
 	// ReadModelsFollowLog makes a command one round trip: its append's
 	// single statement also writes the games row (version, seats to act,
 	// deadline, result; the seats when they change), and the turn inbox,
@@ -85,8 +92,8 @@ type Service struct {
 	wordsErr  error
 	followLog bool
 
-	// seeds caches the immutable secret seed of each game.
-	seeds sync.Map
+	// seeds caches the immutable secret seed of recently played games.
+	seeds *seedCache
 }
 
 // aggregateFormat is the version of the snapshot envelope written here.
@@ -98,7 +105,8 @@ func New(cfg Config) *Service {
 	s := &Service{
 		pool: cfg.Pool, store: cfg.Store, rules: cfg.Rules,
 		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
-		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize),
+		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize, cfg.CacheBytes),
+		seeds:   newSeedCache(cfg.SeedCacheEntries),
 		botJobs: cfg.BotJobs, followLog: cfg.ReadModelsFollowLog,
 		words: cfg.Catalogue,
 	}
@@ -263,8 +271,8 @@ func (s *Service) Turns(ctx context.Context, playerID string) ([]projections.Tur
 
 // seed returns a game's secret seed.
 func (s *Service) seed(ctx context.Context, gameID string) (engine.Seed, error) {
-	if v, ok := s.seeds.Load(gameID); ok {
-		return v.(engine.Seed), nil
+	if seed, ok := s.seeds.get(gameID); ok {
+		return seed, nil
 	}
 	var text string
 	err := s.pool.QueryRow(ctx, `SELECT seed FROM game_secrets WHERE game_id = $1`, gameID).Scan(&text)
@@ -275,7 +283,7 @@ func (s *Service) seed(ctx context.Context, gameID string) (engine.Seed, error) 
 	if err != nil {
 		return engine.Seed{}, fmt.Errorf("stored seed of game %s: %w", gameID, err)
 	}
-	s.seeds.Store(gameID, seed)
+	s.seeds.put(gameID, seed)
 	return seed, nil
 }
 

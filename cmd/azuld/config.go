@@ -15,6 +15,7 @@ import (
 
 	"github.com/azuld/azuld/internal/pgfetch"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/play"
 )
 
 // config is azuld's configuration. Every field has a flag and an AZUL_*
@@ -67,6 +68,10 @@ type config struct {
 	// limit's value by name (AZUL_LIMIT_*, see limits.Specs).
 	RateLimits onOff
 	Limits     map[string]string
+
+	// GameCacheBytes bounds the memory of the games kept folded for moves
+	// (play.Config.CacheBytes; negative: no cache).
+	GameCacheBytes int64
 }
 
 // onOff is a switch written on or off (true and false also do).
@@ -250,6 +255,8 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("trusted-proxies", "AZUL_TRUSTED_PROXIES", "", false)
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
+		fs.Int64Var(&cfg.GameCacheBytes, "game-cache-bytes", play.DefaultCacheBytes, "memory the games kept folded for moves may take, by their estimated size, in bytes; negative: no cache (docs/SCALING.md \"Memory\")")
+		add("game-cache-bytes", "AZUL_GAME_CACHE_BYTES", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")
 		add("bots", "AZUL_BOTS", "", false)
 		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log")

@@ -140,15 +140,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc := newService(pool, log, true, cfg.Notify)
+	svc := newServingService(pool, log, cfg)
+	registerMemoryMetrics(reg, svc)
 	notifier.Attach(svc)
 	listener := events.NewListener(db.url, log)
 	// The replicas share their limits through the database (limits).
 	limiter := limits.New(pool, limits.Options{Off: !cfg.RateLimits.on})
-	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "azuld_rate_limit_cells",
-		Help: "Keys the fast rate limits hold in this replica's memory.",
-	}, func() float64 { return float64(limiter.Cells()) }))
+	registerLimiterMetrics(reg, limiter)
 	if limiter.Off() {
 		log.Warn("rate limits are off (AZUL_RATE_LIMITS=off): nothing stops a stranger from registering, guessing tokens or flooding mail")
 	}
