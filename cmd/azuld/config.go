@@ -72,6 +72,9 @@ type config struct {
 	// GameCacheBytes bounds the memory of the games kept folded for moves
 	// (play.Config.CacheBytes; negative: no cache).
 	GameCacheBytes int64
+
+	// PprofAddr is the loopback address of Go's profiles; empty: none.
+	PprofAddr string
 }
 
 // onOff is a switch written on or off (true and false also do).
@@ -257,6 +260,8 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
 		fs.Int64Var(&cfg.GameCacheBytes, "game-cache-bytes", play.DefaultCacheBytes, "memory the games kept folded for moves may take, by their estimated size, in bytes; negative: no cache (docs/SCALING.md \"Memory\")")
 		add("game-cache-bytes", "AZUL_GAME_CACHE_BYTES", "", false)
+		fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: none")
+		add("pprof-addr", "AZUL_PPROF_ADDR", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")
 		add("bots", "AZUL_BOTS", "", false)
 		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log")

@@ -161,8 +161,17 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return err
 	}
 
+	var pprofLn net.Listener
+	if cfg.PprofAddr != "" {
+		if pprofLn, err = listenPprof(cfg.PprofAddr); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
+		if pprofLn != nil {
+			_ = pprofLn.Close()
+		}
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
 	// The built-in SMTP listener takes replies for the mail domain.
@@ -179,6 +188,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		}
 		if err != nil {
 			_ = ln.Close()
+			if pprofLn != nil {
+				_ = pprofLn.Close()
+			}
 			return fmt.Errorf("SMTP listener on %s: %w", cfg.SMTPListen, err)
 		}
 	}
@@ -202,6 +214,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		}
 	})
 	wg.Go(func() { runLimiter(bg, limiter, log) })
+	if pprofLn != nil {
+		wg.Go(func() { servePprof(bg, pprofLn, log) })
+	}
 	if cfg.Bots {
 		wg.Go(func() {
 			if err := svc.RunBots(bg); err != nil && bg.Err() == nil {

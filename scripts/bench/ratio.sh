@@ -17,8 +17,9 @@
 # cluster, the binaries and the logs; the cluster is stopped at the end.
 # RULESET narrows azul-load's rule sets (default: all three in turn).
 #
-# azuld has no pprof endpoint, so no CPU profile of azuld is taken here;
-# see docs/LOAD.md.
+# PROFILE=1 takes a CPU profile of azuld (AZUL_PPROF_ADDR) during each
+# run at the largest client count and prints its top functions;
+# the profiles stay in WORK (go tool pprof WORK/azuld-N-R.pprof).
 
 source "$(dirname "$0")/lib.sh"
 
@@ -26,12 +27,14 @@ DURATION=${DURATION:-20}
 ROUNDS=${ROUNDS:-1}
 CLIENTS=${CLIENTS:-1 8 32}
 RULESET=${RULESET:-}
+PROFILE=${PROFILE:-0}
+PPROF_ADDR=${PPROF_ADDR:-127.0.0.1:16060}
 
 trap 'stop_azuld; stop_cluster' EXIT
 build
 start_cluster
 "$PGBIN/psql" -qX -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$DB" -f "$ROOT/api/bench/setup.sql" >/dev/null
-start_azuld
+if [ "$PROFILE" = 1 ]; then start_azuld AZUL_PPROF_ADDR="$PPROF_ADDR"; else start_azuld; fi
 
 ruleset=()
 if [ -n "$RULESET" ]; then ruleset=(-ruleset "$RULESET"); fi
@@ -75,7 +78,16 @@ printf '%-5s %-7s | %9s %9s | %9s %9s | %6s | %11s %11s | %12s | %s | %s\n' roun
 for round in $(seq "$ROUNDS"); do
 	for n in $CLIENTS; do
 		la=$(loadavg)
+		prof=
+		if [ "$PROFILE" = 1 ] && [ "$n" = "${CLIENTS##* }" ]; then
+			prof="$WORK/azuld-$n-$round.pprof"
+			curl -fs "http://$PPROF_ADDR/debug/pprof/profile?seconds=$((DURATION - 2))" -o "$prof" &
+		fi
 		read -r mps mp99 aus pus errs < <(azul_run "$n")
+		if [ -n "$prof" ]; then
+			wait
+			go tool pprof -top -nodecount 20 "$WORK/azuld" "$prof" 2>/dev/null | sed 's/^/# /' >&2
+		fi
 		read -r tps tp99 tus < <(pgbench_run "$n")
 		ratio=$(awk -v a="$mps" -v b="$tps" 'BEGIN { printf "%.2f", a / b }')
 		printf '%-5s %-7s | %9.1f %9.2f | %9.1f %9.2f | %6s | %11.0f %11.0f | %12s | %s | %s\n' \
