@@ -266,7 +266,9 @@ func (s *Server) legalMoves(c echo.Context) error {
 	if p == nil && seat == nil {
 		return newProblem(http.StatusUnauthorized, ProblemUnauthenticated, "legal_moves_whose")
 	}
-	g, err := s.svc.Game(c.Request().Context(), id)
+	// Before nearly every move a client asks this: the state comes from
+	// the game cache, brought up to date, rather than folded again.
+	g, err := s.svc.CurrentState(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}

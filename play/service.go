@@ -170,6 +170,36 @@ func (s *Service) GameForCommand(ctx context.Context, id string) (*Game, error) 
 	return s.game(ctx, id)
 }
 
+// CurrentState returns the current state of a game without its players'
+// names, for reads that need the rules' state and the seats (the legal
+// moves). A cached copy is brought up to date with the events after its
+// version, one read of an index, instead of a snapshot and the events
+// after it folded again: the events are immutable and a stream has no
+// gaps, so the copy plus what follows it is the game. A game loaded here
+// is cached for the move that usually follows.
+func (s *Service) CurrentState(ctx context.Context, id string) (*Game, error) {
+	g, ok := s.cache.get(id)
+	if !ok {
+		g, err := s.game(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.put(g)
+		return g, nil
+	}
+	recs, err := s.store.Load(ctx, id, g.Version, 0)
+	if err != nil {
+		return nil, fmt.Errorf("load game %s: %w", id, err)
+	}
+	if len(recs) > 0 {
+		if err := g.foldRecords(s.rules, recs); err != nil {
+			return nil, fmt.Errorf("fold game %s: %w", id, err)
+		}
+		s.cache.put(g)
+	}
+	return g, nil
+}
+
 // GameAt returns a game as it was after its first version events.
 func (s *Service) GameAt(ctx context.Context, id string, version int64) (*Game, error) {
 	if version < 1 {

@@ -82,10 +82,11 @@ for round in $(seq "$ROUNDS"); do
 		if [ "$PROFILE" = 1 ] && [ "$n" = "${CLIENTS##* }" ]; then
 			prof="$WORK/azuld-$n-$round.pprof"
 			curl -fs "http://$PPROF_ADDR/debug/pprof/profile?seconds=$((DURATION - 2))" -o "$prof" &
+			prof_pid=$!
 		fi
 		read -r mps mp99 aus pus errs < <(azul_run "$n")
 		if [ -n "$prof" ]; then
-			wait
+			wait "$prof_pid"
 			go tool pprof -top -nodecount 20 "$WORK/azuld" "$prof" 2>/dev/null | sed 's/^/# /' >&2
 		fi
 		read -r tps tp99 tus < <(pgbench_run "$n")
