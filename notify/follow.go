@@ -75,7 +75,7 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 	if opts.RetryAfter <= 0 {
 		opts.RetryAfter = time.Second
 	}
-	f := &follower{n: n, games: map[string]*play.Game{}}
+	f := &follower{n: n, games: map[string]*play.Game{}, maxBytes: maxFollowedBytes}
 	consumer := events.NewConsumer(n.pool, OutboxConsumer)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -133,12 +133,22 @@ func (n *Notifier) Follow(ctx context.Context, opts FollowOptions) error {
 type follower struct {
 	n     *Notifier
 	games map[string]*play.Game
+	// gamesBytes is the estimated memory of games (play.Game.MemSize),
+	// kept under maxBytes.
+	gamesBytes, maxBytes int64
 	// started are the appends of the batch under way.
 	started []Followed
 }
 
-// maxFollowedGames bounds the games kept folded between batches.
-const maxFollowedGames = 4096
+// maxFollowedGames and maxFollowedBytes bound the games kept folded
+// between batches: 4,096 games of the largest kind (4-player Summer
+// Pavilion, about 13 KiB) would take 53 MiB; the bytes bound keeps them
+// under 32 MiB. Past either, the map starts afresh: a game not kept is
+// loaded again, from its snapshot, by its next append.
+const (
+	maxFollowedGames = 4096
+	maxFollowedBytes = 32 << 20
+)
 
 // handle follows one batch: each append in turn, with its read models
 // and jobs written in the consumer's transaction.
@@ -221,14 +231,22 @@ func (f *follower) before(ctx context.Context, first events.Record) (*play.Game,
 
 // keep remembers a game as an append left it.
 func (f *follower) keep(g *play.Game) {
-	if len(f.games) >= maxFollowedGames {
-		clear(f.games)
-	}
-	if g.Status == play.StatusFinished {
+	if old, ok := f.games[g.ID]; ok {
+		f.gamesBytes -= old.MemSize()
 		delete(f.games, g.ID)
-		return
 	}
-	f.games[g.ID] = g
+	if g.Status != play.StatusFinished {
+		size := g.MemSize()
+		if len(f.games) >= maxFollowedGames || f.gamesBytes+size > f.maxBytes {
+			clear(f.games)
+			f.gamesBytes = 0
+		}
+		f.games[g.ID] = g
+		f.gamesBytes += size
+	}
+	if f.n.followerBytes != nil {
+		f.n.followerBytes.Set(float64(f.gamesBytes))
+	}
 }
 
 // imported reports whether a transaction's events are several commands'

@@ -83,12 +83,18 @@ func (e *env) checkJobsOnce(t testing.TB) {
 		t.Error(d)
 	}
 	// Every move's last event: a turn mail at its version, unless it
-	// ended the game.
+	// ended the game. An append's meta is on its first event only (the
+	// others store 0), so a move's last event is the one before the next
+	// append's first, or the stream's last.
 	var missing []string
 	rows, err = e.pool.Query(ctx, `
-		WITH moves AS (
-			SELECT stream_id, max(version) AS version FROM events
-			WHERE meta->>'notation' IS NOT NULL GROUP BY stream_id, meta->>'command_id')
+		WITH heads AS (
+			SELECT stream_id, meta->>'notation' AS notation,
+				lead(version) OVER (PARTITION BY stream_id ORDER BY version) - 1 AS before_next
+			FROM events WHERE meta::text <> '0'),
+		moves AS (
+			SELECT h.stream_id, coalesce(h.before_next, (SELECT max(version) FROM events l WHERE l.stream_id = h.stream_id)) AS version
+			FROM heads h WHERE h.notation IS NOT NULL)
 		SELECT m.stream_id::text, m.version FROM moves m JOIN games g ON g.id = m.stream_id
 		WHERE NOT (g.status = 'finished' AND m.version = g.version)
 		  AND NOT EXISTS (SELECT FROM river_job j WHERE j.kind = 'azuld_mail' AND j.args->>'mail' = 'turn'

@@ -124,6 +124,9 @@ type Notifier struct {
 	// outboxFailures counts Follow's failed batches (each comes again).
 	outboxLag      prometheus.Histogram
 	outboxFailures prometheus.Counter
+	// followerBytes is the estimated memory of the games the follower
+	// keeps between batches.
+	followerBytes prometheus.Gauge
 }
 
 // New builds a Notifier. Attach the command path with Attach before
@@ -197,7 +200,11 @@ func New(cfg Config) (*Notifier, error) {
 			Name: "azuld_outbox_failed_batches_total",
 			Help: "Batches of the log's follower that failed and will be tried again (a steady rise means notifications are stuck).",
 		})
-		for _, c := range []prometheus.Collector{n.deliveries, n.inbound, n.outboxLag, n.outboxFailures} {
+		n.followerBytes = prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "azuld_follower_games_bytes",
+			Help: "Estimated memory of the games the log's follower keeps folded between batches (at most 32 MiB).",
+		})
+		for _, c := range []prometheus.Collector{n.deliveries, n.inbound, n.outboxLag, n.outboxFailures, n.followerBytes} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("notify: register metrics: %w", err)
 			}

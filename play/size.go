@@ -5,6 +5,10 @@ import (
 	"unsafe"
 )
 
+// MemSize is memSize for the caches of other packages (the follower of
+// the log keeps the games its last batch left).
+func (g *Game) MemSize() int64 { return g.memSize() }
+
 // memSize estimates the heap memory a cached *Game keeps alive: the Game
 // itself, its seats, the engine state (and the base state of the last
 // reveal when it is another value), the events folded since that reveal
