@@ -187,12 +187,24 @@ func (s *Service) CurrentState(ctx context.Context, id string) (*Game, error) {
 		s.cache.put(g)
 		return g, nil
 	}
-	recs, err := s.store.Load(ctx, id, g.Version, 0)
+	// From the copy's own last event: a stream that no longer reaches it
+	// (a database restored to an earlier point while azuld ran) makes the
+	// copy worthless, and the game is loaded afresh.
+	recs, err := s.store.Load(ctx, id, g.Version-1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("load game %s: %w", id, err)
 	}
-	if len(recs) > 0 {
-		if err := g.foldRecords(s.rules, recs); err != nil {
+	if len(recs) == 0 || recs[0].Version != g.Version {
+		s.cache.forget(id)
+		fresh, err := s.game(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.put(fresh)
+		return fresh, nil
+	}
+	if len(recs) > 1 {
+		if err := g.foldRecords(s.rules, recs[1:]); err != nil {
 			return nil, fmt.Errorf("fold game %s: %w", id, err)
 		}
 		s.cache.put(g)
