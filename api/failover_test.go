@@ -139,20 +139,7 @@ func TestReadyzRefusesAReadOnlySession(t *testing.T) {
 // 500. Either way the log has the move once.
 func TestMoveCutOffAtItsCommit(t *testing.T) {
 	t.Parallel()
-	dbURL := pg.ServerRoleURL(t, pg.NewDatabase(t))
-	u, err := neturl.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := pgtest.NewProxy(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = proxy.Close() })
-	proxied, err := proxy.URL(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, proxied := pgtest.ProxyFor(t, pg.ServerRoleURL(t, pg.NewDatabase(t)))
 	env := newTestEnvAt(t, proxied, 0)
 	ana, ben := env.register(t, "Ana"), env.register(t, "Ben")
 	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})

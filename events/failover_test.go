@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"syscall"
 	"testing"
 	"time"
@@ -227,19 +226,7 @@ func TestConnectionCutDuringAppend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dbURL := pg.NewDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := pgtest.NewProxy(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = proxy.Close() })
-	proxied, err := proxy.URL(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, proxied := pgtest.ProxyFor(t, dbURL)
 	store := events.NewStore(configuredPool(t, proxied, nil))
 	direct := configuredPool(t, dbURL, nil)
 

@@ -3,7 +3,6 @@ package play_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,20 +24,7 @@ var commitMessage = []byte("Q\x00\x00\x00\x0bcommit\x00")
 func TestMoveWhoseCommitIsUnconfirmed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := pg.NewDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := pgtest.NewProxy(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = proxy.Close() })
-	proxied, err := proxy.URL(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, proxied := pgtest.ProxyFor(t, pg.NewDatabase(t))
 	cfg, err := pgxpool.ParseConfig(proxied)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"testing"
 )
 
 // Proxy passes TCP connections through to a PostgreSQL server, and can
@@ -36,6 +37,26 @@ func NewProxy(target string) (*Proxy, error) {
 	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	p.wg.Go(p.accept)
 	return p, nil
+}
+
+// ProxyFor starts a Proxy in front of dbURL's server for the test, closed
+// when it ends, and returns it with dbURL pointed at it.
+func ProxyFor(t testing.TB, dbURL string) (*Proxy, string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatalf("proxy: database URL: %v", err)
+	}
+	p, err := NewProxy(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	proxied, err := p.URL(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, proxied
 }
 
 // Addr is the proxy's host:port.
