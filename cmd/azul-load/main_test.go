@@ -4,103 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/azuld/azuld/api"
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/azuldtest"
 	"github.com/azuld/azuld/internal/loadgen"
 	"github.com/azuld/azuld/internal/pgtest"
-	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/migrations"
-	"github.com/azuld/azuld/notify"
-	"github.com/azuld/azuld/play"
 )
 
 var pg *pgtest.Harness
 
 func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
-}
-
-// startAzuld serves azuld's API over a database, wired as azuld
-// serve wires it (moves in one round trip, the follower of the log
-// writing the turn inbox and enqueueing notifications), as its own
-// database role, without rate limits. It returns the base URL and the
-// pool.
-func startAzuld(t *testing.T, url string) (string, *pgxpool.Pool) {
-	t.Helper()
-	return startAzuldWith(t, url, "")
-}
-
-// startAzuldWith is startAzuld with, when smtpURL is set, azuld serve's
-// job workers running as well: they relay the mails through smtpURL
-// (addresses unverified, as with AZUL_VERIFY_ADDRESSES=false) and move
-// the bot seats.
-func startAzuldWith(t *testing.T, url, smtpURL string) (string, *pgxpool.Pool) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log}
-	if smtpURL != "" {
-		mailer, err := notify.NewSMTPMailer(smtpURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ncfg.Mailer, ncfg.Workers, ncfg.FetchPollInterval = mailer, 4, 50*time.Millisecond
-	}
-	notifier, err := notify.New(ncfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true, BotJobs: smtpURL != ""})
-	notifier.Attach(svc)
-	if err := notifier.Start(context.WithoutCancel(ctx)); err != nil {
-		t.Fatal(err)
-	}
-	listener := events.NewListener(url, log)
-	wake, stopWake := listener.SubscribeAll()
-	done := make(chan struct{}, 2)
-	go func() {
-		_ = listener.Run(ctx)
-		done <- struct{}{}
-	}()
-	go func() {
-		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
-		done <- struct{}{}
-	}()
-	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		hs.Close()
-		stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancelStop()
-		if err := notifier.Shutdown(stop); err != nil {
-			t.Errorf("job workers: %v", err)
-		}
-		cancel()
-		stopWake()
-		<-done
-		<-done
-		pool.Close()
-	})
-	return hs.URL, pool
 }
 
 // azul-load history fills a database as its owner, then azul-load play
@@ -125,7 +43,7 @@ func TestHistoryThenPlay(t *testing.T) {
 		t.Errorf("%d progress lines for 4 batches:\n%s", lines, errs.String())
 	}
 
-	url, pool := startAzuld(t, pg.ServerRoleURL(t, owner))
+	url, pool := azuldtest.Start(t, pg.ServerRoleURL(t, owner), azuldtest.Options{})
 	out.Reset()
 	errs.Reset()
 	err = run(ctx, []string{"play", "-url", url, "-clients", "2", "-duration", "2s", "-interval", "500ms", "-json"}, &out, &errs)
@@ -185,7 +103,7 @@ func TestFeel(t *testing.T) {
 	}
 	smtpAddr := ln.Addr().String()
 	ln.Close()
-	url, pool := startAzuldWith(t, pg.ServerRoleURL(t, db), "smtp://"+smtpAddr+"?tls=none")
+	url, pool := azuldtest.Start(t, pg.ServerRoleURL(t, db), azuldtest.Options{SMTPURL: "smtp://" + smtpAddr + "?tls=none"})
 	var out, errs bytes.Buffer
 	err = run(ctx, []string{"play", "-url", url, "-clients", "2", "-duration", "4s", "-interval", "1s",
 		"-ruleset", "azul-mini", "-bot-seat", "greedy", "-feel", "mail,bot,web", "-smtp-listen", smtpAddr, "-mail-wait", "10s", "-json"}, &out, &errs)

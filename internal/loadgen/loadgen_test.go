@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -13,15 +12,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/azuld/azuld/api"
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/azuldtest"
 	"github.com/azuld/azuld/internal/loadgen"
 	"github.com/azuld/azuld/internal/pgtest"
-	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/migrations"
-	"github.com/azuld/azuld/notify"
-	"github.com/azuld/azuld/play"
 )
 
 var pg *pgtest.Harness
@@ -30,52 +24,10 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
 }
 
-// startAzuld serves azuld's API over a fresh database, wired as azuld
-// serve wires it (moves in one round trip, the follower of the log
-// writing the turn inbox and enqueueing notifications), as its own
-// database role, without rate limits. It returns the base URL and the
-// pool.
+// startAzuld serves azuld's API over a fresh database, as its own role.
 func startAzuld(t *testing.T) (string, *pgxpool.Pool) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	url := pg.ServerRoleURL(t, pg.NewDatabase(t))
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	notifier, err := notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true})
-	notifier.Attach(svc)
-	listener := events.NewListener(url, log)
-	wake, stopWake := listener.SubscribeAll()
-	done := make(chan struct{}, 2)
-	go func() {
-		_ = listener.Run(ctx)
-		done <- struct{}{}
-	}()
-	go func() {
-		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
-		done <- struct{}{}
-	}()
-	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		hs.Close()
-		cancel()
-		stopWake()
-		<-done
-		<-done
-		pool.Close()
-	})
-	return hs.URL, pool
+	return azuldtest.Start(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), azuldtest.Options{})
 }
 
 // A short run against a real azuld: moves are acknowledged, none fails,

@@ -1,0 +1,92 @@
+// Package azuldtest serves azuld's API in a test, wired as `azuld serve`
+// wires it, for the tests of clients that talk to a real server over
+// HTTP (the load tool, its generator).
+package azuldtest
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/engine/rulesets"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+)
+
+// Options are what differs between the tests' servers.
+type Options struct {
+	// SMTPURL, when set, runs azuld serve's job workers as well: they
+	// relay the mails through it (addresses unverified, as with
+	// AZUL_VERIFY_ADDRESSES=false) and move the bot seats.
+	SMTPURL string
+}
+
+// Start serves azuld's API over the database at url (moves in one round
+// trip, the follower of the log writing the turn inbox and enqueueing
+// notifications), without rate limits, until the test ends. url should
+// be the server's own role (pgtest's ServerRoleURL). It returns the base
+// URL and the pool.
+func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log}
+	if o.SMTPURL != "" {
+		mailer, err := notify.NewSMTPMailer(o.SMTPURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ncfg.Mailer, ncfg.Workers, ncfg.FetchPollInterval = mailer, 4, 50*time.Millisecond
+	}
+	notifier, err := notify.New(ncfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true, BotJobs: o.SMTPURL != ""})
+	notifier.Attach(svc)
+	if err := notifier.Start(context.WithoutCancel(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	listener := events.NewListener(url, log)
+	wake, stopWake := listener.SubscribeAll()
+	done := make(chan struct{}, 2)
+	go func() {
+		_ = listener.Run(ctx)
+		done <- struct{}{}
+	}()
+	go func() {
+		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+		done <- struct{}{}
+	}()
+	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancelStop()
+		if err := notifier.Shutdown(stop); err != nil {
+			t.Errorf("job workers: %v", err)
+		}
+		cancel()
+		stopWake()
+		<-done
+		<-done
+		pool.Close()
+	})
+	return hs.URL, pool
+}
