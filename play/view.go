@@ -121,7 +121,7 @@ func (g *Game) Row() projections.GameRow {
 	}
 	for i, s := range g.Seats {
 		// No name: the read models resolve names when they are read.
-		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot})
+		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget})
 	}
 	if g.State != nil {
 		row.Final = g.State.Final()

@@ -17,6 +17,7 @@ type seatJSON struct {
 	Seat     int    `json:"seat"`
 	PlayerID string `json:"player_id,omitempty"`
 	Bot      string `json:"bot,omitempty"`
+	Budget   string `json:"budget,omitempty"`
 }
 
 // FormerPlayer is the name shown for a seat whose player's account was
@@ -275,7 +276,7 @@ func encodeRow(row GameRow) (encodedRow, error) {
 		}
 		// A name given is not stored (see seatJSON).
 		s.Name = ""
-		stored[i] = seatJSON{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot}
+		stored[i] = seatJSON{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget}
 		enc.seatNumbers = append(enc.seatNumbers, int32(s.Seat))
 		enc.seatPlayers = append(enc.seatPlayers, s.PlayerID)
 		enc.seatBots = append(enc.seatBots, s.Bot)

@@ -141,7 +141,7 @@ func scanGame(r scanner) (GameRow, error) {
 	}
 	g.Seats = make([]SeatRow, len(stored))
 	for i, s := range stored {
-		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot}
+		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget}
 		if s.PlayerID != "" {
 			if n, ok := names[s.PlayerID]; ok {
 				g.Seats[i].Name = n

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/azuld/azuld/engine/bots"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/rating"
 )
@@ -29,6 +30,21 @@ import (
 
 // BotSubject is the prefix of a bot kind's subject in the ratings.
 const BotSubject = "bot:"
+
+// BotSubjectOf is the ratings' subject of a bot seat: "bot:" and its
+// kind, and for a search bot thinking longer or shorter than
+// bots.DefaultBudget, "@" and its budget ("bot:search@1s"). Each budget
+// is a player of its own strength, rated apart; the default keeps the
+// plain kind, as games rated before budgets were told apart have it.
+func BotSubjectOf(kind, budget string) string {
+	if budget == "" || kind != bots.Search {
+		return BotSubject + kind
+	}
+	if d, err := time.ParseDuration(budget); err == nil && d == bots.DefaultBudget {
+		return BotSubject + kind
+	}
+	return BotSubject + kind + "@" + budget
+}
 
 // ActiveWithin is how recent a rated game must be for its player to show
 // on the leaderboard.
@@ -56,7 +72,10 @@ func ratedGame(enc encodedRow) ([]any, bool) {
 		case s.PlayerID != "":
 			subjects[i], players[i] = s.PlayerID, s.PlayerID
 		case s.Bot != "":
-			subjects[i], bots[i] = BotSubject+s.Bot, s.Bot
+			// The bot column names it as its subject does ("search@1s"),
+			// so that the leaderboard tells the budgets apart.
+			subjects[i] = BotSubjectOf(s.Bot, s.Budget)
+			bots[i] = strings.TrimPrefix(subjects[i], BotSubject)
 		default:
 			return nil, false
 		}

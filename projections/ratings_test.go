@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,7 +193,7 @@ func finishedRow(ruleset string, at time.Time, seats []string, scores []int) pro
 	for i, s := range seats {
 		seat := projections.SeatRow{Seat: i}
 		if kind, ok := cutPrefix(s, projections.BotSubject); ok {
-			seat.Bot = kind
+			seat.Bot, seat.Budget, _ = strings.Cut(kind, "@")
 		} else {
 			seat.PlayerID = s
 		}
@@ -254,6 +255,47 @@ func TestRatingsNotRated(t *testing.T) {
 	var games int
 	if err := pool.QueryRow(ctx, `SELECT games FROM ratings WHERE subject = $1 AND players = 3`, a).Scan(&games); err != nil || games != 1 {
 		t.Fatalf("a's games %d (%v), want 1", games, err)
+	}
+}
+
+// A search bot is rated per budget: the default budget keeps the plain
+// kind (as before budgets were told apart), any other is a subject of its
+// own, named with its budget on the leaderboard.
+func TestRatingsPerSearchBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := newPool(t)
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	a := uuid.NewString()
+	applyRows(t, pool,
+		finishedRow("azul", at, []string{a, "bot:search@1s"}, []int{10, 20}),
+		finishedRow("azul", at.Add(time.Minute), []string{a, "bot:search@200ms"}, []int{30, 20}),
+		finishedRow("azul", at.Add(2*time.Minute), []string{a, "bot:search"}, []int{30, 20}),
+		finishedRow("azul", at.Add(3*time.Minute), []string{"bot:search@1s", "bot:search@10ms"}, []int{30, 20}))
+	rows, err := pool.Query(ctx, `SELECT subject, bot, games FROM ratings WHERE player_id IS NULL ORDER BY subject`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var subject, bot string
+		var games int
+		err := r.Scan(&subject, &bot, &games)
+		return fmt.Sprintf("%s %s %d", subject, bot, games), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"bot:search search 2", "bot:search@10ms search@10ms 1", "bot:search@1s search@1s 2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("bot ratings %q, want %q", got, want)
+	}
+	for budget, subject := range map[string]string{"": "bot:search", "200ms": "bot:search", "0.2s": "bot:search", "2s": "bot:search@2s"} {
+		if s := projections.BotSubjectOf("search", budget); s != subject {
+			t.Errorf("BotSubjectOf(search, %q) = %q, want %q", budget, s, subject)
+		}
+	}
+	if s := projections.BotSubjectOf("greedy", "1s"); s != "bot:greedy" {
+		t.Errorf("a greedy bot's subject %q", s)
 	}
 }
 

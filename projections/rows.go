@@ -39,6 +39,9 @@ type SeatRow struct {
 	PlayerID string
 	// Bot is the bot kind for a bot seat ("random", ...).
 	Bot string
+	// Budget is a search bot's thinking time per move as play stores it
+	// ("1s"; "" for bots.DefaultBudget).
+	Budget string
 	// Name is read from the players table by the queries (FormerPlayer
 	// for a deleted account), and never stored by Apply.
 	Name string
