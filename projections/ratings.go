@@ -133,9 +133,13 @@ func finishingVersion(batches [][]events.Record, foldFirst func(end int) (GameRo
 
 // rerate empties the ratings and rates the finished games again, in the
 // order of the appends that finished them ((tx_id, global_position), the
-// follower's order).
+// follower's order). It deletes rather than truncates: readers of the
+// ratings see the old ones until the transaction commits.
 func rerate(ctx context.Context, tx pgx.Tx, games []finishedGame) error {
-	if _, err := tx.Exec(ctx, "TRUNCATE ratings, rating_history"); err != nil {
+	if _, err := tx.Exec(ctx, "DELETE FROM rating_history"); err != nil {
+		return fmt.Errorf("empty the ratings: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM ratings"); err != nil {
 		return fmt.Errorf("empty the ratings: %w", err)
 	}
 	if len(games) == 0 {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,4 +167,73 @@ func TestRebuildFailsWholly(t *testing.T) {
 	}
 	// Nothing changed: the rebuild is one transaction.
 	sameDump(t, dump(t, pool), live)
+}
+
+// TestRebuildWhileServing: a rebuild runs beside the live writers and
+// readers. Held in the middle (its second page locked), the games list
+// still answers, games of pages done and to come take moves, and new
+// games come; once it ends, the read models hold all of that, exactly as
+// a rebuild of the quiet database then makes them.
+func TestRebuildWhileServing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := newPool(t)
+	store := events.NewStore(pool)
+	rng := rand.New(rand.NewPCG(7, 8))
+	games := playSyntheticGames(t, store, rng, 150, 500)
+	ids := make([]string, len(games))
+	byID := map[string]*liveGame{}
+	for i, g := range games {
+		ids[i], byID[g.id] = g.id, g
+	}
+	// The rebuild's order: the streams' ids (uuid order is the text's).
+	slices.Sort(ids)
+	held := ids[64] // the first game of the second page
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	holding := func(ctx context.Context, id string, recs []events.Record) (projections.GameRow, error) {
+		if id == held {
+			once.Do(func() {
+				close(paused)
+				<-resume
+			})
+		}
+		return fold(ctx, id, recs)
+	}
+	done := make(chan error, 1)
+	go func() { done <- projections.Rebuild(ctx, pool, holding) }()
+	<-paused
+	// A failure below lets the rebuild go on, so that the test ends.
+	release := sync.OnceFunc(func() { close(resume) })
+	defer release()
+
+	listCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	list, _, err := projections.ListGames(listCtx, pool, projections.Filter{Limit: projections.MaxLimit})
+	if err != nil || len(list) == 0 {
+		t.Fatalf("the games list during a rebuild: %d games, %v", len(list), err)
+	}
+	// Moves on a game the rebuild has done and on one it has yet to do
+	// (the page it holds is locked: a move there would wait for it).
+	for _, id := range []string{ids[3], ids[140]} {
+		g := byID[id]
+		g.append(t, store, newEvent(t, "note", struct{}{}))
+		if g.recs[len(g.recs)-2].Type != "finished" {
+			g.append(t, store, newEvent(t, "turn", turn{ToAct: []int{0}}))
+		}
+	}
+	playSyntheticGames(t, store, rng, 5, 30)
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	after := dump(t, pool)
+	var version int64
+	if err := pool.QueryRow(ctx, `SELECT version FROM games WHERE id = $1`, ids[3]).Scan(&version); err != nil || version != int64(len(byID[ids[3]].recs)) {
+		t.Fatalf("game %s: version %d (%v) in the read model, %d in the log", ids[3], version, err, len(byID[ids[3]].recs))
+	}
+	if err := projections.Rebuild(ctx, pool, fold); err != nil {
+		t.Fatal(err)
+	}
+	sameDump(t, dump(t, pool), after)
 }
