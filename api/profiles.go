@@ -101,7 +101,7 @@ func (s *Server) profileSubject(c echo.Context) (playerID, bot string, err error
 	case id == "me":
 		p, err := s.authenticate(c)
 		return p.ID, "", err
-	case strings.HasPrefix(id, projections.BotSubject):
+	case strings.HasPrefix(id, projections.BotSubject) && len(id) > len(projections.BotSubject):
 		return "", strings.TrimPrefix(id, projections.BotSubject), nil
 	}
 	if u, err := uuid.Parse(id); err != nil || len(id) != 36 || u.String() != strings.ToLower(id) {

@@ -262,7 +262,7 @@ func (w *Web) profilePage(c echo.Context) error {
 			return c.Redirect(http.StatusSeeOther, "/signin")
 		}
 		req.PlayerID = s.Player.ID
-	case strings.HasPrefix(id, projections.BotSubject):
+	case strings.HasPrefix(id, projections.BotSubject) && len(id) > len(projections.BotSubject):
 		req.Bot = strings.TrimPrefix(id, projections.BotSubject)
 	default:
 		if u, err := uuid.Parse(id); err != nil || u.String() != strings.ToLower(id) {
