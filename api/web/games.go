@@ -385,7 +385,7 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 		ts := tableSeat{
 			Seat: i, Name: seatLabel(l, seat.Name, seat.Bot, seat.PlayerID), Href: ProfilePath(seat.PlayerID, seat.Bot, seat.Name),
 			ToAct: slices.Contains(toAct, i),
-			Free: seat.PlayerID == "" && seat.Bot == "", Mine: slices.Contains(mine, i),
+			Free:  seat.PlayerID == "" && seat.Bot == "", Mine: slices.Contains(mine, i),
 		}
 		if i < len(scores) {
 			ts.Score, ts.DisplayedScore = scores[i], true
