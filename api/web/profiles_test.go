@@ -93,7 +93,7 @@ func TestProfilePages(t *testing.T) {
 	}
 	// In another language, the chart's words too.
 	visitor.lang = "it"
-	if p := visitor.get("/players/" + beaID).must(t, http.StatusOK); !strings.Contains(p.Body, "Partite valutate") || !strings.Contains(p.Body, "Iscritto dal") {
+	if p := visitor.get("/players/"+beaID).must(t, http.StatusOK); !strings.Contains(p.Body, "Partite valutate") || !strings.Contains(p.Body, "Iscritto dal") {
 		t.Errorf("the Italian profile:\n%s", p.Body)
 	}
 	visitor.lang = ""
@@ -103,7 +103,7 @@ func TestProfilePages(t *testing.T) {
 	if !strings.Contains(board.Body, `href="/players/`+beaID+`"`) {
 		t.Errorf("the leaderboard does not link to Bea's profile:\n%s", board.Body)
 	}
-	if table := visitor.get("/games/" + last).must(t, http.StatusOK); !strings.Contains(table.Body, `href="/players/`+beaID+`"`) {
+	if table := visitor.get("/games/"+last).must(t, http.StatusOK); !strings.Contains(table.Body, `href="/players/`+beaID+`"`) {
 		t.Errorf("the table does not link to Bea's profile")
 	}
 	if bot := visitor.get("/players/bot:greedy").must(t, http.StatusOK); chartPoints(t, bot) != 1 || !strings.Contains(bot.Body, "Greedy bot") {
@@ -111,7 +111,7 @@ func TestProfilePages(t *testing.T) {
 	}
 
 	// Ana, signed in, sees her record against Bea.
-	if p := ana.get("/players/" + beaID).must(t, http.StatusOK); !strings.Contains(p.Body, "You and Bea") || !strings.Contains(p.Body, "3 finished games together.") {
+	if p := ana.get("/players/"+beaID).must(t, http.StatusOK); !strings.Contains(p.Body, "You and Bea") || !strings.Contains(p.Body, "3 finished games together.") {
 		t.Errorf("no head-to-head for Ana:\n%s", p.Body)
 	}
 
@@ -123,7 +123,7 @@ func TestProfilePages(t *testing.T) {
 		t.Error("the account page does not show the games hidden")
 	}
 	for who, b := range map[string]*browser{"visitor": visitor, "Ana": ana} {
-		p := b.get("/players/" + beaID).must(t, http.StatusOK)
+		p := b.get("/players/"+beaID).must(t, http.StatusOK)
 		if strings.Contains(p.Body, "Recent games") || strings.Contains(p.Body, "You and Bea") || !strings.Contains(p.Body, "Bea keeps their games private") ||
 			!strings.Contains(p.Body, "Ratings") {
 			t.Errorf("hidden games as %s:\n%s", who, p.Body)
@@ -135,14 +135,14 @@ func TestProfilePages(t *testing.T) {
 
 	// Bad addresses: not found or refused, never a fault.
 	for path, status := range map[string]int{
-		"/players/nobody":                              http.StatusNotFound,
+		"/players/nobody": http.StatusNotFound,
 		"/players/00000000-0000-4000-8000-000000000000": http.StatusNotFound,
-		"/players/bot:chess":                           http.StatusNotFound,
-		"/players/bot:":                                http.StatusNotFound,
-		"/ratings?ruleset=chess":                       http.StatusBadRequest,
-		"/ratings?players=9":                           http.StatusBadRequest,
-		"/ratings?cursor=%21%21":                       http.StatusBadRequest,
-		"/ratings?start=-1":                            http.StatusBadRequest,
+		"/players/bot:chess":                            http.StatusNotFound,
+		"/players/bot:":                                 http.StatusNotFound,
+		"/ratings?ruleset=chess":                        http.StatusBadRequest,
+		"/ratings?players=9":                            http.StatusBadRequest,
+		"/ratings?cursor=%21%21":                        http.StatusBadRequest,
+		"/ratings?start=-1":                             http.StatusBadRequest,
 	} {
 		visitor.get(path).must(t, status)
 	}
