@@ -335,7 +335,11 @@ func gameLine(l *i18n.Localizer, player string, g projections.GameRow) profileGa
 			mine = append(mine, s.Seat)
 			continue
 		}
-		line.Opponents = append(line.Opponents, seatLink{Name: seatLabel(l, s.Name, s.Bot, s.PlayerID), Href: ProfilePath(s.PlayerID, s.Bot, s.Name)})
+		name := seatLabel(l, s.Name, s.Bot, s.PlayerID)
+		if s.Bot != "" {
+			name = BotName(l, s.Bot)
+		}
+		line.Opponents = append(line.Opponents, seatLink{Name: name, Href: ProfilePath(s.PlayerID, s.Bot, s.Name)})
 	}
 	label := func(i int) string {
 		if i < 0 || i >= len(g.Seats) {
