@@ -20,8 +20,10 @@ func TestLeaderboardToProfile(t *testing.T) {
 	// Five games of Azul Mini: Bob wins three, Ann two; one game of Bob
 	// against the greedy bot.
 	const games = 5
+	var last string
 	for i := range games {
 		id := e.newGame("azul-mini", nil, "", ann, bob)
+		last = id
 		if i%2 == 0 {
 			resign(ann, id)
 		} else {
@@ -75,4 +77,11 @@ func TestLeaderboardToProfile(t *testing.T) {
 		ann.waitJS(`document.body.textContent.includes('You and Bob') && document.body.textContent.includes('5 finished games together.')`, "the head-to-head")
 		ann.shot("profile-" + size.name)
 	}
+	// On a game's page, drawn by the script, the players' names lead to
+	// their profiles too.
+	ann.viewport(1280, 900)
+	ann.open("/games/" + last)
+	ann.waitJS(`document.querySelector('article.player h2 a.profile-link[href="/players/`+bob.id+`"]')`, "a link to Bob's profile on the table")
+	ann.clickJS(`document.querySelector('article.player h2 a.profile-link[href="/players/`+bob.id+`"]')`)
+	ann.waitJS(`document.body.classList.contains('page-profile') && document.querySelector('h1').textContent == 'Bob'`, "Bob's profile from the table")
 }
