@@ -63,6 +63,16 @@ func TestRatingsAndProfileCommands(t *testing.T) {
 	if strings.Contains(out, "@example.org") {
 		t.Errorf("an address in a profile:\n%s", out)
 	}
+	// Ana hides her games: Bea sees her ratings and results only.
+	ana.must("account", "set", "--hide-games")
+	if out := bea.must("profile", anaID); !strings.Contains(out, "Their games are private.") || strings.Contains(out, "Recent games:") ||
+		strings.Contains(out, "Against you:") || !strings.Contains(out, "Results:") {
+		t.Errorf("Ana's hidden profile as Bea:\n%s", out)
+	}
+	if out := ana.must("profile"); !strings.Contains(out, "Recent games:") {
+		t.Errorf("Ana's own hidden profile:\n%s", out)
+	}
+	ana.must("account", "set", "--hide-games=false")
 	// Her own profile: no record against herself.
 	if out := ana.must("profile"); !strings.HasPrefix(out, "Ana\n") || strings.Contains(out, "Against you:") {
 		t.Errorf("azul profile (me):\n%s", out)

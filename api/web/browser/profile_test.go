@@ -82,6 +82,6 @@ func TestLeaderboardToProfile(t *testing.T) {
 	ann.viewport(1280, 900)
 	ann.open("/games/" + last)
 	ann.waitJS(`document.querySelector('article.player h2 a.profile-link[href="/players/`+bob.id+`"]')`, "a link to Bob's profile on the table")
-	ann.clickJS(`document.querySelector('article.player h2 a.profile-link[href="/players/`+bob.id+`"]')`)
+	ann.clickJS(`document.querySelector('article.player h2 a.profile-link[href="/players/` + bob.id + `"]')`)
 	ann.waitJS(`document.body.classList.contains('page-profile') && document.querySelector('h1').textContent == 'Bob'`, "Bob's profile from the table")
 }
