@@ -32,6 +32,9 @@ type Profile struct {
 	// play.Player); Profile fills them, Update does not.
 	EmailVerified bool   `json:"email_verified"`
 	EmailStatus   string `json:"email_status,omitempty"`
+	// HideGames hides the player's game lists (recent and running games,
+	// head-to-head) on their public profile from everyone but them.
+	HideGames bool `json:"hide_games"`
 }
 
 // Update is a change of profile: nil fields stay as they are.
@@ -40,11 +43,13 @@ type Update struct {
 	Email    *string `json:"email,omitempty"`
 	Language *string `json:"language,omitempty"`
 	TimeZone *string `json:"time_zone,omitempty"`
+	// HideGames: see Profile.HideGames.
+	HideGames *bool `json:"hide_games,omitempty"`
 }
 
 // Empty reports whether the update changes nothing.
 func (u Update) Empty() bool {
-	return u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil
+	return u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil && u.HideGames == nil
 }
 
 // ValidTimeZone checks an IANA zone name (play.ValidTimeZone: the same
@@ -61,8 +66,8 @@ func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error)
 	var p Profile
 	var pl play.Player
 	err := s.pool.QueryRow(ctx,
-		`SELECT p.language, p.time_zone, `+play.PlayerColumns+` FROM players p WHERE p.id = $1`, playerID).
-		Scan(append([]any{&p.Language, &p.TimeZone}, pl.ScanTargets()...)...)
+		`SELECT p.language, p.time_zone, p.hide_games, `+play.PlayerColumns+` FROM players p WHERE p.id = $1`, playerID).
+		Scan(append([]any{&p.Language, &p.TimeZone, &p.HideGames}, pl.ScanTargets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Profile{}, play.Invalid(play.ErrNotFound, "no_player", "player "+playerID)
 	}
@@ -80,7 +85,7 @@ func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error)
 // then handed to the Verifier; an empty update is refused.
 func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profile, error) {
 	if u.Empty() {
-		return Profile{}, play.Invalid(play.ErrInvalid, "nothing_to_change", "nothing to change: send name, email, language or time_zone")
+		return Profile{}, play.Invalid(play.ErrInvalid, "nothing_to_change", "nothing to change: send name, email, language, time_zone or hide_games")
 	}
 	// The checks first, on the fields alone.
 	var name, email string
@@ -111,8 +116,8 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 		// once both land, and whether the address changed is decided
 		// against what is committed.
 		err := tx.QueryRow(ctx, `
-			SELECT id::text, name, email, language, time_zone, created_at FROM players WHERE id = $1 FOR UPDATE`, playerID).
-			Scan(&cur.ID, &cur.Name, &cur.Email, &cur.Language, &cur.TimeZone, &cur.CreatedAt)
+			SELECT id::text, name, email, language, time_zone, created_at, hide_games FROM players WHERE id = $1 FOR UPDATE`, playerID).
+			Scan(&cur.ID, &cur.Name, &cur.Email, &cur.Language, &cur.TimeZone, &cur.CreatedAt, &cur.HideGames)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return play.Invalid(play.ErrNotFound, "no_player", "player "+playerID)
 		}
@@ -132,20 +137,23 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 		if u.TimeZone != nil {
 			next.TimeZone = *u.TimeZone
 		}
+		if u.HideGames != nil {
+			next.HideGames = *u.HideGames
+		}
 		if next == cur {
 			return nil
 		}
 		// A new address is unverified, and what was known of the old
 		// one's deliveries (bounces, the undeliverable mark, the link
 		// mails counted) does not carry over.
-		if _, err := tx.Exec(ctx, `UPDATE players SET name = $2, email = $3, language = $4, time_zone = $5,
+		if _, err := tx.Exec(ctx, `UPDATE players SET name = $2, email = $3, language = $4, time_zone = $5, hide_games = $6,
 				email_verified = CASE WHEN lower(email) = lower($3) THEN email_verified ELSE false END,
 				email_undeliverable_at = CASE WHEN lower(email) = lower($3) THEN email_undeliverable_at END,
 				email_undeliverable_reason = CASE WHEN lower(email) = lower($3) THEN email_undeliverable_reason ELSE '' END,
 				email_soft_bounces = CASE WHEN lower(email) = lower($3) THEN email_soft_bounces ELSE 0 END,
 				email_soft_bounce_since = CASE WHEN lower(email) = lower($3) THEN email_soft_bounce_since END
 			WHERE id = $1`,
-			playerID, next.Name, next.Email, next.Language, next.TimeZone); err != nil {
+			playerID, next.Name, next.Email, next.Language, next.TimeZone, next.HideGames); err != nil {
 			return fmt.Errorf("update profile: %w", err)
 		}
 		// Cached authentications carry the name and address.

@@ -56,6 +56,9 @@ type leaderboard struct {
 // set and number of players, best first; the provisional ones only with
 // provisional=1.
 func (s *Server) listRatings(c echo.Context) error {
+	if err := s.limitReads(c); err != nil {
+		return err
+	}
 	if s.pool == nil {
 		return unavailable("no_database")
 	}
@@ -107,6 +110,9 @@ type playerRatings struct {
 // getPlayerRatings serves a player's ratings in every rule set and
 // number of players (provisional ones too, marked).
 func (s *Server) getPlayerRatings(c echo.Context) error {
+	if err := s.limitReads(c); err != nil {
+		return err
+	}
 	if s.pool == nil {
 		return unavailable("no_database")
 	}

@@ -225,6 +225,7 @@ func (s *Server) routes(e *echo.Echo) {
 
 	v1 := e.Group("/v1")
 	v1.POST("/players", s.registerPlayer)
+	v1.GET("/players/:id", s.getPlayer)
 	v1.GET("/players/:id/ratings", s.getPlayerRatings)
 	v1.GET("/ratings", s.listRatings)
 	v1.GET("/me", s.me)

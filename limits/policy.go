@@ -24,6 +24,7 @@ const (
 	Invitations   = "invitations"
 	MailFrom      = "mail_from"
 	MailTo        = "mail_to"
+	ProfileReads  = "profile_reads"
 )
 
 // Spec describes one of azuld's limits: what it counts, per what key, its
@@ -59,6 +60,9 @@ var Specs = []Spec{
 	{Name: Invitations, Default: "50/d", Counts: "seats given to other players per account", Refused: "seats given to other players by this account"},
 	{Name: MailFrom, Default: "60/h", Counts: "mails received by the SMTP listener per sender address", Refused: "mails from this sender"},
 	{Name: MailTo, Default: "60/h", Counts: "mails received by the SMTP listener per seat address", Refused: "mails to this seat address"},
+	// Anonymous reads that cost a few queries each: a person browsing
+	// the leaderboard and profiles reads far fewer than one a second.
+	{Name: ProfileReads, Default: "120/min", Fast: true, Counts: "leaderboard and profile reads (API and pages) per client address", Refused: "leaderboard and profile reads from your address"},
 }
 
 // SpecOf is the spec of a limit name (ok false for an unknown name).

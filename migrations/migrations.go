@@ -34,6 +34,8 @@
 //     schema does not change for it.) See the events package.
 //   - 000019 ratings: ratings, rating_history and rating_apply, the rating
 //     update the read models run (see projections and docs/ratings.md).
+//   - 000021 profiles: players.hide_games, a player's choice to hide their
+//     game lists on their public profile (see docs/ratings.md).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -102,6 +102,9 @@ func (w *Web) renderAccount(c echo.Context, s *session, status int, f *form, tf 
 		f = newForm()
 		f.Values["name"], f.Values["email"] = prof.Name, prof.Email
 		f.Values["language"], f.Values["time_zone"] = prof.Language, prof.TimeZone
+		if prof.HideGames {
+			f.Values["hide_games"] = "1"
+		}
 	}
 	if tf == nil {
 		tf = newForm()
@@ -161,6 +164,12 @@ func (w *Web) accountProfile(c echo.Context) error {
 		case "time_zone":
 			u.TimeZone = &v
 		}
+	}
+	// A checkbox sends nothing when it is not ticked.
+	hide := c.FormValue("hide_games") == "1"
+	u.HideGames = &hide
+	if hide {
+		f.Values["hide_games"] = "1"
 	}
 	// Language and zone are checked here, so that a bad one is refused
 	// next to its field in the reader's language and nothing is saved.

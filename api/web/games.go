@@ -285,8 +285,11 @@ func finalItem(l *i18n.Localizer, b engine.ScoreItem) string {
 }
 
 type tableSeat struct {
-	Seat           int
-	Name           string
+	Seat int
+	Name string
+	// Href is the seat's profile page ("" for a free seat or an erased
+	// player).
+	Href           string
 	Score          int
 	ToAct, Free    bool
 	Mine           bool
@@ -380,8 +383,9 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 	free := false
 	for i, seat := range g.Seats {
 		ts := tableSeat{
-			Seat: i, Name: seatLabel(l, seat.Name, seat.Bot, seat.PlayerID), ToAct: slices.Contains(toAct, i),
-			Free: seat.PlayerID == "" && seat.Bot == "", Mine: slices.Contains(mine, i),
+			Seat: i, Name: seatLabel(l, seat.Name, seat.Bot, seat.PlayerID), Href: ProfilePath(seat.PlayerID, seat.Bot, seat.Name),
+			ToAct: slices.Contains(toAct, i),
+			Free:  seat.PlayerID == "" && seat.Bot == "", Mine: slices.Contains(mine, i),
 		}
 		if i < len(scores) {
 			ts.Score, ts.DisplayedScore = scores[i], true

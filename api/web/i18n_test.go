@@ -79,6 +79,13 @@ func tour(t *testing.T, e *env, lang string) map[string]page {
 	pages["account"] = acct
 	pages["account-errors"] = ana.post("/account/profile", url.Values{"csrf": {acct.formCSRF(t, "/account/profile")}, "name": {"Ana"},
 		"email": {"ana@example.org"}, "language": {"xx"}, "time_zone": {"Mars/Olympus"}}).must(t, http.StatusBadRequest)
+	// The leaderboard and profiles, once the finished game is rated.
+	waitFor(t, func() bool { return e.count(`SELECT count(*) FROM rating_history`) == 2 })
+	pages["ratings"] = ana.get("/ratings?provisional=1").must(t, http.StatusOK)
+	pages["ratings-empty"] = visitor.get("/ratings?ruleset=summer-pavilion&players=3").must(t, http.StatusOK)
+	pages["error-ratings"] = visitor.get("/ratings?ruleset=chess").must(t, http.StatusBadRequest)
+	pages["profile"] = ana.get("/players/"+bea.playerID()).must(t, http.StatusOK)
+	pages["profile-bot"] = visitor.get("/players/bot:greedy").must(t, http.StatusOK)
 	pages["account-delete"] = ana.get("/account/delete").must(t, http.StatusOK)
 	del := pages["account-delete"]
 	pages["account-delete-error"] = ana.post("/account/delete", url.Values{"csrf": {del.csrf(t)}, "name": {"Eve"}}).must(t, http.StatusBadRequest)
@@ -96,7 +103,8 @@ func pageText(t *testing.T, p page) (text string, labels []string) {
 	var b strings.Builder
 	block := map[string]bool{"p": true, "h1": true, "h2": true, "h3": true, "li": true, "tr": true, "div": true, "section": true,
 		"form": true, "fieldset": true, "legend": true, "label": true, "option": true, "nav": true, "header": true, "footer": true,
-		"main": true, "table": true, "details": true, "summary": true, "title": true, "button": true, "td": true, "th": true}
+		"main": true, "table": true, "details": true, "summary": true, "title": true, "button": true, "td": true, "th": true,
+		"text": true, "br": true}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch {
@@ -197,6 +205,7 @@ var (
 	shortRe = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
 	tokenRe = regexp.MustCompile(`azt_[A-Za-z0-9_\-]{8,}`)
 	timeRe  = regexp.MustCompile(`\S+ \d{1,2}\.? \S+ \d{4},? \d{1,2}:\d{2}`)
+	dateRe  = regexp.MustCompile(`\b\d{1,2}\.? \pL+\.? \d{4}\b`)
 )
 
 // scrub replaces what differs from run to run (ids, tokens, the clock)
@@ -205,7 +214,8 @@ func scrub(s string) string {
 	s = uuidRe.ReplaceAllString(s, "<id>")
 	s = shortRe.ReplaceAllString(s, "<id>")
 	s = tokenRe.ReplaceAllString(s, "azt_<token>")
-	return timeRe.ReplaceAllString(s, "<time>")
+	s = timeRe.ReplaceAllString(s, "<time>")
+	return dateRe.ReplaceAllString(s, "<date>")
 }
 
 // Every page renders in each language; its text is kept in

@@ -32,7 +32,8 @@ var templateFS embed.FS
 
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
-var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete"}
+var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete",
+	"ratings", "profile"}
 
 func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 	out := map[string]map[string]*template.Template{}
@@ -117,6 +118,9 @@ type page struct {
 	Error string
 	// Account is the account page's data.
 	Account *accountView
+	// Board is the leaderboard, Profile a player's or bot's profile.
+	Board   *boardView
+	Profile *profileView
 }
 
 func (p *page) lang() string { return p.L.Lang() }

@@ -210,6 +210,8 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/static/*", w.serveStatic},
 		{http.MethodGet, "/language", w.chooseLanguage},
 		{http.MethodPost, "/account/language", w.accountLanguage},
+		{http.MethodGet, "/ratings", w.ratingsPage},
+		{http.MethodGet, "/players/:id", w.profilePage},
 	} {
 		e.Add(r.method, r.path, r.h, w.headers)
 	}

@@ -172,6 +172,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.takebackCommand(), a.answerCommand("accept"), a.answerCommand("decline"),
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
 		a.accountCommand(),
+		a.ratingsCommand(), a.profileCommand(),
 	)
 	a.localize(root, "root")
 	a.localizeHelp(root)

@@ -191,8 +191,9 @@ func (a *app) accountZoneCommand() *cobra.Command {
 
 func (a *app) accountSetCommand() *cobra.Command {
 	var name, email, language, zone string
+	var hideGames bool
 	cmd := &cobra.Command{
-		Use:  "set [--name NAME] [--email EMAIL] [--language en|nl|de|it] [--time-zone ZONE]",
+		Use:  "set [--name NAME] [--email EMAIL] [--language en|nl|de|it] [--time-zone ZONE] [--hide-games=true|false]",
 		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
 			if err := a.needToken(); err != nil {
@@ -219,7 +220,10 @@ func (a *app) accountSetCommand() *cobra.Command {
 				}
 				u.TimeZone = &zone
 			}
-			if u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil {
+			if f.Changed("hide-games") {
+				u.HideGames = &hideGames
+			}
+			if u.Name == nil && u.Email == nil && u.Language == nil && u.TimeZone == nil && u.HideGames == nil {
 				return a.usage("cli.account.nothing_to_change")
 			}
 			if _, err := a.updateProfile(cmd, u); err != nil {
@@ -235,6 +239,7 @@ func (a *app) accountSetCommand() *cobra.Command {
 	cmd.Flags().StringVar(&email, "email", "", a.l.T("cli.flag.email"))
 	cmd.Flags().StringVar(&language, "language", "", a.l.T("cli.flag.language"))
 	cmd.Flags().StringVar(&zone, "time-zone", "", a.l.T("cli.flag.time_zone"))
+	cmd.Flags().BoolVar(&hideGames, "hide-games", false, a.l.T("profile.cli.flag.hide_games"))
 	return cmd
 }
 

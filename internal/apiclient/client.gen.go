@@ -318,6 +318,24 @@ func (e ProfileLanguage) Valid() bool {
 	}
 }
 
+// Defines values for ProfileGameStatus.
+const (
+	ProfileGameStatusActive   ProfileGameStatus = "active"
+	ProfileGameStatusFinished ProfileGameStatus = "finished"
+)
+
+// Valid indicates whether the value is a known member of the ProfileGameStatus enum.
+func (e ProfileGameStatus) Valid() bool {
+	switch e {
+	case ProfileGameStatusActive:
+		return true
+	case ProfileGameStatusFinished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProfileUpdateLanguage.
 const (
 	ProfileUpdateLanguageDe ProfileUpdateLanguage = "de"
@@ -606,6 +624,24 @@ func (e ChooseLanguageParamsLang) Valid() bool {
 	}
 }
 
+// Defines values for RatingsPageParamsProvisional.
+const (
+	RatingsPageParamsProvisionalN0 RatingsPageParamsProvisional = 0
+	RatingsPageParamsProvisionalN1 RatingsPageParamsProvisional = 1
+)
+
+// Valid indicates whether the value is a known member of the RatingsPageParamsProvisional enum.
+func (e RatingsPageParamsProvisional) Valid() bool {
+	switch e {
+	case RatingsPageParamsProvisionalN0:
+		return true
+	case RatingsPageParamsProvisionalN1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListGamesParamsStatus.
 const (
 	ListGamesParamsStatusActive   ListGamesParamsStatus = "active"
@@ -683,16 +719,16 @@ func (e InboundEmail200JSONResponseBodyOutcome) Valid() bool {
 
 // Defines values for ListRatingsParamsProvisional.
 const (
-	N0 ListRatingsParamsProvisional = 0
-	N1 ListRatingsParamsProvisional = 1
+	ListRatingsParamsProvisionalN0 ListRatingsParamsProvisional = 0
+	ListRatingsParamsProvisionalN1 ListRatingsParamsProvisional = 1
 )
 
 // Valid indicates whether the value is a known member of the ListRatingsParamsProvisional enum.
 func (e ListRatingsParamsProvisional) Valid() bool {
 	switch e {
-	case N0:
+	case ListRatingsParamsProvisionalN0:
 		return true
-	case N1:
+	case ListRatingsParamsProvisionalN1:
 		return true
 	default:
 		return false
@@ -931,6 +967,21 @@ type GameSummary struct {
 
 // GameSummaryStatus defines model for GameSummary.Status.
 type GameSummaryStatus string
+
+// HeadToHead defines model for HeadToHead.
+type HeadToHead struct {
+	// Ahead Games the profile's player placed ahead of the caller
+	Ahead int `json:"ahead"`
+
+	// Behind Games the caller placed ahead
+	Behind int `json:"behind"`
+
+	// Games Finished games both sat in
+	Games int `json:"games"`
+
+	// Tied Games both placed the same
+	Tied int `json:"tied"`
+}
 
 // Leaderboard defines model for Leaderboard.
 type Leaderboard struct {
@@ -1248,6 +1299,37 @@ type Player struct {
 // PlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
 type PlayerEmailStatus string
 
+// PlayerProfile defines model for PlayerProfile.
+type PlayerProfile struct {
+	// Bot Set for a bot kind
+	Bot *string `json:"bot,omitempty"`
+
+	// GamesHidden The player hides their games from the caller: no game lists, no head-to-head
+	GamesHidden bool        `json:"games_hidden"`
+	HeadToHead  *HeadToHead `json:"head_to_head,omitempty"`
+
+	// MemberSince The day the player registered (UTC); none for a bot
+	MemberSince *openapi_types.Date `json:"member_since,omitempty"`
+
+	// Name The player's name; a bot's name in the reader's language
+	Name string `json:"name"`
+
+	// PlayerId Set for a player
+	PlayerId *openapi_types.UUID `json:"player_id,omitempty"`
+
+	// Ratings Every rule set and number of players, the most recently played first
+	Ratings []Rating `json:"ratings"`
+
+	// RecentGames The latest finished games, at most 10
+	RecentGames *[]ProfileGame `json:"recent_games,omitempty"`
+
+	// Results The most played first
+	Results []ResultSummary `json:"results"`
+
+	// RunningGames Running games, the latest move first, at most 20
+	RunningGames *[]ProfileGame `json:"running_games,omitempty"`
+}
+
 // PlayerRatings defines model for PlayerRatings.
 type PlayerRatings struct {
 	Name     string             `json:"name"`
@@ -1315,10 +1397,13 @@ type Profile struct {
 	EmailStatus *ProfileEmailStatus `json:"email_status,omitempty"`
 
 	// EmailVerified The owner followed a link mailed to the address (the verification mail or a sign-in link).
-	EmailVerified *bool              `json:"email_verified,omitempty"`
-	Id            openapi_types.UUID `json:"id"`
-	Language      ProfileLanguage    `json:"language"`
-	Name          string             `json:"name"`
+	EmailVerified *bool `json:"email_verified,omitempty"`
+
+	// HideGames Hide your recent and running games and your head-to-head records from everyone else on your public profile (GET /v1/players/{id}); your ratings and results stay public.
+	HideGames *bool              `json:"hide_games,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+	Language  ProfileLanguage    `json:"language"`
+	Name      string             `json:"name"`
 
 	// TimeZone An IANA time zone name
 	TimeZone string `json:"time_zone"`
@@ -1330,10 +1415,58 @@ type ProfileEmailStatus string
 // ProfileLanguage defines model for Profile.Language.
 type ProfileLanguage string
 
+// ProfileGame defines model for ProfileGame.
+type ProfileGame struct {
+	Id         openapi_types.UUID `json:"id"`
+	LastMoveAt time.Time          `json:"last_move_at"`
+
+	// Opponents The other seats
+	Opponents []ProfileSeat `json:"opponents"`
+
+	// Rank A finished game: the player's place (their better seat)
+	Rank    *int   `json:"rank,omitempty"`
+	Ruleset string `json:"ruleset"`
+
+	// Score A finished game: the player's final score
+	Score *int `json:"score,omitempty"`
+
+	// Seats The profile player's seats
+	Seats  []int             `json:"seats"`
+	Status ProfileGameStatus `json:"status"`
+
+	// TheirTurn A running game: the profile player is to move
+	TheirTurn *bool `json:"their_turn,omitempty"`
+
+	// ToAct A running game: the seats whose move it is
+	ToAct *[]ProfileSeat `json:"to_act,omitempty"`
+
+	// Winners A finished game: the winning seats
+	Winners *[]ProfileSeat `json:"winners,omitempty"`
+}
+
+// ProfileGameStatus defines model for ProfileGame.Status.
+type ProfileGameStatus string
+
+// ProfileSeat defines model for ProfileSeat.
+type ProfileSeat struct {
+	// Bot Set for a bot
+	Bot *string `json:"bot,omitempty"`
+
+	// Name The player's name ("former player" for an erased account); empty for a bot
+	Name string `json:"name"`
+
+	// PlayerId Set for a player
+	PlayerId *openapi_types.UUID `json:"player_id,omitempty"`
+	Seat     int                 `json:"seat"`
+}
+
 // ProfileUpdate defines model for ProfileUpdate.
 type ProfileUpdate struct {
 	// Email A plain address like ana@example.org; empty: no mail
 	Email *string `json:"email,omitempty"`
+
+	// HideGames Hide your recent and running games and your head-to-head records from everyone else on your public profile (GET /v1/players/{id}); your ratings and results stay public.
+	HideGames *bool `json:"hide_games,omitempty"`
 
 	// Language One of en, nl, de, it; any other value is a 400 whose detail lists them, and nothing changes.
 	Language *ProfileUpdateLanguage `json:"language,omitempty"`
@@ -1408,6 +1541,28 @@ type Registration struct {
 
 // RegistrationLanguage The player's language (mails, pages, problem details); absent: the best match of Accept-Language, else en. Any other value is a 400 listing the supported ones.
 type RegistrationLanguage string
+
+// ResultSummary defines model for ResultSummary.
+type ResultSummary struct {
+	BestScore int `json:"best_score"`
+
+	// Games Finished games (a bot's: rated games)
+	Games int `json:"games"`
+
+	// MeanRank Mean place (1 is first)
+	MeanRank  float32 `json:"mean_rank"`
+	MeanScore float32 `json:"mean_score"`
+
+	// Placings Games by place: first places, second places, … (one entry per seat)
+	Placings []int `json:"placings"`
+
+	// Players Seats of the games
+	Players int    `json:"players"`
+	Ruleset string `json:"ruleset"`
+
+	// Wins Games placed first, a shared first place included
+	Wins int `json:"wins"`
+}
 
 // Rounds defines model for Rounds.
 type Rounds struct {
@@ -1741,6 +1896,23 @@ type ChooseLanguageParams struct {
 
 // ChooseLanguageParamsLang defines parameters for ChooseLanguage.
 type ChooseLanguageParamsLang string
+
+// ProfilePageParams defines parameters for ProfilePage.
+type ProfilePageParams struct {
+	Chart *string `form:"chart,omitempty" json:"chart,omitempty"`
+}
+
+// RatingsPageParams defines parameters for RatingsPage.
+type RatingsPageParams struct {
+	Ruleset     *string                       `form:"ruleset,omitempty" json:"ruleset,omitempty"`
+	Players     *int                          `form:"players,omitempty" json:"players,omitempty"`
+	Provisional *RatingsPageParamsProvisional `form:"provisional,omitempty" json:"provisional,omitempty"`
+	Cursor      *string                       `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Start       *int                          `form:"start,omitempty" json:"start,omitempty"`
+}
+
+// RatingsPageParamsProvisional defines parameters for RatingsPage.
+type RatingsPageParamsProvisional int
 
 // RegisterFormFormdataBody defines parameters for RegisterForm.
 type RegisterFormFormdataBody struct {
@@ -3343,6 +3515,20 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.json (the `Openapi` operationId).
 	Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ProfilePage A player's or a bot's profile page, with a rating chart
+	//
+	// The profile of GET /v1/players/{id} for people, with the rating after each rated game drawn as a chart (`chart=<ruleset>.<players>` chooses which rating). Counted against the `profile_reads` limit.
+	//
+	// Corresponds with GET /players/{id} (the `ProfilePage` operationId).
+	ProfilePage(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RatingsPage The leaderboard page
+	//
+	// A rule set and number of players (`ruleset`, `players`), provisional ratings with `provisional=1`, 50 a page (`cursor`, `start`: the first rank of the page). Counted against the `profile_reads` limit.
+	//
+	// Corresponds with GET /ratings (the `RatingsPage` operationId).
+	RatingsPage(ctx context.Context, params *RatingsPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Readyz Readiness: the database answers
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
@@ -3713,6 +3899,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `RegisterPlayer` operationId).
 	RegisterPlayer(ctx context.Context, body RegisterPlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPlayerProfile A player's (or a bot kind's) public profile
+	//
+	// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+	//
+	// Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
+	GetPlayerProfile(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPlayerRatings A player's ratings
 	//
@@ -4217,6 +4410,40 @@ func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /openapi.json (the `Openapi` operationId).
 func (c *Client) Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOpenapiRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ProfilePage A player's or a bot's profile page, with a rating chart
+//
+// The profile of GET /v1/players/{id} for people, with the rating after each rated game drawn as a chart (`chart=<ruleset>.<players>` chooses which rating). Counted against the `profile_reads` limit.
+//
+// Corresponds with GET /players/{id} (the `ProfilePage` operationId).
+func (c *Client) ProfilePage(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewProfilePageRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RatingsPage The leaderboard page
+//
+// A rule set and number of players (`ruleset`, `players`), provisional ratings with `provisional=1`, 50 a page (`cursor`, `start`: the first rank of the page). Counted against the `profile_reads` limit.
+//
+// Corresponds with GET /ratings (the `RatingsPage` operationId).
+func (c *Client) RatingsPage(ctx context.Context, params *RatingsPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRatingsPageRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5168,6 +5395,23 @@ func (c *Client) RegisterPlayer(ctx context.Context, body RegisterPlayerJSONRequ
 	return c.Client.Do(req)
 }
 
+// GetPlayerProfile A player's (or a bot kind's) public profile
+//
+// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+//
+// Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
+func (c *Client) GetPlayerProfile(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlayerProfileRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPlayerRatings A player's ratings
 //
 // The player's rating in every rule set and number of players they have rated games in, most recently played first, provisional ones marked. Public: the name, never an address.
@@ -6021,6 +6265,169 @@ func NewOpenapiRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewProfilePageRequest constructs an http.Request for the ProfilePage method
+func NewProfilePageRequest(server string, id string, params *ProfilePageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/players/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Chart != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "chart", *params.Chart, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRatingsPageRequest constructs an http.Request for the RatingsPage method
+func NewRatingsPageRequest(server string, params *RatingsPageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ratings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Ruleset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ruleset", *params.Ruleset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Players != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "players", *params.Players, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Provisional != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "provisional", *params.Provisional, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -8059,6 +8466,40 @@ func NewRegisterPlayerRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewGetPlayerProfileRequest constructs an http.Request for the GetPlayerProfile method
+func NewGetPlayerProfileRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetPlayerRatingsRequest constructs an http.Request for the GetPlayerRatings method
 func NewGetPlayerRatingsRequest(server string, id openapi_types.UUID) (*http.Request, error) {
 	var err error
@@ -8572,6 +9013,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.json (the `Openapi` operationId).
 	OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
 
+	// ProfilePageWithResponse A player's or a bot's profile page, with a rating chart
+	//
+	// The profile of GET /v1/players/{id} for people, with the rating after each rated game drawn as a chart (`chart=<ruleset>.<players>` chooses which rating). Counted against the `profile_reads` limit.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /players/{id} (the `ProfilePage` operationId).
+	ProfilePageWithResponse(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*ProfilePageResponse, error)
+
+	// RatingsPageWithResponse The leaderboard page
+	//
+	// A rule set and number of players (`ruleset`, `players`), provisional ratings with `provisional=1`, 50 a page (`cursor`, `start`: the first rank of the page). Counted against the `profile_reads` limit.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ratings (the `RatingsPage` operationId).
+	RatingsPageWithResponse(ctx context.Context, params *RatingsPageParams, reqEditors ...RequestEditorFn) (*RatingsPageResponse, error)
+
 	// ReadyzWithResponse Readiness: the database answers
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9000,6 +9459,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `RegisterPlayer` operationId).
 	RegisterPlayerWithResponse(ctx context.Context, body RegisterPlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterPlayerResponse, error)
+
+	// GetPlayerProfileWithResponse A player's (or a bot kind's) public profile
+	//
+	// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
+	GetPlayerProfileWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetPlayerProfileResponse, error)
 
 	// GetPlayerRatingsWithResponse A player's ratings
 	//
@@ -9740,6 +10208,74 @@ func (r OpenapiResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OpenapiResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ProfilePageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ProfilePageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ProfilePageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ProfilePageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ProfilePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RatingsPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RatingsPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RatingsPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RatingsPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RatingsPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12475,6 +13011,89 @@ func (r RegisterPlayerResponse) ContentType() string {
 	return ""
 }
 
+// GetPlayerProfileResponse429Headers the declared response headers of an HTTP 429 response for GetPlayerProfile
+type GetPlayerProfileResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetPlayerProfileResponse503Headers the declared response headers of an HTTP 503 response for GetPlayerProfile
+type GetPlayerProfileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetPlayerProfileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlayerProfile
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPlayerProfileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPlayerProfileResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlayerProfileResponse) GetJSON200() *PlayerProfile {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetPlayerProfileResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPlayerProfileResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPlayerProfileResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPlayerProfileResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlayerProfileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlayerProfileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlayerProfileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlayerProfileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPlayerRatingsResponse429Headers the declared response headers of an HTTP 429 response for GetPlayerRatings
 type GetPlayerRatingsResponse429Headers struct {
 	RetryAfter *int
@@ -13234,6 +13853,36 @@ func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseOpenapiResponse(rsp)
+}
+
+// ProfilePageWithResponse A player's or a bot's profile page, with a rating chart
+//
+// The profile of GET /v1/players/{id} for people, with the rating after each rated game drawn as a chart (`chart=<ruleset>.<players>` chooses which rating). Counted against the `profile_reads` limit.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /players/{id} (the `ProfilePage` operationId).
+func (c *ClientWithResponses) ProfilePageWithResponse(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*ProfilePageResponse, error) {
+	rsp, err := c.ProfilePage(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseProfilePageResponse(rsp)
+}
+
+// RatingsPageWithResponse The leaderboard page
+//
+// A rule set and number of players (`ruleset`, `players`), provisional ratings with `provisional=1`, 50 a page (`cursor`, `start`: the first rank of the page). Counted against the `profile_reads` limit.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ratings (the `RatingsPage` operationId).
+func (c *ClientWithResponses) RatingsPageWithResponse(ctx context.Context, params *RatingsPageParams, reqEditors ...RequestEditorFn) (*RatingsPageResponse, error) {
+	rsp, err := c.RatingsPage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRatingsPageResponse(rsp)
 }
 
 // ReadyzWithResponse Readiness: the database answers
@@ -14007,6 +14656,21 @@ func (c *ClientWithResponses) RegisterPlayerWithResponse(ctx context.Context, bo
 	return ParseRegisterPlayerResponse(rsp)
 }
 
+// GetPlayerProfileWithResponse A player's (or a bot kind's) public profile
+//
+// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
+func (c *ClientWithResponses) GetPlayerProfileWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetPlayerProfileResponse, error) {
+	rsp, err := c.GetPlayerProfile(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlayerProfileResponse(rsp)
+}
+
 // GetPlayerRatingsWithResponse A player's ratings
 //
 // The player's rating in every rule set and number of players they have rated games in, most recently played first, provisional ones marked. Public: the name, never an address.
@@ -14458,6 +15122,38 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseProfilePageResponse parses an HTTP response from a ProfilePageWithResponse call
+func ParseProfilePageResponse(rsp *http.Response) (*ProfilePageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ProfilePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseRatingsPageResponse parses an HTTP response from a RatingsPageWithResponse call
+func ParseRatingsPageResponse(rsp *http.Response) (*RatingsPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RatingsPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
@@ -16687,6 +17383,83 @@ func ParseRegisterPlayerResponse(rsp *http.Response) (*RegisterPlayerResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPlayerProfileResponse parses an HTTP response from a GetPlayerProfileWithResponse call
+func ParseGetPlayerProfileResponse(rsp *http.Response) (*GetPlayerProfileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlayerProfileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlayerProfile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPlayerProfileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPlayerProfileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -97,6 +97,17 @@ export function seatName(game, seat) {
   return t('web.js.seat_open', { N: seat + 1 });
 }
 
+// profilePath is the address of a seat's profile page: a player's or a
+// bot kind's; '' for a free seat or an erased player, who has none (the
+// server names them "former player", projections.FormerPlayer).
+export function profilePath(game, seat) {
+  const s = (game.seats || [])[seat];
+  if (!s) return '';
+  if (s.bot) return `/players/bot:${encodeURIComponent(s.bot)}`;
+  if (s.player_id && s.name && s.name !== 'former player') return `/players/${encodeURIComponent(s.player_id)}`;
+  return '';
+}
+
 // botName is a bot kind in the reader's words.
 export function botName(kind) {
   return ['random', 'greedy', 'search'].includes(kind) ? t(`web.js.bot_kind.${kind}`) : String(kind);

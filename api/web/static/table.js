@@ -1,7 +1,7 @@
 // The table: the game drawn from GET /v1/games/{id}, moves chosen by
 // clicks or keys among the server's legal moves, live updates from the
 // game's server-sent events.
-import { api, gamePath, el, seatName, ApiError, prose } from './api.js';
+import { api, gamePath, el, seatName, profilePath, ApiError, prose } from './api.js';
 import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered } from './draw.js';
 import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
 import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
@@ -143,7 +143,7 @@ function render(t) {
     const p = g.players[seat];
     const card = el('article', { class: `player${mine.has(seat) ? ' me' : ''}${(g.to_act || []).includes(seat) ? ' acting' : ''}`, 'data-seat': seat },
       el('header', {},
-        el('h2', {}, seatName(g, seat)),
+        el('h2', {}, profilePath(g, seat) ? el('a', { href: profilePath(g, seat), class: 'profile-link' }, seatName(g, seat)) : seatName(g, seat)),
         p.marker ? el('span', { class: 'chip', title: tr('web.js.holds_marker') }, tr('web.js.first')) : '',
         p.passed ? el('span', { class: 'chip' }, tr('web.js.passed')) : '',
         el('span', { class: 'score', 'data-path': `players[${seat}].score`, 'data-val': p.score, 'aria-label': tr('web.js.score', { Score: num(p.score) }) }, num(p.score))),

@@ -1,0 +1,403 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/projections"
+)
+
+// The leaderboard (/ratings) and a player's profile (/players/{id}):
+// public pages, read by visitors too, each a fixed number of queries (see
+// projections.LoadProfile), and counted against the client's address by
+// the profile_reads limit like the API's reads of the same data.
+
+// boardPage is how many ratings the leaderboard shows at once.
+const boardPage = 50
+
+// maxStart bounds the leaderboard's rank offset (a page's first rank).
+const maxStart = 1_000_000
+
+// BotName is a bot kind's name as its profile shows it, in the reader's
+// language ("Greedy bot").
+func BotName(l *i18n.Localizer, kind string) string {
+	if id := "profile.bot_name." + kind; l.Catalogue().Has(id) {
+		return l.T(id)
+	}
+	return kind
+}
+
+// ProfilePath is the address of a seat's profile page: a player's or a
+// bot kind's; "" for a free seat or an erased player (who has none).
+func ProfilePath(playerID, bot, name string) string {
+	switch {
+	case bot != "":
+		return "/players/" + projections.BotSubject + bot
+	case playerID != "" && name != projections.FormerPlayer:
+		return "/players/" + playerID
+	}
+	return ""
+}
+
+// boardView is the leaderboard page.
+type boardView struct {
+	Ruleset     string
+	Players     int
+	Provisional bool
+	Rulesets    []rulesetOption
+	Counts      []int
+	Rows        []boardRow
+	// Next is the next page's address ("" on the last page).
+	Next string
+}
+
+// boardRow is one line of the leaderboard.
+type boardRow struct {
+	Rank                int
+	Name, Href          string
+	Rating, Mu, Sigma   string
+	Games               int
+	Provisional, Viewer bool
+	LastGame            string
+}
+
+// readLimit counts a read of the leaderboard or a profile against the
+// client's address.
+func (w *Web) readLimit(c echo.Context) error {
+	return w.limits.Allow(c.Request().Context(), limits.ProfileReads, clientKey(c))
+}
+
+// ratingsPage is GET /ratings: the active players of a rule set and
+// number of players, best first; provisional ratings with
+// provisional=1.
+func (w *Web) ratingsPage(c echo.Context) error {
+	s, err := w.session(c)
+	if err != nil {
+		return w.fail(c, nil, err)
+	}
+	if err := w.readLimit(c); err != nil {
+		return w.fail(c, s, err)
+	}
+	if w.pool == nil {
+		return w.fail(c, s, fmt.Errorf("%w: no database", play.ErrNotFound))
+	}
+	p := w.newPage(c, s, "ratings", "profile.board.title")
+	q := c.QueryParams()
+	v := &boardView{Ruleset: q.Get("ruleset"), Counts: []int{2, 3, 4}, Players: 2, Provisional: q.Get("provisional") == "1"}
+	rules := w.svc.Rules()
+	for _, id := range rulesetIDs(rules) {
+		v.Rulesets = append(v.Rulesets, rulesetOption{ID: id, Title: rulesetTitle(p.L, id)})
+	}
+	if v.Ruleset == "" {
+		v.Ruleset = defaultBoardRuleset(v.Rulesets)
+	}
+	if _, err := rules.Get(v.Ruleset); err != nil {
+		return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.ruleset", "Ruleset", truncate(v.Ruleset, 40)))
+	}
+	if text := q.Get("players"); text != "" {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 2 || n > 4 {
+			return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.players"))
+		}
+		v.Players = n
+	}
+	start := 1
+	if text := q.Get("start"); text != "" {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 1 || n > maxStart {
+			return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.cursor"))
+		}
+		start = n
+	}
+	rows, next, err := projections.ListRatings(c.Request().Context(), w.pool, projections.Leaderboard{
+		Ruleset: v.Ruleset, Players: v.Players, Provisional: v.Provisional, Limit: boardPage, Cursor: q.Get("cursor")})
+	if errors.Is(err, projections.ErrInvalid) {
+		return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.cursor"))
+	}
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	for i, r := range rows {
+		row := boardRow{Rank: start + i, Name: r.Name, Games: r.Games, Provisional: r.Provisional,
+			Rating: oneDecimal(r.Ordinal), Mu: oneDecimal(r.Mu), Sigma: oneDecimal(r.Sigma), LastGame: p.L.Date(r.LastGameAt)}
+		if r.Bot != "" {
+			row.Name = BotName(p.L, r.Bot)
+		}
+		row.Href = ProfilePath(r.PlayerID, r.Bot, r.Name)
+		row.Viewer = s != nil && r.PlayerID == s.Player.ID
+		v.Rows = append(v.Rows, row)
+	}
+	if next != "" {
+		nq := url.Values{"ruleset": {v.Ruleset}, "players": {strconv.Itoa(v.Players)}, "cursor": {next},
+			"start": {strconv.Itoa(start + len(rows))}}
+		if v.Provisional {
+			nq.Set("provisional", "1")
+		}
+		v.Next = "/ratings?" + nq.Encode()
+	}
+	p.Board = v
+	return w.render(c, http.StatusOK, "ratings", p)
+}
+
+// defaultBoardRuleset is the leaderboard shown first: Azul Mini, the
+// classic game, when the server plays it.
+func defaultBoardRuleset(opts []rulesetOption) string {
+	for _, o := range opts {
+		if o.ID == "azul-mini" {
+			return o.ID
+		}
+	}
+	if len(opts) > 0 {
+		return opts[0].ID
+	}
+	return ""
+}
+
+func rulesetIDs[M ~map[string]V, V any](m M) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// oneDecimal writes a rating with one decimal, a minus sign for negative
+// ones ("12.3", "−1.5"); the same in every language, like the scores.
+func oneDecimal(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	if s == "-0.0" {
+		return "0.0"
+	}
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// profileView is a player's or a bot's profile page.
+type profileView struct {
+	Name        string
+	Bot         bool
+	MemberSince string
+	Own         bool
+	// Hidden: the game lists are hidden from the reader; HidesGames: the
+	// reader's own lists are hidden from others.
+	Hidden, HidesGames bool
+	Ratings            []profileRating
+	Results            []profileResult
+	Recent, Running    []profileGameLine
+	HeadToHead         *projections.HeadToHead
+	// Chart is the rating history of the chosen rule set and number of
+	// players; Series lets the reader choose another.
+	Chart       template.HTML
+	ChartTitle  string
+	ChartPoints int
+	Series      []chartChoice
+}
+
+type profileRating struct {
+	Title, Href, Rating, Mu, Sigma string
+	Games                          int
+	Provisional                    bool
+}
+
+type profileResult struct {
+	Title                        string
+	Games, Wins                  int
+	WinShare, MeanRank, Placings string
+	MeanScore                    string
+	BestScore                    int
+}
+
+// profileGameLine is one game of a profile's lists.
+type profileGameLine struct {
+	ID, Title string
+	Opponents []seatLink
+	// Result is a finished game's outcome for the player, Turn whose
+	// move a running game waits for.
+	Result, Turn string
+	When         string
+}
+
+// seatLink is a name that links to its profile (Href "": no link).
+type seatLink struct{ Name, Href string }
+
+// chartChoice is one rule set and number of players the chart can show.
+type chartChoice struct {
+	Title, Href string
+	Current     bool
+}
+
+// seriesKey names a rating's chart in the page's address.
+func seriesKey(ruleset string, players int) string { return ruleset + "." + strconv.Itoa(players) }
+
+// profilePage is GET /players/{id}: id is a player's id, "me", or a bot
+// kind's subject (bot:greedy).
+func (w *Web) profilePage(c echo.Context) error {
+	s, err := w.session(c)
+	if err != nil {
+		return w.fail(c, nil, err)
+	}
+	if err := w.readLimit(c); err != nil {
+		return w.fail(c, s, err)
+	}
+	if w.pool == nil {
+		return w.fail(c, s, fmt.Errorf("%w: no database", play.ErrNotFound))
+	}
+	req := projections.ProfileRequest{Rulesets: rulesetIDs(w.svc.Rules()), History: true}
+	id := c.Param("id")
+	switch {
+	case id == "me":
+		if s == nil {
+			return c.Redirect(http.StatusSeeOther, "/signin")
+		}
+		req.PlayerID = s.Player.ID
+	case strings.HasPrefix(id, projections.BotSubject) && len(id) > len(projections.BotSubject):
+		req.Bot = strings.TrimPrefix(id, projections.BotSubject)
+	default:
+		if u, err := uuid.Parse(id); err != nil || u.String() != strings.ToLower(id) {
+			return w.fail(c, s, fmt.Errorf("%w: player %.40q", play.ErrNotFound, id))
+		}
+		req.PlayerID = strings.ToLower(id)
+	}
+	if s != nil {
+		req.Viewer = s.Player.ID
+	}
+	prof, err := projections.LoadProfile(c.Request().Context(), w.pool, req)
+	if errors.Is(err, projections.ErrNoProfile) || errors.Is(err, projections.ErrInvalid) {
+		return w.fail(c, s, fmt.Errorf("%w: %w", play.ErrNotFound, err))
+	}
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	p := w.newPage(c, s, "profile", "profile.title")
+	v := newProfileView(p.L, prof)
+	v.chooseChart(p.L, prof, c.QueryParam("chart"), c.Request().URL.Path)
+	p.Profile = v
+	p.Title = v.Name
+	return w.render(c, http.StatusOK, "profile", p)
+}
+
+func newProfileView(l *i18n.Localizer, prof projections.Profile) *profileView {
+	v := &profileView{Name: prof.Name, Bot: prof.Bot != "", Own: prof.OwnProfile, Hidden: prof.GamesHidden,
+		HidesGames: prof.OwnProfile && prof.HidesGames, HeadToHead: prof.HeadToHead}
+	if v.Bot {
+		v.Name = BotName(l, prof.Bot)
+	} else {
+		v.MemberSince = l.Date(prof.MemberSince)
+	}
+	for _, r := range prof.Ratings {
+		v.Ratings = append(v.Ratings, profileRating{
+			Title:  boardTitle(l, r.Ruleset, r.Players),
+			Href:   fmt.Sprintf("/ratings?ruleset=%s&players=%d", url.QueryEscape(r.Ruleset), r.Players),
+			Rating: oneDecimal(r.Ordinal), Mu: oneDecimal(r.Mu), Sigma: oneDecimal(r.Sigma), Games: r.Games, Provisional: r.Provisional})
+	}
+	for _, r := range prof.Results {
+		places := make([]string, 0, len(r.Placings))
+		for i, n := range r.Placings {
+			places = append(places, l.T("profile.results.place", "Rank", l.Num(i+1), "Count", l.Num(n)))
+		}
+		v.Results = append(v.Results, profileResult{Title: boardTitle(l, r.Ruleset, r.Players), Games: r.Games, Wins: r.Wins,
+			WinShare: l.Percent(float64(r.Wins) / float64(max(r.Games, 1))), MeanRank: oneDecimal(r.MeanRank),
+			Placings: strings.Join(places, " · "), MeanScore: oneDecimal(r.MeanScore), BestScore: r.BestScore})
+	}
+	for _, g := range prof.Recent {
+		v.Recent = append(v.Recent, gameLine(l, prof.PlayerID, g))
+	}
+	for _, g := range prof.Running {
+		v.Running = append(v.Running, gameLine(l, prof.PlayerID, g))
+	}
+	return v
+}
+
+// boardTitle names a rule set and number of players ("Azul Mini, 2
+// players").
+func boardTitle(l *i18n.Localizer, ruleset string, players int) string {
+	return l.N("profile.board.name", players, "Ruleset", rulesetTitle(l, ruleset))
+}
+
+// gameLine is a game as player's profile lists it.
+func gameLine(l *i18n.Localizer, player string, g projections.GameRow) profileGameLine {
+	line := profileGameLine{ID: g.ID, Title: rulesetTitle(l, g.Ruleset), When: l.Date(g.LastMoveAt)}
+	var mine []int
+	for _, s := range g.Seats {
+		if s.PlayerID == player {
+			mine = append(mine, s.Seat)
+			continue
+		}
+		name := seatLabel(l, s.Name, s.Bot, s.PlayerID)
+		if s.Bot != "" {
+			name = BotName(l, s.Bot)
+		}
+		line.Opponents = append(line.Opponents, seatLink{Name: name, Href: ProfilePath(s.PlayerID, s.Bot, s.Name)})
+	}
+	label := func(i int) string {
+		if i < 0 || i >= len(g.Seats) {
+			return ""
+		}
+		s := g.Seats[i]
+		return seatLabel(l, s.Name, s.Bot, s.PlayerID)
+	}
+	if g.Final != nil {
+		rank, score := 0, 0
+		for _, fp := range g.Final.Players {
+			if slices.Contains(mine, fp.Seat) && (rank == 0 || fp.Rank < rank) {
+				rank, score = fp.Rank, fp.Score
+			}
+		}
+		if rank == 1 {
+			line.Result = l.T("profile.game.won", "Points", l.N("game.points", score))
+		} else {
+			line.Result = l.T("profile.game.placed", "Rank", l.Num(rank), "Points", l.N("game.points", score))
+		}
+		return line
+	}
+	var toAct []string
+	for _, i := range g.ToAct {
+		toAct = append(toAct, label(i))
+	}
+	if len(toAct) > 0 {
+		line.Turn = l.T("profile.game.turn_of", "Names", l.List(toAct))
+	}
+	return line
+}
+
+// chooseChart draws the chart of the rating the reader chose (key
+// "ruleset.players"), by default the one played last.
+func (v *profileView) chooseChart(l *i18n.Localizer, prof projections.Profile, key, path string) {
+	if len(prof.Ratings) == 0 {
+		return
+	}
+	cur := prof.Ratings[0]
+	for _, r := range prof.Ratings {
+		if seriesKey(r.Ruleset, r.Players) == key {
+			cur = r
+		}
+	}
+	if len(prof.Ratings) > 1 {
+		for _, r := range prof.Ratings {
+			k := seriesKey(r.Ruleset, r.Players)
+			v.Series = append(v.Series, chartChoice{Title: boardTitle(l, r.Ruleset, r.Players),
+				Href: path + "?chart=" + url.QueryEscape(k) + "#chart", Current: k == seriesKey(cur.Ruleset, cur.Players)})
+		}
+	}
+	var pts []projections.RatingPoint
+	for _, p := range prof.History {
+		if p.Ruleset == cur.Ruleset && p.Players == cur.Players {
+			pts = append(pts, p)
+		}
+	}
+	v.ChartTitle = boardTitle(l, cur.Ruleset, cur.Players)
+	v.ChartPoints = len(pts)
+	v.Chart = ratingChart(l, v.ChartTitle, pts)
+}

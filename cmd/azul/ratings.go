@@ -1,0 +1,224 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azuld/azuld/internal/apiclient"
+)
+
+// ratingsCommand is 'azul ratings': a leaderboard as a table. It needs
+// no account.
+func (a *app) ratingsCommand() *cobra.Command {
+	var ruleset, cursor string
+	var players int
+	var provisional bool
+	cmd := &cobra.Command{
+		Use:  "ratings",
+		Args: a.args(0, 0),
+		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
+			if players < 2 || players > 4 {
+				return a.usage("profile.cli.error.players", "Value", strconv.Itoa(players))
+			}
+			params := &apiclient.ListRatingsParams{Ruleset: apiclient.Ruleset(ruleset), Players: &players}
+			if provisional {
+				p := apiclient.ListRatingsParamsProvisional(1)
+				params.Provisional = &p
+			}
+			if cursor != "" {
+				params.Cursor = &cursor
+			}
+			res, err := a.api.ListRatingsWithResponse(cmd.Context(), params)
+			if err := a.result(res, err, http.StatusOK); err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(res.Body)
+			}
+			a.printLeaderboard(res.JSON200)
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&ruleset, "ruleset", "azul-mini", a.l.T("profile.cli.flag.ruleset"))
+	f.IntVar(&players, "players", 2, a.l.T("profile.cli.flag.players"))
+	f.BoolVar(&provisional, "provisional", false, a.l.T("profile.cli.flag.provisional"))
+	f.StringVar(&cursor, "cursor", "", a.l.T("profile.cli.flag.cursor"))
+	_ = cmd.RegisterFlagCompletionFunc("ruleset", cobra.FixedCompletions([]string{"azul-mini", "summer-pavilion", "summer-pavilion-mini"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// ratingText writes a rating with one decimal.
+func ratingText(f float32) string { return strconv.FormatFloat(float64(f), 'f', 1, 32) }
+
+// boardName names a rule set and number of players ("Azul Mini, 2
+// players").
+func (a *app) boardName(ruleset string, players int) string {
+	return a.l.N("profile.board.name", players, "Ruleset", a.ruleset(ruleset))
+}
+
+// profileBotName is a bot kind's name as profiles show it.
+func (a *app) profileBotName(kind string) string {
+	if id := "profile.bot_name." + kind; a.cat.Has(id) {
+		return a.l.T(id)
+	}
+	return kind
+}
+
+func (a *app) printLeaderboard(b *apiclient.Leaderboard) {
+	l := a.l
+	fmt.Fprintln(a.out, l.T("profile.cli.active", "Board", a.boardName(b.Ruleset, b.Players)))
+	if len(b.Ratings) == 0 {
+		fmt.Fprintln(a.out, l.T("profile.cli.none"))
+		return
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", l.T("profile.board.rank"), l.T("profile.board.name_col"), l.T("profile.board.rating"),
+		l.T("profile.board.games"), l.T("profile.board.last_game"))
+	for i, r := range b.Ratings {
+		name := deref(r.Name)
+		if r.Bot != nil {
+			name = a.profileBotName(*r.Bot)
+		}
+		if r.Provisional {
+			name += " " + l.T("profile.cli.provisional")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t\n", i+1, name, ratingText(r.Rating), r.Games, l.Date(r.LastGameAt))
+	}
+	_ = tw.Flush()
+	if b.NextCursor != nil {
+		fmt.Fprintln(a.out, l.T("profile.cli.more", "Ruleset", b.Ruleset, "Players", strconv.Itoa(b.Players), "Cursor", *b.NextCursor))
+	}
+}
+
+// profileCommand is 'azul profile [PLAYER]': a player's (or a bot's)
+// profile; without PLAYER the caller's own.
+func (a *app) profileCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:  "profile [PLAYER]",
+		Args: a.args(0, 1),
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
+			id := "me"
+			if len(args) == 1 {
+				id = strings.TrimSpace(args[0])
+			}
+			if id == "" || strings.ContainsAny(id, "/?#% ") {
+				return a.usage("profile.cli.error.bad_player", "Value", id)
+			}
+			if id == "me" {
+				if err := a.needToken(); err != nil {
+					return err
+				}
+			}
+			res, err := a.api.GetPlayerProfileWithResponse(cmd.Context(), id)
+			if err := a.result(res, err, http.StatusOK); err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(res.Body)
+			}
+			a.printPlayerProfile(res.JSON200)
+			return nil
+		}),
+	}
+}
+
+func (a *app) printPlayerProfile(p *apiclient.PlayerProfile) {
+	l := a.l
+	out := a.out
+	fmt.Fprintln(out, p.Name)
+	if p.MemberSince != nil {
+		fmt.Fprintln(out, l.T("profile.cli.member_since", "Date", l.Date(p.MemberSince.Time)))
+	} else {
+		fmt.Fprintln(out, l.T("profile.cli.bot"))
+	}
+	section := func(id string) { fmt.Fprintln(out, "\n"+l.T(id)) }
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+
+	section("profile.cli.ratings")
+	if len(p.Ratings) == 0 {
+		fmt.Fprintln(out, "  "+l.T("profile.cli.no_ratings"))
+	}
+	for _, r := range p.Ratings {
+		line := l.T("profile.cli.rating_line", "Rating", ratingText(r.Rating), "Mu", ratingText(r.Mu), "Sigma", ratingText(r.Sigma))
+		if r.Provisional {
+			line += " " + l.T("profile.cli.provisional")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", a.boardName(deref(r.Ruleset), deref(r.Players)), line, l.N("profile.cli.games", r.Games))
+	}
+	_ = tw.Flush()
+
+	section("profile.cli.results")
+	if len(p.Results) == 0 {
+		fmt.Fprintln(out, "  "+l.T("profile.cli.no_results"))
+	}
+	for _, r := range p.Results {
+		share := l.Percent(float64(r.Wins) / float64(max(r.Games, 1)))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", a.boardName(r.Ruleset, r.Players), l.N("profile.cli.games", r.Games),
+			l.N("profile.cli.result_line", r.Wins, "Share", share, "Rank", ratingText(r.MeanRank),
+				"Score", ratingText(r.MeanScore), "Best", l.Num(r.BestScore)))
+	}
+	_ = tw.Flush()
+
+	if p.Bot != nil {
+		return
+	}
+	if p.GamesHidden {
+		fmt.Fprintln(out, "\n"+l.T("profile.cli.hidden"))
+		return
+	}
+	if h := p.HeadToHead; h != nil {
+		section("profile.cli.h2h")
+		fmt.Fprintln(out, "  "+l.N("profile.h2h.games", h.Games))
+		if h.Games > 0 {
+			fmt.Fprintln(out, "  "+l.T("profile.cli.h2h_line", "Name", p.Name, "Ahead", l.Num(h.Ahead), "Behind", l.Num(h.Behind), "Tied", l.Num(h.Tied)))
+		}
+	}
+	games := func(title string, list *[]apiclient.ProfileGame) {
+		if list == nil || len(*list) == 0 {
+			return
+		}
+		section(title)
+		for _, g := range *list {
+			var opp []string
+			for _, o := range g.Opponents {
+				opp = append(opp, a.profileSeatName(o))
+			}
+			what := ""
+			switch {
+			case g.Rank != nil && *g.Rank == 1:
+				what = l.T("profile.game.won", "Points", l.N("game.points", deref(g.Score)))
+			case g.Rank != nil:
+				what = l.T("profile.game.placed", "Rank", l.Num(*g.Rank), "Points", l.N("game.points", deref(g.Score)))
+			case g.ToAct != nil:
+				var names []string
+				for _, s := range *g.ToAct {
+					names = append(names, a.profileSeatName(s))
+				}
+				what = l.T("profile.game.turn_of", "Names", l.List(names))
+			}
+			against := ""
+			if len(opp) > 0 {
+				against = l.T("profile.game.against") + " " + l.List(opp)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", g.Id, a.ruleset(g.Ruleset), against, what, l.Date(g.LastMoveAt))
+		}
+		_ = tw.Flush()
+	}
+	games("profile.cli.running", p.RunningGames)
+	games("profile.cli.recent", p.RecentGames)
+}
+
+// profileSeatName is a profile game's seat in words: the player's name, or the
+// bot's.
+func (a *app) profileSeatName(s apiclient.ProfileSeat) string {
+	if s.Bot != nil && *s.Bot != "" {
+		return a.profileBotName(*s.Bot)
+	}
+	return s.Name
+}

@@ -1,0 +1,1 @@
+ALTER TABLE players DROP COLUMN IF EXISTS hide_games;
