@@ -131,7 +131,7 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 	for i := range g.Seats {
 		// The upcaster of DESIGN.md §9: a payload written before names
 		// left the log may carry one; it is never used.
-		g.Seats[i].Name = g.nameOf(g.Seats[i].holder())
+		g.Seats[i].Name = g.nameOf(g.Seats[i].Holder())
 		g.Seats[i].Left = ""
 	}
 	g.TimeControl = c.TimeControl

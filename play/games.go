@@ -26,13 +26,13 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 		// Seats are reserved by a rematch only.
 		req.Seats[i].Reserve = ""
 	}
-	return s.createGame(ctx, creator, req, idempotencyKey, newGameID(), "")
+	return s.createGame(ctx, creator, req, idempotencyKey, newGameID(), "", "api")
 }
 
 // createGame creates a game with the given id; rematchOf names the
-// finished game it is the rematch of. A stream that exists already is
-// events.ErrConflict.
-func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame, idempotencyKey, id, rematchOf string) (*Game, error) {
+// finished game it is the rematch of, channel how the request came. A
+// stream that exists already is events.ErrConflict.
+func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame, idempotencyKey, id, rematchOf, channel string) (*Game, error) {
 	rules, err := s.rules.Get(req.Ruleset)
 	if err != nil {
 		return nil, fmt.Errorf("%w: unknown ruleset %q (known: %v)", ErrInvalid, req.Ruleset, s.rulesetNames())
@@ -76,7 +76,7 @@ func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame
 		batch = append(batch, more...)
 	}
 	reqJSON, _ := json.Marshal(req)
-	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: creator.ID}, Channel: "api", CommandID: commandID(idempotencyKey)}
+	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: creator.ID}, Channel: channel, CommandID: commandID(idempotencyKey)}
 	saveSeed := events.Companion{
 		SQL:  `INSERT INTO game_secrets (game_id, seed) SELECT $1::uuid, $2::text WHERE EXISTS (SELECT FROM appended)`,
 		Args: []any{g.ID, seed.String()},

@@ -29,13 +29,13 @@ func (g *Game) nameOf(playerID string) string {
 // fillNames sets the seats' names from g.names.
 func (g *Game) fillNames() {
 	for i := range g.Seats {
-		g.Seats[i].Name = g.nameOf(g.Seats[i].holder())
+		g.Seats[i].Name = g.nameOf(g.Seats[i].Holder())
 	}
 }
 
-// holder is the player a seat shows: its player, or the one it is
+// Holder is the player a seat shows: its player, or the one it is
 // reserved for.
-func (s Seat) holder() string {
+func (s Seat) Holder() string {
 	if s.PlayerID != "" {
 		return s.PlayerID
 	}
@@ -95,7 +95,7 @@ func (s *Service) named(ctx context.Context, g *Game) (*Game, error) {
 	}
 	ids := make([]string, 0, len(g.Seats))
 	for _, seat := range g.Seats {
-		if id := seat.holder(); id != "" {
+		if id := seat.Holder(); id != "" {
 			ids = append(ids, id)
 		}
 	}
@@ -115,7 +115,7 @@ func (s *Service) named(ctx context.Context, g *Game) (*Game, error) {
 func (s *Service) namesForLog(ctx context.Context, from *Game, recs []events.Record) (map[string]string, error) {
 	var ids []string
 	for _, seat := range from.Seats {
-		if id := seat.holder(); id != "" {
+		if id := seat.Holder(); id != "" {
 			ids = append(ids, id)
 		}
 	}

@@ -65,8 +65,9 @@ func rematchRequest(old *Game, caller string) CreateGame {
 // one's game.created). Later requests, by any of its players, get the
 // same game with created false. A caller who holds no seat in the game
 // gets ErrNotFound, as for a game that does not exist; a game not over
-// gets ErrNotFinished.
-func (s *Service) Rematch(ctx context.Context, gameID string, caller Player) (g *Game, created bool, err error) {
+// gets ErrNotFinished. channel is how the request came ("api", "web",
+// "email"): the log records it, and a request by mail is answered by mail.
+func (s *Service) Rematch(ctx context.Context, gameID string, caller Player, channel string) (g *Game, created bool, err error) {
 	old, err := s.game(ctx, gameID)
 	if err != nil {
 		return nil, false, err
@@ -82,7 +83,7 @@ func (s *Service) Rematch(ctx context.Context, gameID string, caller Player) (g 
 		return g, false, err
 	}
 	id := RematchID(old.ID)
-	g, err = s.createGame(ctx, caller, rematchRequest(old, caller.ID), "", id, old.ID)
+	g, err = s.createGame(ctx, caller, rematchRequest(old, caller.ID), "", id, old.ID, channel)
 	switch {
 	case isConflict(err):
 		// Another player's request created it first.
@@ -128,8 +129,8 @@ func (s *Service) linkRematch(ctx context.Context, old *Game, rematchID string) 
 // the seats become ordinary free seats that anyone may join, and the
 // game's creator hears of it (the notification hook). A player with no
 // reserved seat in the game gets ErrNotFound when they hold no seat in it
-// either, else ErrForbidden.
-func (s *Service) Decline(ctx context.Context, gameID string, p Player) (*Game, error) {
+// either, else ErrForbidden. channel is how the answer came.
+func (s *Service) Decline(ctx context.Context, gameID string, p Player, channel string) (*Game, error) {
 	for range 5 {
 		g, err := s.game(ctx, gameID)
 		if err != nil {
@@ -150,7 +151,7 @@ func (s *Service) Decline(ctx context.Context, gameID string, p Player) (*Game, 
 			}
 			batch = append(batch, ev)
 		}
-		meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &reserved[0]}, Channel: "api", CommandID: commandID("")}
+		meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &reserved[0]}, Channel: channel, CommandID: commandID("")}
 		after, _, err := s.appendBatch(ctx, g, batch, meta, "", "", "")
 		if isConflict(err) {
 			continue

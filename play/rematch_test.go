@@ -65,7 +65,7 @@ func TestRematchRotatesSeatsAndReservesThem(t *testing.T) {
 			old := finishedGame(t, e, ana, play.CreateGame{Ruleset: "azul-mini", Seats: c.seats, TimeControl: tc,
 				Seed: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"})
 			// Ben asks: his seats are taken, the others reserved.
-			g, created, err := e.svc.Rematch(ctx, old.ID, ben)
+			g, created, err := e.svc.Rematch(ctx, old.ID, ben, "api")
 			if err != nil || !created {
 				t.Fatalf("rematch: created %v, %v", created, err)
 			}
@@ -129,7 +129,7 @@ func TestRematchReservedSeatRefusedToOthers(t *testing.T) {
 	ctx := context.Background()
 	ana, ben, eve := e.register(t, "Ana"), e.register(t, "Ben"), e.register(t, "Eve")
 	old := finishedGame(t, e, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}})
-	g, _, err := e.svc.Rematch(ctx, old.ID, ana)
+	g, _, err := e.svc.Rematch(ctx, old.ID, ana, "api")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestRematchIdempotentAndConcurrent(t *testing.T) {
 			// A separate service per caller: as on separate replicas.
 			svc := newService(e.pool, e.store, 64)
 			p := []play.Player{ana, ben, cat}[i%3]
-			g, c, err := svc.Rematch(ctx, old.ID, p)
+			g, c, err := svc.Rematch(ctx, old.ID, p, "api")
 			if err == nil {
 				games[i], created[i] = g.ID, c
 			}
@@ -227,7 +227,7 @@ func TestRematchIdempotentAndConcurrent(t *testing.T) {
 		t.Fatalf("%d game.rematch events, want 1", links)
 	}
 	// Later: the same game, not created.
-	again, c, err := e.svc.Rematch(ctx, old.ID, cat)
+	again, c, err := e.svc.Rematch(ctx, old.ID, cat, "api")
 	if err != nil || c || again.ID != g.ID {
 		t.Fatalf("a later request: %v %v %v", again, c, err)
 	}
@@ -238,13 +238,13 @@ func TestRematchStrangerAndUnfinished(t *testing.T) {
 	ctx := context.Background()
 	g, ana, _ := twoPlayerGame(t, e)
 	eve := e.register(t, "Eve")
-	if _, _, err := e.svc.Rematch(ctx, g.ID, ana); !errors.Is(err, play.ErrNotFinished) {
+	if _, _, err := e.svc.Rematch(ctx, g.ID, ana, "api"); !errors.Is(err, play.ErrNotFinished) {
 		t.Fatalf("rematch of a running game: %v", err)
 	}
-	if _, _, err := e.svc.Rematch(ctx, g.ID, eve); !errors.Is(err, play.ErrNotFound) {
+	if _, _, err := e.svc.Rematch(ctx, g.ID, eve, "api"); !errors.Is(err, play.ErrNotFound) {
 		t.Fatalf("a stranger's rematch: %v", err)
 	}
-	if _, _, err := e.svc.Rematch(ctx, "00000000-0000-0000-0000-000000000000", ana); !errors.Is(err, play.ErrNotFound) {
+	if _, _, err := e.svc.Rematch(ctx, "00000000-0000-0000-0000-000000000000", ana, "api"); !errors.Is(err, play.ErrNotFound) {
 		t.Fatalf("rematch of no game: %v", err)
 	}
 	after, _ := e.svc.Game(ctx, g.ID)
@@ -258,24 +258,24 @@ func TestDeclineFreesTheReservedSeat(t *testing.T) {
 	ctx := context.Background()
 	ana, ben, eve := e.register(t, "Ana"), e.register(t, "Ben"), e.register(t, "Eve")
 	old := finishedGame(t, e, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}})
-	g, _, err := e.svc.Rematch(ctx, old.ID, ana)
+	g, _, err := e.svc.Rematch(ctx, old.ID, ana, "api")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Decline(ctx, g.ID, eve); !errors.Is(err, play.ErrNotFound) {
+	if _, err := e.svc.Decline(ctx, g.ID, eve, "api"); !errors.Is(err, play.ErrNotFound) {
 		t.Fatalf("a stranger declines: %v", err)
 	}
-	if _, err := e.svc.Decline(ctx, g.ID, ana); !errors.Is(err, play.ErrForbidden) {
+	if _, err := e.svc.Decline(ctx, g.ID, ana, "api"); !errors.Is(err, play.ErrForbidden) {
 		t.Fatalf("the caller declines: %v", err)
 	}
-	g, err = e.svc.Decline(ctx, g.ID, ben)
+	g, err = e.svc.Decline(ctx, g.ID, ben, "api")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Awaiting()) != 0 || len(g.Declined) != 1 || g.Declined[0] != ben.ID || g.Status != play.StatusOpen {
 		t.Fatalf("after Ben declined: %+v", g)
 	}
-	if _, err := e.svc.Decline(ctx, g.ID, ben); err == nil {
+	if _, err := e.svc.Decline(ctx, g.ID, ben, "api"); err == nil {
 		t.Fatal("a second decline went through")
 	}
 	// The seat is an ordinary free seat now.

@@ -41,7 +41,7 @@ func (w *Web) rematch(c echo.Context) error {
 			return w.fail(c, s, err)
 		}
 	}
-	g, _, err := w.svc.Rematch(ctx, id, s.Player)
+	g, _, err := w.svc.Rematch(ctx, id, s.Player, "web")
 	if errors.Is(err, play.ErrNotFinished) {
 		err = errorf(play.ErrNotFinished, "web.rematch.not_finished")
 	}
@@ -65,7 +65,7 @@ func (w *Web) decline(c echo.Context) error {
 	if err != nil {
 		return w.fail(c, s, err)
 	}
-	if _, err := w.svc.Decline(c.Request().Context(), id, s.Player); err != nil {
+	if _, err := w.svc.Decline(c.Request().Context(), id, s.Player, "web"); err != nil {
 		if errors.Is(err, play.ErrForbidden) {
 			err = errorf(play.ErrForbidden, "web.rematch.nothing_to_decline")
 		}
