@@ -306,3 +306,27 @@ func TestDeclineFreesTheReservedSeat(t *testing.T) {
 		}
 	}
 }
+
+func TestDeleteAccountDeclinesKeptSeats(t *testing.T) {
+	e := newEnv(t, 64)
+	ctx := context.Background()
+	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
+	old := finishedGame(t, e, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}})
+	g, _, err := e.svc.Rematch(ctx, old.ID, ana, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.DeleteAccount(ctx, ben.ID); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.svc.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Awaiting()) != 0 || len(after.Declined) != 1 {
+		t.Fatalf("after Ben's account went, the rematch: %+v", after.Seats)
+	}
+	if rows, _, _ := e.svc.ListGames(ctx, projections.Filter{Invited: ben.ID}); len(rows) != 0 {
+		t.Fatalf("Ben still has invitations: %+v", rows)
+	}
+}
