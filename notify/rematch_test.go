@@ -74,7 +74,7 @@ func TestRematchByEmail(t *testing.T) {
 	if text := flat(invitation.text); !strings.Contains(text, "Ben asks for a rematch of Azul: Summer Pavilion") || !strings.Contains(text, "Reply “accept” (or “yes”) to play") {
 		t.Fatalf("the invitation does not say who asks and how to answer:\n%s", invitation.text)
 	}
-	if text := flat(created.text); !strings.Contains(text, "Deine Revanche ist") || !strings.Contains(text, "Die Revanche wartet darauf, dass Ana annimmt") {
+	if text := flat(created.text); !strings.Contains(text, "Deine Revanche steht bereit") || !strings.Contains(text, "Die Revanche wartet darauf, dass Ana annimmt") {
 		t.Fatalf("the answer to Ben does not name the rematch and whom it waits for:\n%s", created.text)
 	}
 	linked, err := e.svc.Game(ctx, old.ID)
