@@ -190,3 +190,26 @@ func TestRematchDeclinedByEmail(t *testing.T) {
 
 // flat is a mail's text with its line breaks as spaces.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestRematchInvitationOnlyToVerifiedAddresses: with addresses verified
+// before mail, a rematch invitation to a player whose address is not
+// verified is not sent (the delivery log says why).
+func TestRematchInvitationOnlyToVerifiedAddresses(t *testing.T) {
+	t.Parallel()
+	e := newEnvWithConfig(t, 2, verifying)
+	ctx := context.Background()
+	ana, ben := e.register("Ana"), e.register("Ben")
+	e.markVerified(ana)
+	old := e.endByResignation(e.newPavilion(ana, ben, nil))
+	rematch, _, err := e.svc.Rematch(ctx, old.ID, ana, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := rematch.ReservedFor(ben.ID)[0]
+	if why := e.skipped(rematch.ID, seat, compose.KindRematch); !strings.Contains(why, "verified") {
+		t.Fatalf("the invitation to an unverified address was skipped as %q", why)
+	}
+	if n := e.mailsTo(compose.KindRematch, ben.Email); n != 0 {
+		t.Fatalf("%d invitations reached the unverified address", n)
+	}
+}
