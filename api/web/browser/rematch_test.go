@@ -79,6 +79,14 @@ func TestRematchByClicks(t *testing.T) {
 	if href := eval[string](bob, `document.getElementById('rematch-go').getAttribute('href')`); href != "/games/"+newID {
 		t.Fatalf("Go to the rematch leads to %q", href)
 	}
+	// In German, for Ann.
+	ann.speak("de", "Europe/Berlin")
+	ann.open("/games/" + id)
+	ann.waitJS(`document.getElementById('rematch-go')`, "Zur Revanche")
+	if got := eval[string](ann, `document.getElementById('rematch-go').textContent`); got != "Zur Revanche" {
+		t.Fatalf("Ann's German page says %q", got)
+	}
+	ann.shot("rematch-go-de")
 	ann.noConsoleErrors("around the rematch")
 	bob.noConsoleErrors("around the rematch")
 }
