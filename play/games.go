@@ -278,12 +278,12 @@ func (g *Game) joinTargets(playerID string, seat *int) ([]int, error) {
 		case slices.Contains(open, *seat):
 			return []int{*seat}, nil
 		case *seat >= 0 && *seat < len(g.Seats) && !g.Seats[*seat].taken() && g.Seats[*seat].Reserved != "":
-			return nil, fmt.Errorf("%w: seat %d is reserved for another player", ErrForbidden, *seat)
+			return nil, fmt.Errorf("%w: %w: seat %d is reserved for another player", ErrForbidden, ErrReserved, *seat)
 		}
 		return nil, fmt.Errorf("%w: seat %d is not free", ErrForbidden, *seat)
 	}
 	if len(open) == 0 {
-		return nil, fmt.Errorf("%w: %v", ErrForbidden, errReservedSeats)
+		return nil, fmt.Errorf("%w: %w", ErrForbidden, ErrReserved)
 	}
 	return open[:1], nil
 }

@@ -90,6 +90,9 @@ func (s *Service) Rematch(ctx context.Context, gameID string, caller Player, cha
 		if g, err = s.Game(ctx, id); err != nil {
 			return nil, false, err
 		}
+		if g.RematchOf != old.ID {
+			return nil, false, fmt.Errorf("rematch of game %s: game %s is not its rematch", old.ID, id)
+		}
 	case err != nil:
 		return nil, false, err
 	default:
@@ -216,5 +219,6 @@ func (g *Game) applyRematch(rec events.Record) error {
 	return nil
 }
 
-// errReservedSeats: every free seat of the game is kept for other players.
-var errReservedSeats = errors.New("the free seats of this game are reserved for other players")
+// ErrReserved: the seat asked for, or every free seat, is kept for
+// other players (a rematch). It comes wrapped with ErrForbidden.
+var ErrReserved = errors.New("the free seats of this game are reserved for other players")

@@ -136,8 +136,8 @@ func TestRematchReservedSeatRefusedToOthers(t *testing.T) {
 	seat := g.ReservedFor(ben.ID)[0]
 	for _, try := range []*int{nil, &seat} {
 		_, err := e.svc.Join(ctx, g.ID, eve, try)
-		if !errors.Is(err, play.ErrForbidden) {
-			t.Fatalf("a stranger's join: %v, want forbidden", err)
+		if !errors.Is(err, play.ErrForbidden) || !errors.Is(err, play.ErrReserved) {
+			t.Fatalf("a stranger's join: %v, want forbidden: reserved", err)
 		}
 	}
 	if _, err := e.svc.Join(ctx, g.ID, ana, nil); !errors.Is(err, play.ErrForbidden) {

@@ -229,7 +229,10 @@ func (w *Web) join(c echo.Context) error {
 		seat = &n
 	}
 	if _, err := w.svc.Join(c.Request().Context(), id, s.Player, seat); err != nil {
-		if errors.Is(err, play.ErrForbidden) {
+		switch {
+		case errors.Is(err, play.ErrReserved):
+			err = errorf(play.ErrForbidden, "web.rematch.join_reserved")
+		case errors.Is(err, play.ErrForbidden):
 			err = errorf(play.ErrForbidden, "web.error.no_free_seat")
 		}
 		return w.fail(c, s, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/azuld/azuld/events"
@@ -52,6 +53,10 @@ func TestRematchForms(t *testing.T) {
 	newID := loc[len("/games/"):]
 	// A forged form changes nothing.
 	ba.post("/games/"+newID+"/decline", url.Values{"csrf": {"forged"}}).must(t, http.StatusForbidden)
+	refused := be.post("/games/"+newID+"/join", url.Values{"csrf": {be.get("/").must(t, http.StatusOK).csrf(t)}}).must(t, http.StatusForbidden)
+	if !strings.Contains(refused.Body, "This seat is kept for another player") {
+		t.Fatalf("Eve's join is refused without saying why:\n%s", refused.Body)
+	}
 	be.post("/games/"+newID+"/decline", url.Values{"csrf": {be.get("/").must(t, http.StatusOK).csrf(t)}}).must(t, http.StatusNotFound)
 
 	lobby := bb.get("/").must(t, http.StatusOK)
