@@ -1759,10 +1759,20 @@ type CreateGameFormFormdataBody struct {
 	WildOrder    *string `form:"wild_order,omitempty" json:"wild_order,omitempty"`
 }
 
+// DeclineFormFormdataBody defines parameters for DeclineForm.
+type DeclineFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // JoinFormFormdataBody defines parameters for JoinForm.
 type JoinFormFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 	Seat *string `form:"seat,omitempty" json:"seat,omitempty"`
+}
+
+// RematchFormFormdataBody defines parameters for RematchForm.
+type RematchFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
 // ReplayPageParams defines parameters for ReplayPage.
@@ -2020,8 +2030,14 @@ type AccountRevokeTokenFormFormdataRequestBody AccountRevokeTokenFormFormdataBod
 // CreateGameFormFormdataRequestBody defines body for CreateGameForm for application/x-www-form-urlencoded ContentType.
 type CreateGameFormFormdataRequestBody CreateGameFormFormdataBody
 
+// DeclineFormFormdataRequestBody defines body for DeclineForm for application/x-www-form-urlencoded ContentType.
+type DeclineFormFormdataRequestBody DeclineFormFormdataBody
+
 // JoinFormFormdataRequestBody defines body for JoinForm for application/x-www-form-urlencoded ContentType.
 type JoinFormFormdataRequestBody JoinFormFormdataBody
+
+// RematchFormFormdataRequestBody defines body for RematchForm for application/x-www-form-urlencoded ContentType.
+type RematchFormFormdataRequestBody RematchFormFormdataBody
 
 // RegisterFormFormdataRequestBody defines body for RegisterForm for application/x-www-form-urlencoded ContentType.
 type RegisterFormFormdataRequestBody RegisterFormFormdataBody
@@ -3349,6 +3365,20 @@ type ClientInterface interface {
 	// Corresponds with GET /games/{id} (the `TablePage` operationId).
 	TablePage(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeclineFormWithBody Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclineFormWithFormdataBody Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithFormdataBody(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// JoinFormWithBody Take a free seat from a page
 	//
 	// Takes any type of body and a specified content type.
@@ -3362,6 +3392,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 	JoinFormWithFormdataBody(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RematchFormWithBody Ask for the rematch of a finished game from its page
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RematchFormWithFormdataBody Ask for the rematch of a finished game from its page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithFormdataBody(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReplayPage The replay page at a version (HTML shell; the browser draws the board and the log)
 	//
@@ -4181,6 +4225,40 @@ func (c *Client) TablePage(ctx context.Context, id GameID, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// DeclineFormWithBody Decline the seat a rematch keeps for the signed-in player
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *Client) DeclineFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclineFormWithFormdataBody Decline the seat a rematch keeps for the signed-in player
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *Client) DeclineFormWithFormdataBody(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // JoinFormWithBody Take a free seat from a page
 //
 // Takes any type of body and a specified content type.
@@ -4205,6 +4283,40 @@ func (c *Client) JoinFormWithBody(ctx context.Context, id GameID, contentType st
 // Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 func (c *Client) JoinFormWithFormdataBody(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewJoinFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RematchFormWithBody Ask for the rematch of a finished game from its page
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *Client) RematchFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRematchFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RematchFormWithFormdataBody Ask for the rematch of a finished game from its page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *Client) RematchFormWithFormdataBody(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRematchFormRequestWithFormdataBody(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5881,6 +5993,53 @@ func NewTablePageRequest(server string, id GameID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewDeclineFormRequestWithFormdataBody calls the generic DeclineForm builder with application/x-www-form-urlencoded body
+func NewDeclineFormRequestWithFormdataBody(server string, id GameID, body DeclineFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewDeclineFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewDeclineFormRequestWithBody constructs an http.Request for the DeclineForm method, with any body, and a specified content type
+func NewDeclineFormRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/decline", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewJoinFormRequestWithFormdataBody calls the generic JoinForm builder with application/x-www-form-urlencoded body
 func NewJoinFormRequestWithFormdataBody(server string, id GameID, body JoinFormFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5909,6 +6068,53 @@ func NewJoinFormRequestWithBody(server string, id GameID, contentType string, bo
 	}
 
 	operationPath := fmt.Sprintf("/games/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRematchFormRequestWithFormdataBody calls the generic RematchForm builder with application/x-www-form-urlencoded body
+func NewRematchFormRequestWithFormdataBody(server string, id GameID, body RematchFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewRematchFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewRematchFormRequestWithBody constructs an http.Request for the RematchForm method, with any body, and a specified content type
+func NewRematchFormRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/rematch", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -8704,6 +8910,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /games/{id} (the `TablePage` operationId).
 	TablePageWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*TablePageResponse, error)
 
+	// DeclineFormWithBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error)
+
+	// DeclineFormWithFormdataBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error)
+
 	// JoinFormWithBodyWithResponse Take a free seat from a page
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8717,6 +8937,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 	JoinFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*JoinFormResponse, error)
+
+	// RematchFormWithBodyWithResponse Ask for the rematch of a finished game from its page
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RematchFormResponse, error)
+
+	// RematchFormWithFormdataBodyWithResponse Ask for the rematch of a finished game from its page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*RematchFormResponse, error)
 
 	// ReplayPageWithResponse The replay page at a version (HTML shell; the browser draws the board and the log)
 	//
@@ -9725,6 +9959,40 @@ func (r TablePageResponse) ContentType() string {
 	return ""
 }
 
+type DeclineFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeclineFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeclineFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeclineFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeclineFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type JoinFormResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9753,6 +10021,40 @@ func (r JoinFormResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r JoinFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RematchFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RematchFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RematchFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RematchFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RematchFormResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13558,6 +13860,32 @@ func (c *ClientWithResponses) TablePageWithResponse(ctx context.Context, id Game
 	return ParseTablePageResponse(rsp)
 }
 
+// DeclineFormWithBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *ClientWithResponses) DeclineFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error) {
+	rsp, err := c.DeclineFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineFormResponse(rsp)
+}
+
+// DeclineFormWithFormdataBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *ClientWithResponses) DeclineFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error) {
+	rsp, err := c.DeclineFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineFormResponse(rsp)
+}
+
 // JoinFormWithBodyWithResponse Take a free seat from a page
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13582,6 +13910,32 @@ func (c *ClientWithResponses) JoinFormWithFormdataBodyWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseJoinFormResponse(rsp)
+}
+
+// RematchFormWithBodyWithResponse Ask for the rematch of a finished game from its page
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *ClientWithResponses) RematchFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RematchFormResponse, error) {
+	rsp, err := c.RematchFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRematchFormResponse(rsp)
+}
+
+// RematchFormWithFormdataBodyWithResponse Ask for the rematch of a finished game from its page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *ClientWithResponses) RematchFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*RematchFormResponse, error) {
+	rsp, err := c.RematchFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRematchFormResponse(rsp)
 }
 
 // ReplayPageWithResponse The replay page at a version (HTML shell; the browser draws the board and the log)
@@ -14791,6 +15145,22 @@ func ParseTablePageResponse(rsp *http.Response) (*TablePageResponse, error) {
 	return response, nil
 }
 
+// ParseDeclineFormResponse parses an HTTP response from a DeclineFormWithResponse call
+func ParseDeclineFormResponse(rsp *http.Response) (*DeclineFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeclineFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseJoinFormResponse parses an HTTP response from a JoinFormWithResponse call
 func ParseJoinFormResponse(rsp *http.Response) (*JoinFormResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14800,6 +15170,22 @@ func ParseJoinFormResponse(rsp *http.Response) (*JoinFormResponse, error) {
 	}
 
 	response := &JoinFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseRematchFormResponse parses an HTTP response from a RematchFormWithResponse call
+func ParseRematchFormResponse(rsp *http.Response) (*RematchFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RematchFormResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
