@@ -231,12 +231,18 @@ func (s *Server) joinProblem(c echo.Context, id string, p play.Player, seat *int
 	switch {
 	case g.Status != play.StatusOpen:
 		return newProblem(http.StatusForbidden, ProblemForbidden, "join_full")
+	case len(g.ReservedFor(p.ID)) > 0 && seat != nil:
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_not_your_reserved", "Seat", num(*seat), "Yours", num(g.ReservedFor(p.ID)[0]))
 	case len(g.SeatsOf(p.ID)) > 0:
 		return newProblem(http.StatusForbidden, ProblemForbidden, "join_seated")
 	case seat != nil && *seat < len(g.Seats) && (g.Seats[*seat].PlayerID != "" || g.Seats[*seat].Bot != ""):
 		return newProblem(http.StatusForbidden, ProblemForbidden, "join_seat_taken", "Seat", num(*seat))
 	case seat != nil && *seat >= len(g.Seats):
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "game_seats", "Max", num(len(g.Seats)-1))
+	case seat != nil && g.Seats[*seat].Reserved != "":
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_reserved", "Seat", num(*seat))
+	case seat == nil && len(g.Awaiting()) > 0:
+		return newProblem(http.StatusForbidden, ProblemForbidden, "join_all_reserved")
 	}
 	return newProblem(http.StatusForbidden, ProblemForbidden, "join_full")
 }

@@ -48,7 +48,7 @@ func newGameSummary(r projections.GameRow) gameSummary {
 		g.ToAct = []int{}
 	}
 	for _, s := range r.Seats {
-		g.Seats = append(g.Seats, play.Seat{Seat: s.Seat, PlayerID: s.PlayerID, Name: s.Name, Bot: s.Bot})
+		g.Seats = append(g.Seats, play.Seat{Seat: s.Seat, PlayerID: s.PlayerID, Name: s.Name, Bot: s.Bot, Reserved: s.Reserved})
 	}
 	return g
 }
@@ -88,6 +88,19 @@ func (s *Server) listGames(c echo.Context) error {
 			return newProblem(http.StatusBadRequest, ProblemBadRequest, "list_player")
 		}
 		f.Player = u.String()
+	}
+	switch invited := c.QueryParam("invited"); invited {
+	case "":
+	case "me":
+		// The caller's open invitations: rematches with a seat kept for
+		// them.
+		p, err := s.authenticate(c)
+		if err != nil {
+			return err
+		}
+		f.Invited = p.ID
+	default:
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "list_invited")
 	}
 	limit, err := queryInt(c, "limit", defaultGamesLimit, 1, maxGamesLimit)
 	if err != nil {

@@ -52,6 +52,8 @@ const (
 	ProblemVerificationLimit = ProblemBase + "verification-limit"
 	ProblemAlreadyVerified   = ProblemBase + "already-verified"
 	ProblemNoMail            = ProblemBase + "no-mail"
+	// That of POST /v1/games/{id}/rematch on a game not over.
+	ProblemNotFinished = ProblemBase + "game-not-finished"
 )
 
 // problemTypes are every problem type, each with its title in the
@@ -62,7 +64,7 @@ var problemTypes = []string{
 	ProblemGameOver, ProblemPayloadTooLarge, ProblemUnsupportedMediaType, ProblemIllegalMove,
 	ProblemMalformedMove, ProblemIdempotencyMismatch, ProblemUnavailable, ProblemInternal,
 	ProblemTakebackConflict, ProblemNothingToTakeBack, ProblemBadLog, ProblemRateLimited,
-	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail,
+	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail, ProblemNotFinished,
 }
 
 // Problem is an RFC 9457 problem details object. The extension members

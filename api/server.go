@@ -237,6 +237,8 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games", s.listGames)
 	v1.GET("/games/:id", s.getGame)
 	v1.POST("/games/:id/join", s.joinGame)
+	v1.POST("/games/:id/rematch", s.rematch)
+	v1.POST("/games/:id/decline", s.declineGame)
 	v1.GET("/games/:id/legal-moves", s.legalMoves)
 	v1.POST("/games/:id/moves", s.postMove)
 	v1.GET("/games/:id/events", s.gameEvents)

@@ -56,7 +56,7 @@ func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load
 	var people map[int]*recipient
 	var loadErr error
 	person := func(seat int) (*recipient, bool) {
-		if seat < 0 || seat >= len(after.Seats) || after.Seats[seat].PlayerID == "" || loadErr != nil {
+		if seat < 0 || seat >= len(after.Seats) || after.Seats[seat].Holder() == "" || loadErr != nil {
 			return nil, false // a bot, an open seat, or no players to read
 		}
 		if people == nil {
@@ -135,6 +135,7 @@ func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load
 			}
 		}
 	}
+	planRematch(after, appended, created, mailTo, invitedBy)
 	if started {
 		toAct := after.ToAct()
 		for seat := range after.Seats {
@@ -223,13 +224,15 @@ func (n *Notifier) recipients(ctx context.Context, tx pgx.Tx, g *play.Game) (map
 	byPlayer := map[string][]int{}
 	var ids []string
 	for seat, s := range g.Seats {
-		if s.PlayerID == "" {
+		// The player of a seat, or the one a rematch keeps it for.
+		id := s.Holder()
+		if id == "" {
 			continue
 		}
-		if _, ok := byPlayer[s.PlayerID]; !ok {
-			ids = append(ids, s.PlayerID)
+		if _, ok := byPlayer[id]; !ok {
+			ids = append(ids, id)
 		}
-		byPlayer[s.PlayerID] = append(byPlayer[s.PlayerID], seat)
+		byPlayer[id] = append(byPlayer[id], seat)
 	}
 	out := map[int]*recipient{}
 	if len(ids) == 0 {
@@ -272,9 +275,9 @@ func (n *Notifier) recipientsOfMany(ctx context.Context, tx pgx.Tx, games []*pla
 	for _, g := range games {
 		gameIDs = append(gameIDs, g.ID)
 		for _, s := range g.Seats {
-			if s.PlayerID != "" && !seen[s.PlayerID] {
-				seen[s.PlayerID] = true
-				ids = append(ids, s.PlayerID)
+			if id := s.Holder(); id != "" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
 			}
 		}
 	}
@@ -312,8 +315,8 @@ func (n *Notifier) recipientsOfMany(ctx context.Context, tx pgx.Tx, games []*pla
 	return func(g *play.Game) (map[int]*recipient, error) {
 		out := map[int]*recipient{}
 		for seat, s := range g.Seats {
-			r, ok := players[s.PlayerID]
-			if s.PlayerID == "" || !ok {
+			r, ok := players[s.Holder()]
+			if s.Holder() == "" || !ok {
 				continue
 			}
 			r.stopped = slices.Contains(stops[g.ID], seat)

@@ -118,11 +118,12 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	if err != nil {
 		return "", fmt.Errorf("load game %s: %w", gameID, err)
 	}
-	if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].PlayerID == "" {
+	// The seat's player, or the player a rematch keeps it for.
+	if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].Holder() == "" {
 		log.InfoContext(ctx, "inbound mail ignored: the seat has no player")
 		return OutcomeNoToken, n.record(ctx, key, gameID, seat, OutcomeNoToken)
 	}
-	player, err := n.svc.Player(ctx, g.Seats[seat].PlayerID)
+	player, err := n.svc.Player(ctx, g.Seats[seat].Holder())
 	if err != nil {
 		return "", fmt.Errorf("load player: %w", err)
 	}
@@ -148,6 +149,9 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return OutcomeStopped, n.record(ctx, key, gameID, seat, OutcomeStopped)
 	}
 
+	if o, ok, err := n.rematchByMail(ctx, log, key, g, seat, player, command); ok || err != nil {
+		return o, err
+	}
 	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); n.commandWord(word) != "" {
 		if g.Status != play.StatusActive {
 			return n.refuse(ctx, log, key, g, seat, player, reason{id: "not_running"})
@@ -434,6 +438,8 @@ func (n *Notifier) reasonText(l *i18n.Localizer, ruleset string, a MailArgs) str
 		return l.T("mail.refusal.no_such_number", "Number", args["number"], "Max", args["max"])
 	case "undo_count":
 		return l.T("mail.refusal.undo_count", "Undo", firstOf(l.T("mail.command.undo")), "Max", args["max"])
+	case "rematch_answer":
+		return l.T("mail.refusal.rematch_answer", "Accept", firstOf(l.T("mail.command.accept")), "Decline", firstOf(l.T("mail.command.decline")))
 	}
 	return l.T("mail.refusal." + a.ReasonID)
 }

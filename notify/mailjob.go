@@ -138,6 +138,12 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 		if err == nil && g.Status == play.StatusFinished {
 			return "", fmt.Errorf("%w: the game is over", errSkip)
 		}
+	case compose.KindRematch:
+		// Only a seat still kept is worth an invitation.
+		g, err = n.svc.Game(ctx, a.GameID)
+		if err == nil && (a.Seat >= len(g.Seats) || g.Seats[a.Seat].PlayerID != "" || g.Seats[a.Seat].Reserved != a.PlayerID) {
+			return "", fmt.Errorf("%w: seat %d is no longer kept for its player", errSkip, a.Seat)
+		}
 	case compose.KindTakeback:
 		// Only a request still open is worth answering.
 		g, err = n.svc.Game(ctx, a.GameID)
@@ -211,7 +217,14 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	case compose.KindUnreachable:
 		m = compose.Unreachable(s, r, info, a.About, a.At)
 	default:
-		return "", river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
+		rm, ok, err := n.rematchMail(ctx, a, g, r)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", river.JobCancel(fmt.Errorf("unknown mail kind %q", a.Mail))
+		}
+		m = rm
 	}
 	raw, err := m.Bytes()
 	if err != nil {

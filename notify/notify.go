@@ -115,6 +115,9 @@ type Notifier struct {
 	// commands are the reply's command words of every language
 	// (mail.command.*) and the command each names.
 	commands map[string]string
+	// rematchWords are the words of every language that ask for a
+	// rematch or answer an invitation to one (see reply.RematchAnswer).
+	rematchWords map[string]string
 
 	// deliveries counts delivery attempts by channel and outcome;
 	// inbound counts inbound mails by outcome.
@@ -156,7 +159,7 @@ func New(cfg Config) (*Notifier, error) {
 	// Every mail is written with them, in its reader's language.
 	cfg.Sender.Catalogue, cfg.Sender.Words = cfg.Catalogue, cfg.Words
 	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient,
-		commands: commandWords(cfg.Catalogue)}
+		commands: commandWords(cfg.Catalogue), rematchWords: rematchWords(cfg.Catalogue)}
 	if n.log == nil {
 		n.log = slog.Default()
 	}

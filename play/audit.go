@@ -135,7 +135,10 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		names := make([]string, len(g.Seats))
 		for i, s := range g.Seats {
 			names[i] = s.displayName()
-			if names[i] == "" {
+			switch {
+			case s.PlayerID == "" && s.Reserved != "" && s.Name != "":
+				names[i] = l.T("rematch.log.reserved_seat", "Name", s.Name)
+			case names[i] == "":
 				names[i] = l.T("log.free_seat")
 			}
 		}
@@ -143,6 +146,9 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 			"Seats", l.N("log.seats", len(g.Seats)), "Names", strings.Join(names, ", "), "Commitment", g.SeedCommitment)
 		if g.Seed != "" {
 			text = l.T("log.with_public_seed", "Text", text, "Seed", g.Seed)
+		}
+		if g.RematchOf != "" {
+			text = l.T("rematch.log.created", "Text", text, "ID", g.RematchOf)
 		}
 		return text
 	case EvSeatJoined:
@@ -162,6 +168,16 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		return l.T("log.seat_left_bot", "Seat", strconv.Itoa(left.Seat), "Bot", left.Bot)
 	case EvSeedRevealed:
 		return l.T("log.seed_revealed", "Seed", g.Seed)
+	case EvRematch:
+		return l.T("rematch.log.linked", "ID", g.Rematch)
+	case EvReservationDeclined:
+		var d reservationDeclined
+		_ = json.Unmarshal(rec.Data, &d)
+		name := g.nameOf(d.PlayerID)
+		if name == "" {
+			name = l.T("log.player_id", "ID", d.PlayerID)
+		}
+		return l.T("rematch.log.declined", "Name", name, "Seat", strconv.Itoa(d.Seat))
 	case EvTakebackRequested:
 		var r takebackRequested
 		_ = json.Unmarshal(rec.Data, &r)

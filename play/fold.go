@@ -46,6 +46,7 @@ func newGame(id string) *Game { return &Game{ID: id} }
 func (g *Game) clone() *Game {
 	c := *g
 	c.Seats = slices.Clone(g.Seats)
+	c.Declined = slices.Clone(g.Declined)
 	c.fold.tail = slices.Clone(g.fold.tail)
 	if g.fold.pending != nil {
 		p := g.fold.pending.clone()
@@ -85,7 +86,11 @@ func (g *Game) apply(reg engine.Registry, rec events.Record) error {
 		if j.Seat < 0 || j.Seat >= len(g.Seats) || g.Seats[j.Seat].taken() {
 			return fmt.Errorf("%w: seat %d is not free", engine.ErrInconsistent, j.Seat)
 		}
+		if r := g.Seats[j.Seat].Reserved; r != "" && r != j.PlayerID {
+			return fmt.Errorf("%w: seat %d is reserved for another player", engine.ErrInconsistent, j.Seat)
+		}
 		g.Seats[j.Seat].PlayerID = j.PlayerID
+		g.Seats[j.Seat].Reserved = ""
 		g.Seats[j.Seat].Name = g.nameOf(j.PlayerID)
 	case EvSeedRevealed:
 		var r seedRevealed
@@ -126,13 +131,14 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 	for i := range g.Seats {
 		// The upcaster of DESIGN.md §9: a payload written before names
 		// left the log may carry one; it is never used.
-		g.Seats[i].Name = g.nameOf(g.Seats[i].PlayerID)
+		g.Seats[i].Name = g.nameOf(g.Seats[i].Holder())
 		g.Seats[i].Left = ""
 	}
 	g.TimeControl = c.TimeControl
 	g.SeedCommitment = c.SeedCommitment
 	g.Seed = c.Seed
 	g.CreatedBy = c.CreatedBy
+	g.RematchOf = c.RematchOf
 	g.CreatedAt = rec.RecordedAt
 	return nil
 }
@@ -216,6 +222,8 @@ func (g *Game) applyServerExtension(rec events.Record) error {
 		return g.applyTakeback(rec)
 	case EvSeatLeft:
 		return g.applySeatLeft(rec)
+	case EvRematch, EvReservationDeclined:
+		return g.applyRematch(rec)
 	}
 	return fmt.Errorf("%w: unknown server event %q", engine.ErrInconsistent, rec.Type)
 }

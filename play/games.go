@@ -22,6 +22,17 @@ const maxTimeControl = 90 * 24 * time.Hour
 // CreateGame creates a game. When every seat is taken (players or bots)
 // the game starts at once.
 func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame, idempotencyKey string) (*Game, error) {
+	for i := range req.Seats {
+		// Seats are reserved by a rematch only.
+		req.Seats[i].Reserve = ""
+	}
+	return s.createGame(ctx, creator, req, idempotencyKey, newGameID(), "", "api")
+}
+
+// createGame creates a game with the given id; rematchOf names the
+// finished game it is the rematch of, channel how the request came. A
+// stream that exists already is events.ErrConflict.
+func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame, idempotencyKey, id, rematchOf, channel string) (*Game, error) {
 	rules, err := s.rules.Get(req.Ruleset)
 	if err != nil {
 		return nil, fmt.Errorf("%w: unknown ruleset %q (known: %v)", ErrInvalid, req.Ruleset, s.rulesetNames())
@@ -46,7 +57,7 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 	}
 	created := gameCreated{
 		Config: cfg, Seats: seats, TimeControl: req.TimeControl,
-		SeedCommitment: seed.Commitment(), CreatedBy: creator.ID,
+		SeedCommitment: seed.Commitment(), CreatedBy: creator.ID, RematchOf: rematchOf,
 	}
 	if public {
 		created.Seed = seed.String()
@@ -56,7 +67,7 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 		return nil, err
 	}
 	batch := []events.NewEvent{first}
-	g := newGame(newGameID())
+	g := newGame(id)
 	if !slices.ContainsFunc(seats, func(s Seat) bool { return !s.taken() }) {
 		more, err := engineEvents(startEvents)
 		if err != nil {
@@ -65,7 +76,7 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 		batch = append(batch, more...)
 	}
 	reqJSON, _ := json.Marshal(req)
-	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: creator.ID}, Channel: "api", CommandID: commandID(idempotencyKey)}
+	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: creator.ID}, Channel: channel, CommandID: commandID(idempotencyKey)}
 	saveSeed := events.Companion{
 		SQL:  `INSERT INTO game_secrets (game_id, seed) SELECT $1::uuid, $2::text WHERE EXISTS (SELECT FROM appended)`,
 		Args: []any{g.ID, seed.String()},
@@ -156,6 +167,11 @@ func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []Seat
 				}
 				seats[i].Budget = d.String()
 			}
+		case spec.Reserve != "":
+			// A player whose account is gone leaves an ordinary free seat.
+			if p, err := s.Player(ctx, spec.Reserve); err == nil {
+				seats[i].Reserved = p.ID
+			}
 		case spec.Player == "me" || spec.Player == creator.ID:
 			seats[i].PlayerID = creator.ID
 		case spec.Player != "":
@@ -202,23 +218,20 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 	if g.Status != StatusOpen {
 		return nil, fmt.Errorf("%w: the game has no free seat", ErrForbidden)
 	}
-	if len(g.SeatsOf(p.ID)) > 0 {
-		return nil, fmt.Errorf("%w: you already hold a seat in this game", ErrForbidden)
-	}
-	free := g.freeSeats()
-	target := free[0]
-	if seat != nil {
-		if !slices.Contains(free, *seat) {
-			return nil, fmt.Errorf("%w: seat %d is not free", ErrForbidden, *seat)
-		}
-		target = *seat
-	}
-	joined, err := serverEvent(EvSeatJoined, seatJoined{Seat: target, PlayerID: p.ID})
+	targets, err := g.joinTargets(p.ID, seat)
 	if err != nil {
 		return nil, err
 	}
-	batch := []events.NewEvent{joined}
-	if len(free) == 1 {
+	batch := make([]events.NewEvent, 0, len(targets))
+	for _, target := range targets {
+		joined, err := serverEvent(EvSeatJoined, seatJoined{Seat: target, PlayerID: p.ID})
+		if err != nil {
+			return nil, err
+		}
+		batch = append(batch, joined)
+	}
+	target := targets[0]
+	if len(g.freeSeats()) == len(targets) {
 		seed, err := s.seed(ctx, g.ID)
 		if err != nil {
 			return nil, err
@@ -239,6 +252,40 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 		return nil, err
 	}
 	return s.botsAfter(ctx, after)
+}
+
+// joinTargets are the seats a join takes: every seat reserved for the
+// player (a rematch), else the asked one or the first free seat that is
+// not reserved for someone else.
+func (g *Game) joinTargets(playerID string, seat *int) ([]int, error) {
+	if reserved := g.ReservedFor(playerID); len(reserved) > 0 {
+		if seat != nil && !slices.Contains(reserved, *seat) {
+			return nil, fmt.Errorf("%w: seat %d is not the one kept for you (seat %d is)", ErrForbidden, *seat, reserved[0])
+		}
+		return reserved, nil
+	}
+	if len(g.SeatsOf(playerID)) > 0 {
+		return nil, fmt.Errorf("%w: you already hold a seat in this game", ErrForbidden)
+	}
+	var open []int
+	for _, i := range g.freeSeats() {
+		if g.Seats[i].Reserved == "" {
+			open = append(open, i)
+		}
+	}
+	if seat != nil {
+		switch {
+		case slices.Contains(open, *seat):
+			return []int{*seat}, nil
+		case *seat >= 0 && *seat < len(g.Seats) && !g.Seats[*seat].taken() && g.Seats[*seat].Reserved != "":
+			return nil, fmt.Errorf("%w: %w: seat %d is reserved for another player", ErrForbidden, ErrReserved, *seat)
+		}
+		return nil, fmt.Errorf("%w: seat %d is not free", ErrForbidden, *seat)
+	}
+	if len(open) == 0 {
+		return nil, fmt.Errorf("%w: %w", ErrForbidden, ErrReserved)
+	}
+	return open[:1], nil
 }
 
 // Move applies a move. Without If-Match, a lost race with another append

@@ -123,7 +123,35 @@ func (s *Service) LeaveGames(ctx context.Context, playerID string) ([]LeftSeat, 
 			return nil, err
 		}
 	}
+	if err := s.declineReservations(ctx, playerID); err != nil {
+		return nil, err
+	}
 	return seats, nil
+}
+
+// declineReservations declines the seats rematches keep for a player who
+// leaves: each becomes a free seat, as if they had declined it, so that
+// no rematch waits for an account that is gone.
+func (s *Service) declineReservations(ctx context.Context, playerID string) error {
+	kept, err := json.Marshal([]map[string]string{{"reserved": playerID}})
+	if err != nil {
+		return err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id::text FROM games WHERE status = 'open' AND seats @> $1::jsonb`, string(kept))
+	if err != nil {
+		return fmt.Errorf("find the rematches kept for player %s: %w", playerID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("find the rematches kept for player %s: %w", playerID, err)
+	}
+	for _, id := range ids {
+		_, err := s.Decline(ctx, id, Player{ID: playerID}, "system")
+		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrForbidden) {
+			return err
+		}
+	}
+	return nil
 }
 
 // leaveGame takes a player out of one game (retried when another append

@@ -29,8 +29,17 @@ func (g *Game) nameOf(playerID string) string {
 // fillNames sets the seats' names from g.names.
 func (g *Game) fillNames() {
 	for i := range g.Seats {
-		g.Seats[i].Name = g.nameOf(g.Seats[i].PlayerID)
+		g.Seats[i].Name = g.nameOf(g.Seats[i].Holder())
 	}
+}
+
+// Holder is the player a seat shows: its player, or the one it is
+// reserved for.
+func (s Seat) Holder() string {
+	if s.PlayerID != "" {
+		return s.PlayerID
+	}
+	return s.Reserved
 }
 
 // displayName is the seat's player name, or the bot's kind.
@@ -86,8 +95,8 @@ func (s *Service) named(ctx context.Context, g *Game) (*Game, error) {
 	}
 	ids := make([]string, 0, len(g.Seats))
 	for _, seat := range g.Seats {
-		if seat.PlayerID != "" {
-			ids = append(ids, seat.PlayerID)
+		if id := seat.Holder(); id != "" {
+			ids = append(ids, id)
 		}
 	}
 	names, err := s.playerNames(ctx, ids)
@@ -106,8 +115,8 @@ func (s *Service) named(ctx context.Context, g *Game) (*Game, error) {
 func (s *Service) namesForLog(ctx context.Context, from *Game, recs []events.Record) (map[string]string, error) {
 	var ids []string
 	for _, seat := range from.Seats {
-		if seat.PlayerID != "" {
-			ids = append(ids, seat.PlayerID)
+		if id := seat.Holder(); id != "" {
+			ids = append(ids, id)
 		}
 	}
 	for _, rec := range recs {
@@ -116,12 +125,15 @@ func (s *Service) namesForLog(ctx context.Context, from *Game, recs []events.Rec
 			var c struct {
 				Seats []struct {
 					PlayerID string `json:"player_id"`
+					Reserved string `json:"reserved"`
 				} `json:"seats"`
 			}
 			if json.Unmarshal(rec.Data, &c) == nil {
 				for _, seat := range c.Seats {
-					if seat.PlayerID != "" {
-						ids = append(ids, seat.PlayerID)
+					for _, id := range []string{seat.PlayerID, seat.Reserved} {
+						if id != "" {
+							ids = append(ids, id)
+						}
 					}
 				}
 			}

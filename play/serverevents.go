@@ -18,6 +18,12 @@ const (
 	// EvSeatLeft: a player left a running game (their account was
 	// deleted); a bot plays the seat from now on, or it forfeits.
 	EvSeatLeft = "game.seat_left"
+	// EvRematch: a player of the finished game asked for a rematch; it
+	// names the new game (whose game.created names this one).
+	EvRematch = "game.rematch"
+	// EvReservationDeclined: the player a seat was reserved for declined
+	// it; the seat is an ordinary free seat from then on.
+	EvReservationDeclined = "game.reservation_declined"
 )
 
 // isServerEvent tells server events from engine events by their name.
@@ -33,6 +39,8 @@ type gameCreated struct {
 	// Seed is set only when the creator chose a public seed.
 	Seed      string `json:"seed,omitempty"`
 	CreatedBy string `json:"created_by"`
+	// RematchOf is the finished game this one is a rematch of.
+	RematchOf string `json:"rematch_of,omitempty"`
 }
 
 // seatJoined fills a free seat. Events name players by id only: names
@@ -59,6 +67,17 @@ const (
 	LeftToBot   = "bot"
 	LeftForfeit = "forfeit"
 )
+
+// rematchLinked links a finished game to its rematch.
+type rematchLinked struct {
+	GameID string `json:"game_id"`
+}
+
+// reservationDeclined frees a reserved seat: its player said no.
+type reservationDeclined struct {
+	Seat     int    `json:"seat"`
+	PlayerID string `json:"player_id"`
+}
 
 // seedRevealed publishes the secret seed when the game is over.
 type seedRevealed struct {

@@ -46,6 +46,10 @@ type SeatSpec struct {
 	Player string `json:"player,omitempty"`
 	Bot    string `json:"bot,omitempty"`
 	Budget string `json:"budget,omitempty"`
+	// Reserve, a player id, keeps an open seat for that player alone
+	// (who takes it by joining). Only a rematch reserves seats: a client's
+	// request cannot (see rematchRequest).
+	Reserve string `json:"-"`
 }
 
 // TimeControl limits the time a seat has for each move.
@@ -86,6 +90,10 @@ type Seat struct {
 	Left string `json:"left,omitempty"`
 	// Budget is a search bot's thinking time per move ("" for the default).
 	Budget string `json:"budget,omitempty"`
+	// Reserved is the id of the only player who may take this free seat
+	// (a rematch keeps the seats of the old game's players for them);
+	// cleared when they join or decline. Name is then their name.
+	Reserved string `json:"reserved,omitempty"`
 }
 
 // BotSpec is the bot of a bot seat (a zero Bot for a player's seat).
@@ -120,6 +128,13 @@ type Game struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Deadline of the seats to act, with a time control.
 	Deadline *time.Time `json:"deadline,omitempty"`
+	// RematchOf is the finished game this one is the rematch of; Rematch
+	// is this game's rematch, once a player asked for it.
+	RematchOf string `json:"rematch_of,omitempty"`
+	Rematch   string `json:"rematch,omitempty"`
+	// Declined lists the players who declined their reserved seat of this
+	// rematch (by id, in the order they declined).
+	Declined []string `json:"declined,omitempty"`
 
 	fold foldState
 	// names are the seats' players' names by player id, when the game was
@@ -175,6 +190,8 @@ var (
 	ErrUnauthenticated = errors.New("unknown or missing token")
 	ErrForbidden       = errors.New("forbidden")
 	ErrInvalid         = errors.New("invalid request")
+	// ErrNotFinished: a rematch of a game that is not over.
+	ErrNotFinished = errors.New("the game is not over")
 )
 
 // Duration is a time.Duration written in JSON as a Go duration string

@@ -26,6 +26,10 @@ type GameView struct {
 	CreatedBy       string    `json:"created_by"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+	// RematchOf and Rematch link a game and its rematch (see Game).
+	RematchOf string   `json:"rematch_of,omitempty"`
+	Rematch   string   `json:"rematch,omitempty"`
+	Declined  []string `json:"declined,omitempty"`
 }
 
 // View is the game as the API shows it.
@@ -36,6 +40,7 @@ func (g *Game) View() GameView {
 		TimeControl: g.TimeControl, Deadline: g.Deadline,
 		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 		PendingTakeback: g.PendingTakeback(),
+		RematchOf:       g.RematchOf, Rematch: g.Rematch, Declined: g.Declined,
 	}
 	if g.State == nil {
 		v.View = engine.View{Ruleset: g.Config.Ruleset, Options: g.Config.Options, ToAct: []int{}}
@@ -121,7 +126,7 @@ func (g *Game) Row() projections.GameRow {
 	}
 	for i, s := range g.Seats {
 		// No name: the read models resolve names when they are read.
-		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget})
+		row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget, Reserved: s.Reserved})
 	}
 	if g.State != nil {
 		row.Final = g.State.Final()

@@ -18,6 +18,8 @@ type seatJSON struct {
 	PlayerID string `json:"player_id,omitempty"`
 	Bot      string `json:"bot,omitempty"`
 	Budget   string `json:"budget,omitempty"`
+	// Reserved is the player a free seat is kept for (a rematch).
+	Reserved string `json:"reserved,omitempty"`
 }
 
 // FormerPlayer is the name shown for a seat whose player's account was
@@ -274,9 +276,16 @@ func encodeRow(row GameRow) (encodedRow, error) {
 			}
 			s.PlayerID = p
 		}
+		if s.Reserved != "" {
+			p, err := canonicalUUID(s.Reserved)
+			if err != nil {
+				return bad("seat %d: reserved for %.40q, not a player id", s.Seat, s.Reserved)
+			}
+			s.Reserved = p
+		}
 		// A name given is not stored (see seatJSON).
 		s.Name = ""
-		stored[i] = seatJSON{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget}
+		stored[i] = seatJSON{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget, Reserved: s.Reserved}
 		enc.seatNumbers = append(enc.seatNumbers, int32(s.Seat))
 		enc.seatPlayers = append(enc.seatPlayers, s.PlayerID)
 		enc.seatBots = append(enc.seatBots, s.Bot)

@@ -56,6 +56,14 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 		}
 		where = append(where, "EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id = "+arg(id)+")")
 	}
+	if f.Invited != "" {
+		id, err := canonicalUUID(f.Invited)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w: player %.40q is not a player id", ErrInvalid, f.Invited)
+		}
+		reserved, _ := json.Marshal([]seatJSON{{Reserved: id}})
+		where = append(where, "g.status = 'open' AND g.seats @> "+arg(string(reserved))+"::jsonb")
+	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
 		if err != nil {
@@ -141,7 +149,7 @@ func scanGame(r scanner) (GameRow, error) {
 	}
 	g.Seats = make([]SeatRow, len(stored))
 	for i, s := range stored {
-		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget}
+		g.Seats[i] = SeatRow{Seat: s.Seat, PlayerID: s.PlayerID, Bot: s.Bot, Budget: s.Budget, Reserved: s.Reserved}
 		if s.PlayerID != "" {
 			if n, ok := names[s.PlayerID]; ok {
 				g.Seats[i].Name = n

@@ -42,6 +42,9 @@ type SeatRow struct {
 	// Budget is a search bot's thinking time per move as play stores it
 	// ("1s"; "" for bots.DefaultBudget).
 	Budget string
+	// Reserved is the player a free seat is kept for (a rematch): only
+	// they may join it.
+	Reserved string
 	// Name is read from the players table by the queries (FormerPlayer
 	// for a deleted account), and never stored by Apply.
 	Name string
@@ -82,6 +85,9 @@ type Filter struct {
 	// Player, when set (a player id), keeps the games where the player
 	// holds a seat.
 	Player string
+	// Invited, when set (a player id), keeps the open games with a seat
+	// reserved for the player: their invitations to a rematch.
+	Invited string
 	// Limit is the page size: 0 means DefaultLimit; at most MaxLimit.
 	Limit int
 	// Cursor is the nextCursor of the previous page ("" for the first).

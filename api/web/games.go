@@ -29,6 +29,8 @@ type lobby struct {
 	// Turns are the games where the player must act, longest waiting
 	// first; Waiting the player's other running games.
 	Turns, Waiting []lobbyGame
+	// Invitations are the rematches with a seat kept for the player.
+	Invitations []lobbyGame
 	// Open are games with a free seat (the player's own among them).
 	Open     []lobbyGame
 	Finished []lobbyGame
@@ -93,18 +95,31 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 			l.Waiting = append(l.Waiting, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline})
 		}
 	}
+	invited, _, err := w.svc.ListGames(ctx, projections.Filter{Invited: me.ID, Limit: lobbySize})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range invited {
+		l.Invitations = append(l.Invitations, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: invitationNames(loc, g, me.ID), Since: g.CreatedAt})
+	}
 	open, _, err := w.svc.ListGames(ctx, projections.Filter{Status: play.StatusOpen, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range open {
 		lg := lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.CreatedAt}
-		seated := false
+		seated, kept := false, false
 		for _, seat := range g.Seats {
-			if seat.PlayerID == "" && seat.Bot == "" {
+			if seat.PlayerID == "" && seat.Bot == "" && seat.Reserved == "" {
 				lg.Free++
 			}
 			seated = seated || seat.PlayerID == me.ID
+			kept = kept || (seat.PlayerID == "" && seat.Reserved == me.ID)
+		}
+		if kept || (lg.Free == 0 && !seated) {
+			// An invitation is listed with them; a rematch whose free
+			// seats are all kept for others is nobody else's to join.
+			continue
 		}
 		lg.CanJoin = !seated && lg.Free > 0
 		l.Open = append(l.Open, lg)
@@ -116,7 +131,7 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 	for _, g := range finished {
 		l.Finished = append(l.Finished, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)})
 	}
-	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Open, l.Finished} {
+	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Invitations, l.Open, l.Finished} {
 		for i := range list {
 			list[i].Title = rulesetTitle(loc, list[i].Ruleset)
 		}
@@ -129,6 +144,23 @@ func playerNames(l *i18n.Localizer, g projections.GameRow) string {
 	names := make([]string, 0, len(g.Seats))
 	for _, s := range g.Seats {
 		names = append(names, seatLabel(l, s.Name, s.Bot, s.PlayerID))
+	}
+	return strings.Join(names, " · ")
+}
+
+// invitationNames lists a rematch's seats for the player invited to it:
+// the seat kept for them is "you", those kept for others "invited".
+func invitationNames(l *i18n.Localizer, g projections.GameRow, me string) string {
+	names := make([]string, 0, len(g.Seats))
+	for _, s := range g.Seats {
+		switch {
+		case s.PlayerID == "" && s.Reserved == me:
+			names = append(names, l.T("web.rematch.seat_you"))
+		case s.PlayerID == "" && s.Reserved != "":
+			names = append(names, l.T("web.rematch.seat_invited"))
+		default:
+			names = append(names, seatLabel(l, s.Name, s.Bot, s.PlayerID))
+		}
 	}
 	return strings.Join(names, " · ")
 }
@@ -197,7 +229,10 @@ func (w *Web) join(c echo.Context) error {
 		seat = &n
 	}
 	if _, err := w.svc.Join(c.Request().Context(), id, s.Player, seat); err != nil {
-		if errors.Is(err, play.ErrForbidden) {
+		switch {
+		case errors.Is(err, play.ErrReserved):
+			err = errorf(play.ErrForbidden, "web.rematch.join_reserved")
+		case errors.Is(err, play.ErrForbidden):
 			err = errorf(play.ErrForbidden, "web.error.no_free_seat")
 		}
 		return w.fail(c, s, err)
@@ -235,6 +270,15 @@ type tableView struct {
 	Pending             *play.Takeback
 	// CanJoin: the viewer may take a free seat.
 	CanJoin bool
+	// Rematch is a finished game's rematch, RematchOf the game a rematch
+	// is of; CanRematch: the viewer played the finished game and may ask
+	// for its rematch. Invited: a seat of this rematch is kept for the
+	// viewer (Accept, Decline); Awaiting names the others it waits for.
+	Rematch, RematchOf  string
+	CanRematch, Invited bool
+	Awaiting            string
+	// Seated: the viewer holds a seat.
+	Seated bool
 	// Prev and Next are the neighbouring versions of a replay (0: none).
 	Prev, Next int64
 	// Unreachable names the players whose address stopped taking mail:
@@ -289,9 +333,11 @@ type tableSeat struct {
 	Name string
 	// Href is the seat's profile page ("" for a free seat or an erased
 	// player).
-	Href           string
-	Score          int
-	ToAct, Free    bool
+	Href        string
+	Score       int
+	ToAct, Free bool
+	// Kept: the free seat is kept for a player (a rematch), Name.
+	Kept           bool
 	Mine           bool
 	DisplayedScore bool
 }
@@ -385,7 +431,8 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 		ts := tableSeat{
 			Seat: i, Name: seatLabel(l, seat.Name, seat.Bot, seat.PlayerID), Href: ProfilePath(seat.PlayerID, seat.Bot, seat.Name),
 			ToAct: slices.Contains(toAct, i),
-			Free:  seat.PlayerID == "" && seat.Bot == "", Mine: slices.Contains(mine, i),
+			Free:  seat.PlayerID == "" && seat.Bot == "" && seat.Reserved == "", Mine: slices.Contains(mine, i),
+			Kept: seat.PlayerID == "" && seat.Reserved != "",
 		}
 		if i < len(scores) {
 			ts.Score, ts.DisplayedScore = scores[i], true
@@ -394,6 +441,18 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 		t.Seats = append(t.Seats, ts)
 	}
 	t.CanJoin = me != nil && view == "table" && g.Status == play.StatusOpen && free && len(mine) == 0
+	t.Rematch, t.RematchOf, t.Seated = g.Rematch, g.RematchOf, len(mine) > 0
+	t.CanRematch = view == "table" && g.Status == play.StatusFinished && len(mine) > 0 && g.Rematch == ""
+	if me != nil && view == "table" && g.Status == play.StatusOpen && len(g.ReservedFor(me.ID)) > 0 {
+		t.Invited, t.CanJoin = true, false
+	}
+	var awaiting []string
+	for _, seat := range g.Seats {
+		if seat.PlayerID == "" && seat.Reserved != "" && (me == nil || seat.Reserved != me.ID) && !slices.Contains(awaiting, seat.Name) {
+			awaiting = append(awaiting, seat.Name)
+		}
+	}
+	t.Awaiting = l.List(awaiting)
 	if t.Final != nil {
 		for _, win := range t.Final.Winners {
 			if win >= 0 && win < len(t.Seats) {

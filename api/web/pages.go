@@ -276,7 +276,7 @@ func statusOf(err error) (int, bool) {
 		return http.StatusNotFound, true
 	case errors.As(err, &rule), errors.Is(err, engine.ErrBadCommand), errors.Is(err, events.ErrIdempotencyMismatch):
 		return http.StatusUnprocessableEntity, true
-	case errors.As(err, &conflict), errors.Is(err, events.ErrConflict), errors.Is(err, engine.ErrGameOver):
+	case errors.As(err, &conflict), errors.Is(err, events.ErrConflict), errors.Is(err, engine.ErrGameOver), errors.Is(err, play.ErrNotFinished):
 		return http.StatusConflict, true
 	case errors.Is(err, play.ErrInvalid), errors.Is(err, projections.ErrInvalid), errors.Is(err, events.ErrInvalid):
 		return http.StatusBadRequest, true

@@ -205,6 +205,8 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/games/new", w.newGameForm},
 		{http.MethodPost, "/games/new", w.createGame},
 		{http.MethodPost, "/games/:id/join", w.join},
+		{http.MethodPost, "/games/:id/rematch", w.rematch},
+		{http.MethodPost, "/games/:id/decline", w.decline},
 		{http.MethodGet, "/games/:id", w.table},
 		{http.MethodGet, "/games/:id/replay", w.replay},
 		{http.MethodGet, "/static/*", w.serveStatic},

@@ -170,6 +170,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.showCommand(), a.movesCommand(), a.moveCommand(),
 		a.watchCommand(), a.replayCommand(),
 		a.takebackCommand(), a.answerCommand("accept"), a.answerCommand("decline"),
+		a.rematchCommand(),
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
 		a.accountCommand(),
 		a.ratingsCommand(), a.profileCommand(),

@@ -84,6 +84,10 @@ func (a *app) describeHere(ev apiclient.Event) string {
 		return l.T("cli.event.seat_left", "Seat", num("seat"))
 	case "game.seed_revealed":
 		return l.T("cli.event.seed_revealed")
+	case "game.rematch":
+		return l.T("cli.event.rematch", "ID", str("game_id"))
+	case "game.reservation_declined":
+		return l.T("cli.event.reservation_declined", "Seat", num("seat"))
 	case "game.takeback_requested":
 		return l.T("cli.event.takeback_requested", "Seat", num("seat"))
 	case "game.takeback_accepted":

@@ -195,6 +195,7 @@ const (
 	HttpsazuldDevproblemsbadGameLog           ProblemType = "https://azuld.dev/problems/bad-game-log"
 	HttpsazuldDevproblemsbadRequest           ProblemType = "https://azuld.dev/problems/bad-request"
 	HttpsazuldDevproblemsforbidden            ProblemType = "https://azuld.dev/problems/forbidden"
+	HttpsazuldDevproblemsgameNotFinished      ProblemType = "https://azuld.dev/problems/game-not-finished"
 	HttpsazuldDevproblemsgameOver             ProblemType = "https://azuld.dev/problems/game-over"
 	HttpsazuldDevproblemsidempotencyKeyReused ProblemType = "https://azuld.dev/problems/idempotency-key-reused"
 	HttpsazuldDevproblemsillegalMove          ProblemType = "https://azuld.dev/problems/illegal-move"
@@ -226,6 +227,8 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsbadRequest:
 		return true
 	case HttpsazuldDevproblemsforbidden:
+		return true
+	case HttpsazuldDevproblemsgameNotFinished:
 		return true
 	case HttpsazuldDevproblemsgameOver:
 		return true
@@ -663,6 +666,21 @@ func (e ListGamesParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ListGamesParamsInvited.
+const (
+	Me ListGamesParamsInvited = "me"
+)
+
+// Valid indicates whether the value is a known member of the ListGamesParamsInvited enum.
+func (e ListGamesParamsInvited) Valid() bool {
+	switch e {
+	case Me:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameEventsParamsFormat.
 const (
 	Json  GameEventsParamsFormat = "json"
@@ -864,9 +882,12 @@ type GameResponse struct {
 		Marker *bool           `json:"marker,omitempty"`
 		Tiles  *map[string]int `json:"tiles,omitempty"`
 	} `json:"center,omitempty"`
-	CreatedAt       *time.Time         `json:"created_at,omitempty"`
-	CreatedBy       *string            `json:"created_by,omitempty"`
-	Deadline        *time.Time         `json:"deadline,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedBy *string    `json:"created_by,omitempty"`
+	Deadline  *time.Time `json:"deadline,omitempty"`
+
+	// Declined the ids of the players who declined their reserved seat of this rematch
+	Declined        *[]string          `json:"declined,omitempty"`
 	Discard         *int               `json:"discard,omitempty"`
 	Factories       *[]map[string]int  `json:"factories,omitempty"`
 	Final           *Final             `json:"final,omitempty"`
@@ -876,9 +897,15 @@ type GameResponse struct {
 	PendingTakeback *Takeback          `json:"pending_takeback,omitempty"`
 	Phase           *string            `json:"phase,omitempty"`
 	Players         *[]PlayerView      `json:"players,omitempty"`
-	Round           *int               `json:"round,omitempty"`
-	Ruleset         Ruleset            `json:"ruleset"`
-	Seats           []Seat             `json:"seats"`
+
+	// Rematch this finished game's rematch, once one of its players asked for it (POST /v1/games/{id}/rematch)
+	Rematch *openapi_types.UUID `json:"rematch,omitempty"`
+
+	// RematchOf the finished game this game is the rematch of
+	RematchOf *openapi_types.UUID `json:"rematch_of,omitempty"`
+	Round     *int                `json:"round,omitempty"`
+	Ruleset   Ruleset             `json:"ruleset"`
+	Seats     []Seat              `json:"seats"`
 
 	// Seed The seed, once revealed (game over, or a public seed)
 	Seed *string `json:"seed,omitempty"`
@@ -911,9 +938,12 @@ type GameState struct {
 		Marker *bool           `json:"marker,omitempty"`
 		Tiles  *map[string]int `json:"tiles,omitempty"`
 	} `json:"center,omitempty"`
-	CreatedAt       *time.Time         `json:"created_at,omitempty"`
-	CreatedBy       *string            `json:"created_by,omitempty"`
-	Deadline        *time.Time         `json:"deadline,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedBy *string    `json:"created_by,omitempty"`
+	Deadline  *time.Time `json:"deadline,omitempty"`
+
+	// Declined the ids of the players who declined their reserved seat of this rematch
+	Declined        *[]string          `json:"declined,omitempty"`
 	Discard         *int               `json:"discard,omitempty"`
 	Factories       *[]map[string]int  `json:"factories,omitempty"`
 	Final           *Final             `json:"final,omitempty"`
@@ -922,9 +952,15 @@ type GameState struct {
 	PendingTakeback *Takeback          `json:"pending_takeback,omitempty"`
 	Phase           *string            `json:"phase,omitempty"`
 	Players         *[]PlayerView      `json:"players,omitempty"`
-	Round           *int               `json:"round,omitempty"`
-	Ruleset         Ruleset            `json:"ruleset"`
-	Seats           []Seat             `json:"seats"`
+
+	// Rematch this finished game's rematch, once one of its players asked for it (POST /v1/games/{id}/rematch)
+	Rematch *openapi_types.UUID `json:"rematch,omitempty"`
+
+	// RematchOf the finished game this game is the rematch of
+	RematchOf *openapi_types.UUID `json:"rematch_of,omitempty"`
+	Round     *int                `json:"round,omitempty"`
+	Ruleset   Ruleset             `json:"ruleset"`
+	Seats     []Seat              `json:"seats"`
 
 	// Seed The seed, once revealed (game over, or a public seed)
 	Seed *string `json:"seed,omitempty"`
@@ -1594,6 +1630,9 @@ type Seat struct {
 	// Name the player's name, read from their account ("former player" once it is deleted)
 	Name     *string `json:"name,omitempty"`
 	PlayerId *string `json:"player_id,omitempty"`
+
+	// Reserved set on a free seat of a rematch: the id of the only player who may take it (by POST /v1/games/{id}/join); cleared when they join or decline
+	Reserved *string `json:"reserved,omitempty"`
 	Seat     int     `json:"seat"`
 }
 
@@ -1875,10 +1914,20 @@ type CreateGameFormFormdataBody struct {
 	WildOrder    *string `form:"wild_order,omitempty" json:"wild_order,omitempty"`
 }
 
+// DeclineFormFormdataBody defines parameters for DeclineForm.
+type DeclineFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // JoinFormFormdataBody defines parameters for JoinForm.
 type JoinFormFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 	Seat *string `form:"seat,omitempty" json:"seat,omitempty"`
+}
+
+// RematchFormFormdataBody defines parameters for RematchForm.
+type RematchFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 }
 
 // ReplayPageParams defines parameters for ReplayPage.
@@ -1943,9 +1992,12 @@ type ListGamesParams struct {
 	Status *ListGamesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Player A player id, or `me` (needs a token)
-	Player  *string  `form:"player,omitempty" json:"player,omitempty"`
-	Ruleset *Ruleset `form:"ruleset,omitempty" json:"ruleset,omitempty"`
-	Limit   *int     `form:"limit,omitempty" json:"limit,omitempty"`
+	Player *string `form:"player,omitempty" json:"player,omitempty"`
+
+	// Invited `me` (needs a token): the open games with a seat reserved for the caller, their invitations to a rematch
+	Invited *ListGamesParamsInvited `form:"invited,omitempty" json:"invited,omitempty"`
+	Ruleset *Ruleset                `form:"ruleset,omitempty" json:"ruleset,omitempty"`
+	Limit   *int                    `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor The `next_cursor` of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -1953,6 +2005,9 @@ type ListGamesParams struct {
 
 // ListGamesParamsStatus defines parameters for ListGames.
 type ListGamesParamsStatus string
+
+// ListGamesParamsInvited defines parameters for ListGames.
+type ListGamesParamsInvited string
 
 // CreateGameParams defines parameters for CreateGame.
 type CreateGameParams struct {
@@ -2147,8 +2202,14 @@ type AccountRevokeTokenFormFormdataRequestBody AccountRevokeTokenFormFormdataBod
 // CreateGameFormFormdataRequestBody defines body for CreateGameForm for application/x-www-form-urlencoded ContentType.
 type CreateGameFormFormdataRequestBody CreateGameFormFormdataBody
 
+// DeclineFormFormdataRequestBody defines body for DeclineForm for application/x-www-form-urlencoded ContentType.
+type DeclineFormFormdataRequestBody DeclineFormFormdataBody
+
 // JoinFormFormdataRequestBody defines body for JoinForm for application/x-www-form-urlencoded ContentType.
 type JoinFormFormdataRequestBody JoinFormFormdataBody
+
+// RematchFormFormdataRequestBody defines body for RematchForm for application/x-www-form-urlencoded ContentType.
+type RematchFormFormdataRequestBody RematchFormFormdataBody
 
 // RegisterFormFormdataRequestBody defines body for RegisterForm for application/x-www-form-urlencoded ContentType.
 type RegisterFormFormdataRequestBody RegisterFormFormdataBody
@@ -3476,6 +3537,20 @@ type ClientInterface interface {
 	// Corresponds with GET /games/{id} (the `TablePage` operationId).
 	TablePage(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeclineFormWithBody Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclineFormWithFormdataBody Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithFormdataBody(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// JoinFormWithBody Take a free seat from a page
 	//
 	// Takes any type of body and a specified content type.
@@ -3489,6 +3564,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 	JoinFormWithFormdataBody(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RematchFormWithBody Ask for the rematch of a finished game from its page
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RematchFormWithFormdataBody Ask for the rematch of a finished game from its page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithFormdataBody(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReplayPage The replay page at a version (HTML shell; the browser draws the board and the log)
 	//
@@ -3650,6 +3739,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/analysis (the `GameAnalysis` operationId).
 	GameAnalysis(ctx context.Context, id GameID, params *GameAnalysisParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeclineRematch Decline the seats of a rematch reserved for the caller
+	//
+	// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+	//
+	// Corresponds with POST /v1/games/{id}/decline (the `DeclineRematch` operationId).
+	DeclineRematch(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GameDiff What changed between two versions: tiles moved (state paths), score changes, who acts, the events between
 	//
 	// Corresponds with GET /v1/games/{id}/diff (the `GameDiff` operationId).
@@ -3667,12 +3763,16 @@ type ClientInterface interface {
 
 	// JoinGameWithBody Take a free seat (the first free one, or `seat`)
 	//
+	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/games/{id}/join (the `JoinGame` operationId).
 	JoinGameWithBody(ctx context.Context, id GameID, params *JoinGameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// JoinGame Take a free seat (the first free one, or `seat`)
+	//
+	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3710,6 +3810,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/games/{id}/moves (the `Move` operationId).
 	MoveWithTextBody(ctx context.Context, id GameID, params *MoveParams, body MoveTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Rematch The rematch of a finished game, for one of its players
+	//
+	// Creates, once, a new game with the same rule set, options, time control and bots (same kinds and budgets), every seat moved on by one (seat i of the old game is seat i+1 mod n), the caller seated at once and every other player's seat reserved for them: they accept by joining (POST /v1/games/{new}/join) or decline (POST /v1/games/{new}/decline). The seed is never copied: the rematch draws a new secret seed. The games are linked both ways (`rematch` in the finished game, `rematch_of` in the new one). Every later request, by any of the players, returns the same game with 200; requests at the same moment get the same game. A player who holds no seat in the game gets 404, as for a game that does not exist; a game not over, 409 (game-not-finished).
+	//
+	// Corresponds with POST /v1/games/{id}/rematch (the `Rematch` operationId).
+	Rematch(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GameRounds Per-round summaries of the line of play that stands (moves, moves taken back, scores)
 	//
@@ -4311,6 +4418,40 @@ func (c *Client) TablePage(ctx context.Context, id GameID, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// DeclineFormWithBody Decline the seat a rematch keeps for the signed-in player
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *Client) DeclineFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclineFormWithFormdataBody Decline the seat a rematch keeps for the signed-in player
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *Client) DeclineFormWithFormdataBody(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // JoinFormWithBody Take a free seat from a page
 //
 // Takes any type of body and a specified content type.
@@ -4335,6 +4476,40 @@ func (c *Client) JoinFormWithBody(ctx context.Context, id GameID, contentType st
 // Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 func (c *Client) JoinFormWithFormdataBody(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewJoinFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RematchFormWithBody Ask for the rematch of a finished game from its page
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *Client) RematchFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRematchFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RematchFormWithFormdataBody Ask for the rematch of a finished game from its page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *Client) RematchFormWithFormdataBody(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRematchFormRequestWithFormdataBody(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4765,6 +4940,23 @@ func (c *Client) GameAnalysis(ctx context.Context, id GameID, params *GameAnalys
 	return c.Client.Do(req)
 }
 
+// DeclineRematch Decline the seats of a rematch reserved for the caller
+//
+// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+//
+// Corresponds with POST /v1/games/{id}/decline (the `DeclineRematch` operationId).
+func (c *Client) DeclineRematch(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineRematchRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GameDiff What changed between two versions: tiles moved (state paths), score changes, who acts, the events between
 //
 // Corresponds with GET /v1/games/{id}/diff (the `GameDiff` operationId).
@@ -4812,6 +5004,8 @@ func (c *Client) ExportGame(ctx context.Context, id GameID, reqEditors ...Reques
 
 // JoinGameWithBody Take a free seat (the first free one, or `seat`)
 //
+// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/games/{id}/join (the `JoinGame` operationId).
@@ -4828,6 +5022,8 @@ func (c *Client) JoinGameWithBody(ctx context.Context, id GameID, params *JoinGa
 }
 
 // JoinGame Take a free seat (the first free one, or `seat`)
+//
+// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4906,6 +5102,23 @@ func (c *Client) Move(ctx context.Context, id GameID, params *MoveParams, body M
 // Corresponds with POST /v1/games/{id}/moves (the `Move` operationId).
 func (c *Client) MoveWithTextBody(ctx context.Context, id GameID, params *MoveParams, body MoveTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMoveRequestWithTextBody(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Rematch The rematch of a finished game, for one of its players
+//
+// Creates, once, a new game with the same rule set, options, time control and bots (same kinds and budgets), every seat moved on by one (seat i of the old game is seat i+1 mod n), the caller seated at once and every other player's seat reserved for them: they accept by joining (POST /v1/games/{new}/join) or decline (POST /v1/games/{new}/decline). The seed is never copied: the rematch draws a new secret seed. The games are linked both ways (`rematch` in the finished game, `rematch_of` in the new one). Every later request, by any of the players, returns the same game with 200; requests at the same moment get the same game. A player who holds no seat in the game gets 404, as for a game that does not exist; a game not over, 409 (game-not-finished).
+//
+// Corresponds with POST /v1/games/{id}/rematch (the `Rematch` operationId).
+func (c *Client) Rematch(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRematchRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6024,6 +6237,53 @@ func NewTablePageRequest(server string, id GameID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewDeclineFormRequestWithFormdataBody calls the generic DeclineForm builder with application/x-www-form-urlencoded body
+func NewDeclineFormRequestWithFormdataBody(server string, id GameID, body DeclineFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewDeclineFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewDeclineFormRequestWithBody constructs an http.Request for the DeclineForm method, with any body, and a specified content type
+func NewDeclineFormRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/decline", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewJoinFormRequestWithFormdataBody calls the generic JoinForm builder with application/x-www-form-urlencoded body
 func NewJoinFormRequestWithFormdataBody(server string, id GameID, body JoinFormFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6052,6 +6312,53 @@ func NewJoinFormRequestWithBody(server string, id GameID, contentType string, bo
 	}
 
 	operationPath := fmt.Sprintf("/games/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRematchFormRequestWithFormdataBody calls the generic RematchForm builder with application/x-www-form-urlencoded body
+func NewRematchFormRequestWithFormdataBody(server string, id GameID, body RematchFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewRematchFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewRematchFormRequestWithBody constructs an http.Request for the RematchForm method, with any body, and a specified content type
+func NewRematchFormRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/rematch", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6806,6 +7113,18 @@ func NewListGamesRequest(server string, params *ListGamesParams) (*http.Request,
 
 		}
 
+		if params.Invited != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "invited", *params.Invited, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Ruleset != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ruleset", *params.Ruleset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -7039,6 +7358,40 @@ func NewGameAnalysisRequest(server string, id GameID, params *GameAnalysisParams
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeclineRematchRequest constructs an http.Request for the DeclineRematch method
+func NewDeclineRematchRequest(server string, id GameID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/decline", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -7495,6 +7848,40 @@ func NewMoveRequestWithBody(server string, id GameID, params *MoveParams, conten
 			req.Header.Set("If-Match", headerParam1)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewRematchRequest constructs an http.Request for the Rematch method
+func NewRematchRequest(server string, id GameID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/rematch", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -8964,6 +9351,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /games/{id} (the `TablePage` operationId).
 	TablePageWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*TablePageResponse, error)
 
+	// DeclineFormWithBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error)
+
+	// DeclineFormWithFormdataBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+	DeclineFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error)
+
 	// JoinFormWithBodyWithResponse Take a free seat from a page
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8977,6 +9378,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 	JoinFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*JoinFormResponse, error)
+
+	// RematchFormWithBodyWithResponse Ask for the rematch of a finished game from its page
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RematchFormResponse, error)
+
+	// RematchFormWithFormdataBodyWithResponse Ask for the rematch of a finished game from its page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+	RematchFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*RematchFormResponse, error)
 
 	// ReplayPageWithResponse The replay page at a version (HTML shell; the browser draws the board and the log)
 	//
@@ -9168,6 +9583,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/analysis (the `GameAnalysis` operationId).
 	GameAnalysisWithResponse(ctx context.Context, id GameID, params *GameAnalysisParams, reqEditors ...RequestEditorFn) (*GameAnalysisResponse, error)
 
+	// DeclineRematchWithResponse Decline the seats of a rematch reserved for the caller
+	//
+	// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/decline (the `DeclineRematch` operationId).
+	DeclineRematchWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*DeclineRematchResponse, error)
+
 	// GameDiffWithResponse What changed between two versions: tiles moved (state paths), score changes, who acts, the events between
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9191,12 +9615,16 @@ type ClientWithResponsesInterface interface {
 
 	// JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 	//
+	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/games/{id}/join (the `JoinGame` operationId).
 	JoinGameWithBodyWithResponse(ctx context.Context, id GameID, params *JoinGameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*JoinGameResponse, error)
 
 	// JoinGameWithResponse Take a free seat (the first free one, or `seat`)
+	//
+	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9236,6 +9664,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/games/{id}/moves (the `Move` operationId).
 	MoveWithTextBodyWithResponse(ctx context.Context, id GameID, params *MoveParams, body MoveTextRequestBody, reqEditors ...RequestEditorFn) (*MoveResponse, error)
+
+	// RematchWithResponse The rematch of a finished game, for one of its players
+	//
+	// Creates, once, a new game with the same rule set, options, time control and bots (same kinds and budgets), every seat moved on by one (seat i of the old game is seat i+1 mod n), the caller seated at once and every other player's seat reserved for them: they accept by joining (POST /v1/games/{new}/join) or decline (POST /v1/games/{new}/decline). The seed is never copied: the rematch draws a new secret seed. The games are linked both ways (`rematch` in the finished game, `rematch_of` in the new one). Every later request, by any of the players, returns the same game with 200; requests at the same moment get the same game. A player who holds no seat in the game gets 404, as for a game that does not exist; a game not over, 409 (game-not-finished).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/rematch (the `Rematch` operationId).
+	RematchWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*RematchResponse, error)
 
 	// GameRoundsWithResponse Per-round summaries of the line of play that stands (moves, moves taken back, scores)
 	//
@@ -9990,6 +10427,40 @@ func (r TablePageResponse) ContentType() string {
 	return ""
 }
 
+type DeclineFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r DeclineFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeclineFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeclineFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeclineFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type JoinFormResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10018,6 +10489,40 @@ func (r JoinFormResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r JoinFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RematchFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r RematchFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RematchFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RematchFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RematchFormResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11040,6 +11545,103 @@ func (r GameAnalysisResponse) ContentType() string {
 	return ""
 }
 
+// DeclineRematchResponse200Headers the declared response headers of an HTTP 200 response for DeclineRematch
+type DeclineRematchResponse200Headers struct {
+	ETag *string
+}
+
+// DeclineRematchResponse429Headers the declared response headers of an HTTP 429 response for DeclineRematch
+type DeclineRematchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DeclineRematchResponse503Headers the declared response headers of an HTTP 503 response for DeclineRematch
+type DeclineRematchResponse503Headers struct {
+	RetryAfter *int
+}
+
+type DeclineRematchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GameResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeclineRematchResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeclineRematchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeclineRematchResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeclineRematchResponse) GetJSON200() *GameResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeclineRematchResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeclineRematchResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeclineRematchResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeclineRematchResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeclineRematchResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeclineRematchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeclineRematchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeclineRematchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeclineRematchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GameDiffResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11499,6 +12101,119 @@ func (r MoveResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r MoveResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RematchResponse200Headers the declared response headers of an HTTP 200 response for Rematch
+type RematchResponse200Headers struct {
+	ETag     *string
+	Location *string
+}
+
+// RematchResponse201Headers the declared response headers of an HTTP 201 response for Rematch
+type RematchResponse201Headers struct {
+	ETag     *string
+	Location *string
+}
+
+// RematchResponse429Headers the declared response headers of an HTTP 429 response for Rematch
+type RematchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RematchResponse503Headers the declared response headers of an HTTP 503 response for Rematch
+type RematchResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RematchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GameResponse
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *GameResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RematchResponse200Headers
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RematchResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RematchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RematchResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RematchResponse) GetJSON200() *GameResponse {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RematchResponse) GetJSON201() *GameResponse {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RematchResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RematchResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RematchResponse) GetApplicationproblemJSON409() *ProblemResponse {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RematchResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RematchResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RematchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RematchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RematchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RematchResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13764,6 +14479,32 @@ func (c *ClientWithResponses) TablePageWithResponse(ctx context.Context, id Game
 	return ParseTablePageResponse(rsp)
 }
 
+// DeclineFormWithBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *ClientWithResponses) DeclineFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error) {
+	rsp, err := c.DeclineFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineFormResponse(rsp)
+}
+
+// DeclineFormWithFormdataBodyWithResponse Decline the seat a rematch keeps for the signed-in player
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/decline (the `DeclineForm` operationId).
+func (c *ClientWithResponses) DeclineFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body DeclineFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeclineFormResponse, error) {
+	rsp, err := c.DeclineFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineFormResponse(rsp)
+}
+
 // JoinFormWithBodyWithResponse Take a free seat from a page
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13788,6 +14529,32 @@ func (c *ClientWithResponses) JoinFormWithFormdataBodyWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseJoinFormResponse(rsp)
+}
+
+// RematchFormWithBodyWithResponse Ask for the rematch of a finished game from its page
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *ClientWithResponses) RematchFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RematchFormResponse, error) {
+	rsp, err := c.RematchFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRematchFormResponse(rsp)
+}
+
+// RematchFormWithFormdataBodyWithResponse Ask for the rematch of a finished game from its page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/rematch (the `RematchForm` operationId).
+func (c *ClientWithResponses) RematchFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body RematchFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*RematchFormResponse, error) {
+	rsp, err := c.RematchFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRematchFormResponse(rsp)
 }
 
 // ReplayPageWithResponse The replay page at a version (HTML shell; the browser draws the board and the log)
@@ -14136,6 +14903,21 @@ func (c *ClientWithResponses) GameAnalysisWithResponse(ctx context.Context, id G
 	return ParseGameAnalysisResponse(rsp)
 }
 
+// DeclineRematchWithResponse Decline the seats of a rematch reserved for the caller
+//
+// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/decline (the `DeclineRematch` operationId).
+func (c *ClientWithResponses) DeclineRematchWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*DeclineRematchResponse, error) {
+	rsp, err := c.DeclineRematch(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineRematchResponse(rsp)
+}
+
 // GameDiffWithResponse What changed between two versions: tiles moved (state paths), score changes, who acts, the events between
 //
 // Returns a wrapper object for the known response body format(s).
@@ -14177,6 +14959,8 @@ func (c *ClientWithResponses) ExportGameWithResponse(ctx context.Context, id Gam
 
 // JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 //
+// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/games/{id}/join (the `JoinGame` operationId).
@@ -14189,6 +14973,8 @@ func (c *ClientWithResponses) JoinGameWithBodyWithResponse(ctx context.Context, 
 }
 
 // JoinGameWithResponse Take a free seat (the first free one, or `seat`)
+//
+// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14257,6 +15043,21 @@ func (c *ClientWithResponses) MoveWithTextBodyWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseMoveResponse(rsp)
+}
+
+// RematchWithResponse The rematch of a finished game, for one of its players
+//
+// Creates, once, a new game with the same rule set, options, time control and bots (same kinds and budgets), every seat moved on by one (seat i of the old game is seat i+1 mod n), the caller seated at once and every other player's seat reserved for them: they accept by joining (POST /v1/games/{new}/join) or decline (POST /v1/games/{new}/decline). The seed is never copied: the rematch draws a new secret seed. The games are linked both ways (`rematch` in the finished game, `rematch_of` in the new one). Every later request, by any of the players, returns the same game with 200; requests at the same moment get the same game. A player who holds no seat in the game gets 404, as for a game that does not exist; a game not over, 409 (game-not-finished).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/rematch (the `Rematch` operationId).
+func (c *ClientWithResponses) RematchWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*RematchResponse, error) {
+	rsp, err := c.Rematch(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRematchResponse(rsp)
 }
 
 // GameRoundsWithResponse Per-round summaries of the line of play that stands (moves, moves taken back, scores)
@@ -15008,6 +15809,22 @@ func ParseTablePageResponse(rsp *http.Response) (*TablePageResponse, error) {
 	return response, nil
 }
 
+// ParseDeclineFormResponse parses an HTTP response from a DeclineFormWithResponse call
+func ParseDeclineFormResponse(rsp *http.Response) (*DeclineFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeclineFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseJoinFormResponse parses an HTTP response from a JoinFormWithResponse call
 func ParseJoinFormResponse(rsp *http.Response) (*JoinFormResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15017,6 +15834,22 @@ func ParseJoinFormResponse(rsp *http.Response) (*JoinFormResponse, error) {
 	}
 
 	response := &JoinFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseRematchFormResponse parses an HTTP response from a RematchFormWithResponse call
+func ParseRematchFormResponse(rsp *http.Response) (*RematchFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RematchFormResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -15722,6 +16555,100 @@ func ParseGameAnalysisResponse(rsp *http.Response) (*GameAnalysisResponse, error
 	return response, nil
 }
 
+// ParseDeclineRematchResponse parses an HTTP response from a DeclineRematchWithResponse call
+func ParseDeclineRematchResponse(rsp *http.Response) (*DeclineRematchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeclineRematchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GameResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeclineRematchResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeclineRematchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeclineRematchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGameDiffResponse parses an HTTP response from a GameDiffWithResponse call
 func ParseGameDiffResponse(rsp *http.Response) (*GameDiffResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16129,6 +17056,131 @@ func ParseMoveResponse(rsp *http.Response) (*MoveResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers MoveResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRematchResponse parses an HTTP response from a RematchWithResponse call
+func ParseRematchResponse(rsp *http.Response) (*RematchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RematchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GameResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest GameResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RematchResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 201:
+		var headers RematchResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers RematchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RematchResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

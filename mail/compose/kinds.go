@@ -109,6 +109,7 @@ func GameOver(s Sender, r Recipient, g GameInfo, final *engine.Final, now time.T
 		d.intro = append(d.intro, winnersLine(l, g, final))
 		d.final = finalRows(l, g, final)
 	}
+	d.intro = append(d.intro, rematchHint(l))
 	return build(s, r, g, KindGameOver, "mail.over.subject", d, now)
 }
 

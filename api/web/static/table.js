@@ -6,6 +6,7 @@ import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, 
 import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
 import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
+import { rematchPanel } from './rematch.js';
 
 export async function startTable(root) {
   const id = root.dataset.game;
@@ -77,7 +78,10 @@ function notice(t, text, kind = '') {
 // after a pause. Every "state" message newer than the board reloads it,
 // so a page that was offline catches up.
 function follow(t) {
-  if (t.game.status === 'finished') return;
+  // A finished game is followed on for its players until its rematch
+  // exists, so that "Go to the rematch" appears when another asks.
+  const over = (g) => g.status === 'finished' && (g.rematch || !(g.your_seats || []).length);
+  if (over(t.game)) return;
   const live = (on) => { t.root.dataset.live = on ? 'on' : 'off'; renderLive(t); };
   const connect = () => {
     const es = new EventSource(gamePath(t.id, '/stream'));
@@ -89,7 +93,7 @@ function follow(t) {
     es.addEventListener('state', (m) => {
       const v = Number(m.lastEventId);
       if (v > t.game.version && !t.busy) reload(t).catch((err) => notice(t, err.message, 'error'));
-      if (t.game.status === 'finished') es.close();
+      if (over(t.game)) es.close();
     });
   };
   connect();
@@ -158,6 +162,8 @@ function render(t) {
   markWild(root, g);
   const extra = root.querySelector('#extra');
   extra.replaceChildren();
+  const rematch = rematchPanel(g, root.dataset.player || '', () => reload(t), (m, k) => notice(t, m, k));
+  if (rematch) extra.append(rematch);
   if (g.status === 'open' && t.join) extra.append(t.join);
   if (g.deadline && g.status === 'active') {
     extra.append(el('p', { class: 'deadline' }, `${who ? tr('web.js.deadline', { Who: who }) : tr('web.js.deadline_seat')} `,
