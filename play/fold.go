@@ -132,6 +132,7 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 	g.TimeControl = c.TimeControl
 	g.SeedCommitment = c.SeedCommitment
 	g.Seed = c.Seed
+	g.Settings = c.settings()
 	g.CreatedBy = c.CreatedBy
 	g.CreatedAt = rec.RecordedAt
 	return nil

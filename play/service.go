@@ -98,7 +98,9 @@ type Service struct {
 
 // aggregateFormat is the version of the snapshot envelope written here.
 // 2: seats carry no names and may have been left (game.seat_left).
-const aggregateFormat = 2
+// 3: the game's settings (rated, visibility, take-backs); a snapshot
+// without them would read as an unrated private game.
+const aggregateFormat = 3
 
 // New returns a Service.
 func New(cfg Config) *Service {
