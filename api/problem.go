@@ -52,6 +52,8 @@ const (
 	ProblemVerificationLimit = ProblemBase + "verification-limit"
 	ProblemAlreadyVerified   = ProblemBase + "already-verified"
 	ProblemNoMail            = ProblemBase + "no-mail"
+	// A take-back asked in a game created without them.
+	ProblemTakebacksOff = ProblemBase + "takebacks-off"
 )
 
 // problemTypes are every problem type, each with its title in the
@@ -62,7 +64,7 @@ var problemTypes = []string{
 	ProblemGameOver, ProblemPayloadTooLarge, ProblemUnsupportedMediaType, ProblemIllegalMove,
 	ProblemMalformedMove, ProblemIdempotencyMismatch, ProblemUnavailable, ProblemInternal,
 	ProblemTakebackConflict, ProblemNothingToTakeBack, ProblemBadLog, ProblemRateLimited,
-	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail,
+	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail, ProblemTakebacksOff,
 }
 
 // Problem is an RFC 9457 problem details object. The extension members
@@ -231,6 +233,8 @@ func kindProblem(err error) *Problem {
 		return newProblem(http.StatusForbidden, ProblemForbidden, "forbidden")
 	case errors.Is(err, play.ErrNotFound), errors.Is(err, events.ErrNotFound):
 		return newProblem(http.StatusNotFound, ProblemNotFound, "not_found")
+	case errors.Is(err, play.ErrTakebacksOff):
+		return newProblem(http.StatusConflict, ProblemTakebacksOff, "takebacks_off")
 	case errors.Is(err, play.ErrTakebackConflict):
 		return newProblem(http.StatusConflict, ProblemTakebackConflict, "takeback_conflict")
 	case errors.Is(err, play.ErrNothingToTakeBack):

@@ -16,6 +16,11 @@ import (
 // while a seat is free (the link is the invitation). It reads the games
 // read model, which the append that creates or fills a game writes.
 func (s *Service) MayRead(ctx context.Context, gameID, viewer string) error {
+	if s.pool == nil {
+		// No database (a server built to test its routes): no game to
+		// hide, and none to read.
+		return nil
+	}
 	notFound := fmt.Errorf("%w: game %s", ErrNotFound, gameID)
 	if !validUUID(gameID) {
 		return notFound

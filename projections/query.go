@@ -61,6 +61,13 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 		}
 		where = append(where, "EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id = "+arg(id)+")")
 	}
+	if f.Without != "" {
+		id, err := canonicalUUID(f.Without)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w: player %.40q is not a player id", ErrInvalid, f.Without)
+		}
+		where = append(where, "NOT EXISTS (SELECT 1 FROM game_seats w WHERE w.game_id = g.id AND w.player_id = "+arg(id)+")")
+	}
 	switch {
 	case f.Watch:
 		where = append(where, "g.status = 'active' AND g.visibility = 'public'")
@@ -75,7 +82,7 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 		where = append(where, "(g.visibility = 'public' OR EXISTS (SELECT 1 FROM game_seats v WHERE v.game_id = g.id AND v.player_id = "+arg(id)+"))")
 	}
 	if f.Watch {
-		return listWatched(ctx, db, f, limit, where, args, arg)
+		return listWatched(ctx, db, f, limit, where, args)
 	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
@@ -114,7 +121,11 @@ const watchBest = `(SELECT coalesce(max(coalesce(r.ordinal, 0)), 0)::float8 FROM
 
 // listWatched is the watch list: running public games, the best-rated
 // first, then the latest move; its keyset is (best, last move, id).
-func listWatched(ctx context.Context, db DB, f Filter, limit int, where []string, args []any, arg func(any) string) ([]GameRow, string, error) {
+func listWatched(ctx context.Context, db DB, f Filter, limit int, where []string, args []any) ([]GameRow, string, error) {
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
 	inner := "SELECT g.*, " + watchBest + " AS best FROM games g WHERE " + strings.Join(where, " AND ")
 	q := "SELECT " + gameColumns + ", g.best FROM (" + inner + ") g"
 	if f.Cursor != "" {

@@ -84,6 +84,10 @@ type Filter struct {
 	// Player, when set (a player id), keeps the games where the player
 	// holds a seat.
 	Player string
+	// Without, when set (a player id), leaves out the games where the
+	// player holds a seat (the lobby's watch list: one's own games are
+	// listed elsewhere).
+	Without string
 	// Viewer is who asks (a player id; "" for a visitor): private games
 	// are listed only to their seated players. Everything lists them all
 	// (the server's own uses, never a caller's request).

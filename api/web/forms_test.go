@@ -22,6 +22,12 @@ func newGameForm(t *testing.T, b *browser, fields map[string]string) url.Values 
 		name, _ := attr(in, "name")
 		if in.Data == "input" {
 			val, _ := attr(in, "value")
+			if typ, _ := attr(in, "type"); typ == "radio" || typ == "checkbox" {
+				// Sent only when checked, as a browser does.
+				if _, checked := attr(in, "checked"); !checked {
+					continue
+				}
+			}
 			v.Set(name, val)
 			continue
 		}

@@ -122,6 +122,7 @@ function render(t) {
     g.round ? el('span', { class: 'round' }, tr('web.js.round', { N: g.round })) : '',
     pav && g.wild ? el('span', { class: `wild t-${g.wild}` }, tr('web.js.wild', { Colour: colour(g.wild) })) : '',
     el('span', { id: 'live', class: 'live' }),
+    !(g.your_seats || []).length && g.status === 'active' ? el('span', { id: 'watching', class: 'chip watching' }, tr('web.js.watching')) : '',
   );
   renderLive(t);
   const who = list((g.to_act || []).map((s) => seatName(g, s)));
@@ -164,7 +165,7 @@ function render(t) {
       el('time', { datetime: g.deadline }, time(g.deadline))));
   }
   if (g.final) extra.append(describeFinal(g));
-  if (g.status === 'active' && mine.size) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
+  if (g.status === 'active' && mine.size && g.takebacks !== false) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
   const resign = moves.find((m) => m.m.type === 'resign');
   const listed = moves.filter((m) => m !== resign);
   if (listed.length) extra.append(moveList(t, listed));
