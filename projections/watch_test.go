@@ -44,8 +44,8 @@ func TestWatchList(t *testing.T) {
 	bot := projections.SeatRow{Bot: "greedy"}
 	best := row(time.Minute, "active", p(weak), p(strong))
 	newcomers := row(3*time.Minute, "active", p(newcomer), p(other)) // 0: newcomer's rating is for 3 players
-	newcomersOlder := row(2*time.Minute, "active", p(other), bot)   // 0 too: a bot counts 0
-	weakOnly := row(4*time.Minute, "active", p(weak), p(weak))      // -5
+	newcomersOlder := row(2*time.Minute, "active", p(other), bot)    // 0 too: a bot counts 0
+	weakOnly := row(4*time.Minute, "active", p(weak), p(weak))       // -5
 	private := row(5*time.Minute, "active", p(strong), p(other))
 	private.Private = true
 	finished := row(6*time.Minute, "finished", p(strong), p(weak))
