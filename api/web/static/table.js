@@ -131,6 +131,7 @@ function render(t) {
       : moves.length ? el('strong', {}, `${tr('web.js.status.your_move')} `) : `${tr('web.js.status.waiting', { Who: who })} `,
     el('span', { id: 'lastmove' }),
     ' ', el('a', { href: `/games/${encodeURIComponent(t.id)}/replay?version=${g.version}`, class: 'link' }, tr('web.js.replay')),
+    ' ', el('span', { id: 'settings', class: 'settings' }, settingsText(g)),
   );
   const offer = root.querySelector('#offer');
   offer.replaceChildren();
@@ -174,6 +175,14 @@ function render(t) {
       onclick: () => { if (window.confirm(tr('web.js.resign_confirm'))) send(t, resign); } }, tr('web.js.resign'))));
   }
   setPicks(t);
+}
+
+// settingsText is the game's settings in words: rated or not, public or
+// private, take-backs or not.
+function settingsText(g) {
+  return [g.rated === false ? tr('web.js.settings.unrated') : tr('web.js.settings.rated'),
+    g.visibility === 'private' ? tr('web.js.settings.private') : tr('web.js.settings.public'),
+    g.takebacks === false ? tr('web.js.settings.no_takebacks') : tr('web.js.settings.takebacks')].join(' · ');
 }
 
 // moveList is the plain list of every legal move: the accessible
