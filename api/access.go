@@ -3,6 +3,7 @@ package api
 import (
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/play"
@@ -28,19 +29,21 @@ var gameRoutes = []string{"/v1/games/:id", "/games/:id"}
 // gameAccess is the one check of who may see a game (play.MayRead), for
 // every route under /v1/games/{id} and every web page under /games/{id}:
 // a private game a stranger may not see answers exactly as a game that
-// does not exist. A malformed id is left to the handler, which answers
-// it as no game too.
+// does not exist. The id is read as leniently as any handler reads it
+// (the pages take capitals), so that no spelling of it slips past; a
+// malformed one is left to the handler, which answers it as no game.
 func (s *Server) gameAccess(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Path()
 		if !isGameRoute(path) {
 			return next(c)
 		}
-		id := c.Param("id")
-		if _, err := gameID(c); err != nil {
+		raw := c.Param("id")
+		u, err := uuid.Parse(raw)
+		if err != nil || len(raw) != 36 {
 			return next(c)
 		}
-		id = strings.ToLower(id)
+		id := u.String()
 		web := !strings.HasPrefix(path, "/v1/")
 		p, err := s.optionalPlayer(c)
 		if err != nil {

@@ -123,6 +123,12 @@ func TestPrivateGameIsNotFoundToStrangers(t *testing.T) {
 			t.Errorf("%s %s of an unknown game: %d", r.method, r.path, unknown.Status)
 		}
 	}
+	// No other spelling of the id slips past (the pages take capitals).
+	for _, path := range []string{"/games/" + strings.ToUpper(g.ID), "/v1/games/" + strings.ToUpper(g.ID), "/games/" + strings.ToUpper(g.ID) + "/replay"} {
+		if res := anon.call(http.MethodGet, path, nil); res.Status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404", path, res.Status)
+		}
+	}
 	// The players read it (the stream aside: it would not end).
 	for _, p := range []*client{ana, ben} {
 		for _, r := range strangerRoutes {
