@@ -53,7 +53,7 @@ func TestAnalysisOfFinishedGames(t *testing.T) {
 	ana.call(http.MethodGet, "/v1/games/"+running.ID+"/analysis?version=3", nil).mustStatus(t, http.StatusForbidden).problem(t)
 
 	// Two bots play a whole game inside the create.
-	done := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion-mini", Seed: strings.Repeat("7e", 32), Seats: []play.SeatSpec{{Bot: "greedy"}, {Bot: "random"}}})
+	done := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion-mini", Seed: strings.Repeat("7e", 32), Visibility: play.VisibilityPublic, Seats: []play.SeatSpec{{Bot: "greedy"}, {Bot: "random"}}})
 	if done.Status != play.StatusFinished {
 		t.Fatalf("bots-only game is %s", done.Status)
 	}

@@ -53,8 +53,10 @@ type problemCase struct {
 // details of the API's own checks, on one game.
 func problemCases(t *testing.T, env *testEnv) []problemCase {
 	ana, ben, cy := env.register(t, "Ana"), env.register(t, "Ben"), env.register(t, "Cy")
-	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("5a", 32),
+	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("5a", 32), Visibility: play.VisibilityPublic,
 		Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})
+	// Rated, so without take-backs.
+	rated := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})
 	base := "/v1/games/" + g.ID
 	mover, waiter := ana, ben
 	if g.ToAct[0] == 1 {
@@ -147,6 +149,13 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"notation not a string", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", map[string]any{"notation": 1}), nil},
 		{"notation too long", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", strings.Repeat("F1 ", maxNotation)), nil},
 		{"nothing to take back", 422, ProblemNothingToTakeBack, req(ana, "POST", base+"/takebacks", nil), nil},
+		{"take-backs off", 409, ProblemTakebacksOff, req(ana, "POST", "/v1/games/"+rated.ID+"/takebacks", nil), nil},
+		{"rated with a seed", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("5a", 32),
+			Rated: ptr(true), Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}}), nil},
+		{"visibility", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", play.CreateGame{Ruleset: "azul-mini", Visibility: "friends",
+			Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}}), nil},
+		{"watch", 400, ProblemBadRequest, req(anon, "GET", "/v1/games?watch=yes", nil), nil},
+		{"watch filters", 400, ProblemBadRequest, req(anon, "GET", "/v1/games?watch=1&status=open", nil), nil},
 		{"bad game log", 422, ProblemBadLog, req(ana, "POST", "/v1/games/import", "not a log"), nil},
 		// What no request of a test provokes on demand.
 		{"idempotency key", 422, ProblemIdempotencyMismatch, nil, fmt.Errorf("move: %w", events.ErrIdempotencyMismatch)},

@@ -36,6 +36,8 @@ type gameSummary struct {
 	LastMoveAt time.Time      `json:"last_move_at"`
 	Deadline   *time.Time     `json:"deadline,omitempty"`
 	Final      *engine.Final  `json:"final,omitempty"`
+	Rated      bool           `json:"rated"`
+	Visibility string         `json:"visibility"`
 }
 
 func newGameSummary(r projections.GameRow) gameSummary {
@@ -43,6 +45,10 @@ func newGameSummary(r projections.GameRow) gameSummary {
 		ID: r.ID, Ruleset: r.Ruleset, Options: r.Options, Status: r.Status, Version: r.Version,
 		ToAct: r.ToAct, Seats: make([]play.Seat, 0, len(r.Seats)), CreatedBy: r.CreatedBy,
 		CreatedAt: r.CreatedAt, LastMoveAt: r.LastMoveAt, Deadline: r.Deadline, Final: r.Final,
+		Rated: !r.Unrated, Visibility: play.VisibilityPublic,
+	}
+	if r.Private {
+		g.Visibility = play.VisibilityPrivate
 	}
 	if g.ToAct == nil {
 		g.ToAct = []int{}
@@ -63,6 +69,24 @@ type gameList struct {
 
 func (s *Server) listGames(c echo.Context) error {
 	f := projections.Filter{}
+	// Private games are listed to their seated players only.
+	viewer, err := s.optionalPlayer(c)
+	if err != nil {
+		return err
+	}
+	if viewer != nil {
+		f.Viewer = viewer.ID
+	}
+	switch watch := c.QueryParam("watch"); watch {
+	case "":
+	case "1", "true":
+		f.Watch = true
+		if c.QueryParam("status") != "" || c.QueryParam("player") != "" {
+			return newProblem(http.StatusBadRequest, ProblemBadRequest, "watch_filters")
+		}
+	default:
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "watch")
+	}
 	switch status := c.QueryParam("status"); status {
 	case "", play.StatusOpen, play.StatusActive, play.StatusFinished:
 		f.Status = status

@@ -54,6 +54,8 @@ const (
 	ProblemNoMail            = ProblemBase + "no-mail"
 	// That of POST /v1/games/{id}/rematch on a game not over.
 	ProblemNotFinished = ProblemBase + "game-not-finished"
+	// A take-back asked in a game created without them.
+	ProblemTakebacksOff = ProblemBase + "takebacks-off"
 )
 
 // problemTypes are every problem type, each with its title in the
@@ -64,7 +66,7 @@ var problemTypes = []string{
 	ProblemGameOver, ProblemPayloadTooLarge, ProblemUnsupportedMediaType, ProblemIllegalMove,
 	ProblemMalformedMove, ProblemIdempotencyMismatch, ProblemUnavailable, ProblemInternal,
 	ProblemTakebackConflict, ProblemNothingToTakeBack, ProblemBadLog, ProblemRateLimited,
-	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail, ProblemNotFinished,
+	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail, ProblemNotFinished, ProblemTakebacksOff,
 }
 
 // Problem is an RFC 9457 problem details object. The extension members
@@ -233,6 +235,8 @@ func kindProblem(err error) *Problem {
 		return newProblem(http.StatusForbidden, ProblemForbidden, "forbidden")
 	case errors.Is(err, play.ErrNotFound), errors.Is(err, events.ErrNotFound):
 		return newProblem(http.StatusNotFound, ProblemNotFound, "not_found")
+	case errors.Is(err, play.ErrTakebacksOff):
+		return newProblem(http.StatusConflict, ProblemTakebacksOff, "takebacks_off")
 	case errors.Is(err, play.ErrTakebackConflict):
 		return newProblem(http.StatusConflict, ProblemTakebackConflict, "takeback_conflict")
 	case errors.Is(err, play.ErrNothingToTakeBack):

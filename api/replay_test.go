@@ -68,7 +68,7 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	env := newTestEnv(t)
 	ana, ben, cy := env.register(t, "Ana"), env.register(t, "Ben"), env.register(t, "Cy")
 	anon := env.anonymous(t)
-	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})
+	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Takebacks: ptr(true), Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})
 	base := "/v1/games/" + g.ID
 	if len(g.ToAct) != 1 || g.ToAct[0] != 0 {
 		t.Fatalf("seat 0 starts: %v", g.ToAct)
@@ -323,7 +323,7 @@ func TestSoloTakebackAgainstABotNeedsNoConsent(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t)
 	ana := env.register(t, "Ana")
-	g := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}})
+	g := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion", Takebacks: ptr(true), Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}})
 	base := "/v1/games/" + g.ID
 	before := env.anonymous(t).call(http.MethodGet, base+"/state", nil).mustStatus(t, http.StatusOK).Body
 	ana.firstMove(g.ID) // the bot answers at once

@@ -23,6 +23,21 @@ import (
 // its web session cookie when it sends no Authorization (a state-changing
 // request with the cookie must carry the page's X-CSRF-Token).
 func (s *Server) authenticate(c echo.Context) (play.Player, error) {
+	if r, ok := c.Get(callerKey).(caller); ok && (r.p != nil || r.err != nil) {
+		// Looked up already (by the game check): once per request, so
+		// the call counts once against the limits.
+		if r.err != nil {
+			return play.Player{}, r.err
+		}
+		if !r.limited {
+			r.limited = true
+			c.Set(callerKey, r)
+			if err := s.limitAccount(c, limits.APICalls, *r.p); err != nil {
+				return play.Player{}, err
+			}
+		}
+		return *r.p, nil
+	}
 	p, err := s.authenticated(c)
 	c.Set(playerKey, p.ID)
 	return p, err
@@ -53,22 +68,33 @@ func (s *Server) authenticated(c echo.Context) (play.Player, error) {
 // token that is sent but wrong is an error, never silently ignored; a
 // session cookie that is no longer valid reads as a visitor.
 func (s *Server) optionalPlayer(c echo.Context) (*play.Player, error) {
+	if r, ok := c.Get(callerKey).(caller); ok {
+		return r.p, r.err
+	}
+	p, limited, err := s.lookUpPlayer(c)
+	c.Set(callerKey, caller{p: p, err: err, limited: limited})
+	return p, err
+}
+
+// lookUpPlayer is optionalPlayer's look-up; limited says whether the
+// call was counted against the account's limit (a token's was).
+func (s *Server) lookUpPlayer(c echo.Context) (*play.Player, bool, error) {
 	if c.Request().Header.Get(echo.HeaderAuthorization) == "" {
 		if !web.HasSession(c.Request()) {
-			return nil, nil
+			return nil, false, nil
 		}
 		p, found, err := s.web.Authenticate(c.Request())
 		if err != nil || !found {
-			return nil, err
+			return nil, false, err
 		}
 		c.Set(playerKey, p.ID)
-		return &p, nil
+		return &p, false, nil
 	}
 	p, err := s.authenticate(c)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	return &p, nil
+	return &p, true, nil
 }
 
 // bearerToken reads "Authorization: Bearer <token>" (scheme

@@ -208,7 +208,7 @@ func New(cfg Config) (*Server, error) {
 	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(requestID())
-	e.Use(s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody)
+	e.Use(s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody, s.gameAccess)
 	s.routes(e)
 	s.echo = e
 	return s, nil

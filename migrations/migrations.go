@@ -34,6 +34,9 @@
 //     schema does not change for it.) See the events package.
 //   - 000019 ratings: ratings, rating_history and rating_apply, the rating
 //     update the read models run (see projections and docs/ratings.md).
+//   - 000020 game settings: games.rated and games.visibility, from the
+//     settings in game.created (old games: rated, public), and the index
+//     of the watch list (running public games).
 //   - 000021 profiles: players.hide_games, a player's choice to hide their
 //     game lists on their public profile (see docs/ratings.md).
 //

@@ -355,6 +355,8 @@ func takebackRefusal(err error) (reason, bool) {
 		return reason{id: "takeback_conflict", english: err.Error()}, true
 	case errors.Is(err, play.ErrNothingToTakeBack):
 		return reason{id: "nothing_to_take_back", english: err.Error()}, true
+	case errors.Is(err, play.ErrTakebacksOff):
+		return reason{id: "takebacks_off", english: err.Error()}, true
 	}
 	return refusal(err, "")
 }

@@ -98,3 +98,36 @@ func viewOf(t *testing.T, g *play.Game) string {
 	}
 	return string(b)
 }
+
+// TestTakebackByEmailRefusedWhenOff: "undo" by mail in a game created
+// without take-backs is refused by mail, saying so, and the log stays.
+func TestTakebackByEmailRefusedWhenOff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	ana, ben := e.register("Ana"), e.register("Ben")
+	off := false
+	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
+		Seed: strings.Repeat("5b", 32), Takebacks: &off}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := map[int]play.Player{0: ana, 1: ben}
+	first := g.ToAct()[0]
+	mover := players[first]
+	start := e.turnMail(g.ID, first, g.Version)
+	res, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover.ID},
+		Move: g.LegalMoves(first)[0].JSON, Channel: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sendReply(mover.Email, replyTo(t, start), start.header.Get("Message-Id"), "", "undo"); err != nil {
+		t.Fatal(err)
+	}
+	e.relay.wait(t, "refusal of a take-back in a game without them", func(m outMail) bool {
+		return strings.HasPrefix(m.kind, compose.KindRefused) && m.to[0] == mover.Email && strings.Contains(m.text, "created without take-backs")
+	})
+	if v := e.eventCount(g.ID); v != res.Version {
+		t.Fatalf("a refused take-back changed the log: version %d, want %d", v, res.Version)
+	}
+}

@@ -137,6 +137,7 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 	g.TimeControl = c.TimeControl
 	g.SeedCommitment = c.SeedCommitment
 	g.Seed = c.Seed
+	g.Settings = c.settings()
 	g.CreatedBy = c.CreatedBy
 	g.RematchOf = c.RematchOf
 	g.CreatedAt = rec.RecordedAt

@@ -42,6 +42,10 @@ func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame
 	if err != nil {
 		return nil, err
 	}
+	settings, err := chooseSettings(req, public)
+	if err != nil {
+		return nil, err
+	}
 	// Start validates players and options; its events are used only if
 	// the game starts now.
 	startEvents, err := rules.Start(cfg, seed)
@@ -58,6 +62,7 @@ func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame
 	created := gameCreated{
 		Config: cfg, Seats: seats, TimeControl: req.TimeControl,
 		SeedCommitment: seed.Commitment(), CreatedBy: creator.ID, RematchOf: rematchOf,
+		Rated: &settings.Rated, Visibility: settings.Visibility, Takebacks: &settings.Takebacks,
 	}
 	if public {
 		created.Seed = seed.String()
@@ -124,6 +129,46 @@ func chooseSeed(text string) (engine.Seed, bool, error) {
 	}
 	seed, err := engine.NewSeed()
 	return seed, false, err
+}
+
+// chooseSettings are a new game's settings: those asked for, and the
+// defaults for the others. A game with a public seed cannot be rated: its
+// bag order is known to anyone who reads the seed.
+func chooseSettings(req CreateGame, publicSeed bool) (Settings, error) {
+	s := Settings{Rated: !publicSeed}
+	if req.Rated != nil {
+		if *req.Rated && publicSeed {
+			return Settings{}, Invalid(ErrInvalid, "rated_seed",
+				"a game with a public seed cannot be rated: its bag order is known (leave rated out, or set it to false)")
+		}
+		s.Rated = *req.Rated
+	}
+	switch req.Visibility {
+	case "":
+		s.Visibility = VisibilityPrivate
+		if s.Rated {
+			s.Visibility = VisibilityPublic
+		}
+	case VisibilityPublic, VisibilityPrivate:
+		s.Visibility = req.Visibility
+	default:
+		return Settings{}, Invalid(ErrInvalid, "visibility",
+			fmt.Sprintf("visibility must be %q or %q, not %.40q", VisibilityPublic, VisibilityPrivate, req.Visibility),
+			"Given", truncateText(req.Visibility, 40))
+	}
+	s.Takebacks = !s.Rated
+	if req.Takebacks != nil {
+		s.Takebacks = *req.Takebacks
+	}
+	return s, nil
+}
+
+// truncateText cuts s to at most n runes, for messages that repeat input.
+func truncateText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 func validTimeControl(tc *TimeControl) error {

@@ -56,7 +56,12 @@ func rematchRequest(old *Game, caller string) CreateGame {
 		c := *old.TimeControl
 		tc = &c
 	}
-	return CreateGame{Ruleset: old.Config.Ruleset, Options: old.Config.Options, Seats: seats, TimeControl: tc}
+	// The settings as the old game had them: an unrated private game
+	// among friends stays one. (The seed is never copied: a rematch has
+	// a secret one, so it could be rated even after a public seed.)
+	rated, takebacks := old.Settings.Rated, old.Settings.Takebacks
+	return CreateGame{Ruleset: old.Config.Ruleset, Options: old.Config.Options, Seats: seats, TimeControl: tc,
+		Rated: &rated, Visibility: old.Settings.Visibility, Takebacks: &takebacks}
 }
 
 // Rematch gives the rematch of a finished game to one of its players:

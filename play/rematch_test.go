@@ -96,6 +96,10 @@ func TestRematchRotatesSeatsAndReservesThem(t *testing.T) {
 			if g.Seed != "" || g.SeedCommitment == old.SeedCommitment {
 				t.Errorf("the seed was carried over: %q / %q", g.Seed, g.SeedCommitment)
 			}
+			// A seeded game is unrated and private: the rematch too.
+			if g.Settings != old.Settings || g.Settings.Rated {
+				t.Errorf("settings %+v, want the old game's %+v", g.Settings, old.Settings)
+			}
 			if g.RematchOf != old.ID {
 				t.Errorf("rematch_of %q, want %q", g.RematchOf, old.ID)
 			}

@@ -41,6 +41,28 @@ type gameCreated struct {
 	CreatedBy string `json:"created_by"`
 	// RematchOf is the finished game this one is a rematch of.
 	RematchOf string `json:"rematch_of,omitempty"`
+	// The settings (see CreateGame), always written since they exist; a
+	// payload written before has none of them, and is read as a rated,
+	// public game that allows take-backs (see settings).
+	Rated      *bool  `json:"rated,omitempty"`
+	Visibility string `json:"visibility,omitempty"`
+	Takebacks  *bool  `json:"takebacks,omitempty"`
+}
+
+// settings are the game's settings as the event says them, an absent
+// field taking what every game had before settings existed.
+func (c gameCreated) settings() Settings {
+	s := Settings{Rated: true, Visibility: VisibilityPublic, Takebacks: true}
+	if c.Rated != nil {
+		s.Rated = *c.Rated
+	}
+	if c.Visibility != "" {
+		s.Visibility = c.Visibility
+	}
+	if c.Takebacks != nil {
+		s.Takebacks = *c.Takebacks
+	}
+	return s
 }
 
 // seatJoined fills a free seat. Events name players by id only: names

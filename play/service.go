@@ -94,11 +94,15 @@ type Service struct {
 
 	// seeds caches the immutable secret seed of recently played games.
 	seeds *seedCache
+	// watch keeps the watch list's recent pages.
+	watch watchCache
 }
 
 // aggregateFormat is the version of the snapshot envelope written here.
 // 2: seats carry no names and may have been left (game.seat_left).
-const aggregateFormat = 2
+// 3: the game's settings (rated, visibility, take-backs); a snapshot
+// without them would read as an unrated private game.
+const aggregateFormat = 3
 
 // New returns a Service.
 func New(cfg Config) *Service {
@@ -301,8 +305,12 @@ func (s *Service) Events(ctx context.Context, id string, afterVersion int64, lim
 	return recs, nil
 }
 
-// ListGames lists games from the read model.
+// ListGames lists games from the read model. The watch list as anyone
+// sees it is read at most once a second (see watchList).
 func (s *Service) ListGames(ctx context.Context, f projections.Filter) ([]projections.GameRow, string, error) {
+	if f.Watch && f.Without == "" {
+		return s.watchList(ctx, f)
+	}
 	return projections.ListGames(ctx, s.pool, f)
 }
 

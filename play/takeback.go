@@ -305,6 +305,9 @@ func (s *Service) requestTakeback(ctx context.Context, req TakebackRequest) (*Ta
 	if err != nil {
 		return nil, err
 	}
+	if !g.Takebacks {
+		return nil, fmt.Errorf("%w: the game was created without them", ErrTakebacksOff)
+	}
 	if p := g.PendingTakeback(); p != nil {
 		return nil, fmt.Errorf("%w: take-back %d is pending: accept or decline it first", ErrTakebackConflict, p.ID)
 	}

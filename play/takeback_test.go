@@ -96,7 +96,9 @@ func playTakebackGame(t *testing.T, c takebackGame, seed uint64) {
 			specs = append(specs, play.SeatSpec{Bot: who})
 		}
 	}
-	req := play.CreateGame{Ruleset: c.ruleset, Options: c.options, Seats: specs}
+	// A rated game (no public seed) allows take-backs only when asked.
+	takebacks := true
+	req := play.CreateGame{Ruleset: c.ruleset, Options: c.options, Seats: specs, Takebacks: &takebacks}
 	if c.public {
 		req.Seed = fmt.Sprintf("%064x", seed)
 	}

@@ -74,7 +74,23 @@ type CreateGame struct {
 	// Seed, 64 hex digits, fixes the game's draws (for tests and
 	// tournaments); it is public from the start. Empty: a secret seed.
 	Seed string `json:"seed,omitempty"`
+	// Rated: the result changes the seats' ratings. Default true, except
+	// with a public Seed (its bag order is known), which cannot be rated.
+	Rated *bool `json:"rated,omitempty"`
+	// Visibility is VisibilityPublic (anyone may watch) or
+	// VisibilityPrivate (only the seated players, once every seat is
+	// taken). Default: public for a rated game, private for an unrated one.
+	Visibility string `json:"visibility,omitempty"`
+	// Takebacks: a seat may ask to take back its moves. Default: allowed
+	// in an unrated game only.
+	Takebacks *bool `json:"takebacks,omitempty"`
 }
+
+// Visibilities of a game.
+const (
+	VisibilityPublic  = "public"
+	VisibilityPrivate = "private"
+)
 
 // Seat is one seat of a game.
 type Seat struct {
@@ -122,7 +138,9 @@ type Game struct {
 	TimeControl    *TimeControl `json:"time_control,omitempty"`
 	SeedCommitment string       `json:"seed_commitment"`
 	// Seed is set once revealed (game over, or a public seed).
-	Seed      string    `json:"seed,omitempty"`
+	Seed string `json:"seed,omitempty"`
+	// The settings chosen at creation (see CreateGame).
+	Settings
 	CreatedBy string    `json:"created_by"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -142,6 +160,16 @@ type Game struct {
 	// them. Unset on the command path, which needs no names.
 	names map[string]string
 }
+
+// Settings are a game's settings, chosen when it is created.
+type Settings struct {
+	Rated      bool   `json:"rated"`
+	Visibility string `json:"visibility"`
+	Takebacks  bool   `json:"takebacks"`
+}
+
+// Private reports whether only the game's players may read it.
+func (s Settings) Private() bool { return s.Visibility == VisibilityPrivate }
 
 // Game statuses.
 const (
@@ -192,6 +220,8 @@ var (
 	ErrInvalid         = errors.New("invalid request")
 	// ErrNotFinished: a rematch of a game that is not over.
 	ErrNotFinished = errors.New("the game is not over")
+	// ErrTakebacksOff: the game was created without take-backs.
+	ErrTakebacksOff = errors.New("take-backs are off in this game")
 )
 
 // Duration is a time.Duration written in JSON as a Go duration string

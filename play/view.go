@@ -16,11 +16,12 @@ type GameView struct {
 	Version int64  `json:"version"`
 	Status  string `json:"status"`
 	engine.View
-	Seats          []Seat       `json:"seats"`
-	SeedCommitment string       `json:"seed_commitment"`
-	Seed           string       `json:"seed,omitempty"`
-	TimeControl    *TimeControl `json:"time_control,omitempty"`
-	Deadline       *time.Time   `json:"deadline,omitempty"`
+	Seats          []Seat `json:"seats"`
+	SeedCommitment string `json:"seed_commitment"`
+	Seed           string `json:"seed,omitempty"`
+	Settings
+	TimeControl *TimeControl `json:"time_control,omitempty"`
+	Deadline    *time.Time   `json:"deadline,omitempty"`
 	// PendingTakeback is the open take-back request, awaiting consents.
 	PendingTakeback *Takeback `json:"pending_takeback,omitempty"`
 	CreatedBy       string    `json:"created_by"`
@@ -36,7 +37,7 @@ type GameView struct {
 func (g *Game) View() GameView {
 	v := GameView{
 		ID: g.ID, Version: g.Version, Status: g.Status,
-		Seats: g.Seats, SeedCommitment: g.SeedCommitment, Seed: g.Seed,
+		Seats: g.Seats, SeedCommitment: g.SeedCommitment, Seed: g.Seed, Settings: g.Settings,
 		TimeControl: g.TimeControl, Deadline: g.Deadline,
 		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 		PendingTakeback: g.PendingTakeback(),
@@ -119,7 +120,7 @@ func (g *Game) Row() projections.GameRow {
 		ID: g.ID, Ruleset: g.Config.Ruleset, Options: g.Config.Options,
 		Status: g.Status, Version: g.Version, ToAct: g.ToAct(),
 		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, LastMoveAt: g.UpdatedAt,
-		Deadline: g.Deadline,
+		Deadline: g.Deadline, Unrated: !g.Rated, Private: g.Private(),
 	}
 	if row.ToAct == nil {
 		row.ToAct = []int{}

@@ -58,14 +58,15 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 	row = enc.row
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO games (id, ruleset, options, status, version, to_act, seats, created_by,
-			created_at, last_move_at, deadline, final)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, nullif($8, '')::uuid, $9, $10, $11, $12)
+			created_at, last_move_at, deadline, final, rated, visibility)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, nullif($8, '')::uuid, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (id) DO UPDATE SET ruleset = excluded.ruleset, options = excluded.options,
 			status = excluded.status, version = excluded.version, to_act = excluded.to_act,
 			seats = excluded.seats, created_by = excluded.created_by, created_at = excluded.created_at,
-			last_move_at = excluded.last_move_at, deadline = excluded.deadline, final = excluded.final`,
+			last_move_at = excluded.last_move_at, deadline = excluded.deadline, final = excluded.final,
+			rated = excluded.rated, visibility = excluded.visibility`,
 		enc.id, row.Ruleset, enc.options, row.Status, row.Version, enc.toAct, enc.seats, row.CreatedBy,
-		row.CreatedAt, row.LastMoveAt, row.Deadline, enc.final)
+		row.CreatedAt, row.LastMoveAt, row.Deadline, enc.final, !row.Unrated, visibilityOf(row))
 
 	queueSeats(b, enc, true)
 	queueInbox(b, enc, since)
@@ -313,6 +314,20 @@ func encodeRow(row GameRow) (encodedRow, error) {
 	}
 	enc.row = row
 	return enc, nil
+}
+
+// Visibilities as games.visibility stores them.
+const (
+	visibilityPublic  = "public"
+	visibilityPrivate = "private"
+)
+
+// visibilityOf is a row's games.visibility.
+func visibilityOf(row GameRow) string {
+	if row.Private {
+		return visibilityPrivate
+	}
+	return visibilityPublic
 }
 
 func canonicalUUID(s string) (string, error) {

@@ -63,7 +63,7 @@ func ApplyChange(ctx context.Context, tx pgx.Tx, before *GameRow, after GameRow)
 // writing.
 func sameGame(a, b GameRow) bool {
 	return a.ID == b.ID && a.Ruleset == b.Ruleset && a.CreatedBy == b.CreatedBy &&
-		a.CreatedAt.Equal(b.CreatedAt) && a.Options.Wall == b.Options.Wall &&
+		a.Unrated == b.Unrated && a.Private == b.Private && a.CreatedAt.Equal(b.CreatedAt) && a.Options.Wall == b.Options.Wall &&
 		a.Options.Board == b.Options.Board && slices.Equal(a.Options.WildOrder, b.Options.WildOrder)
 }
 

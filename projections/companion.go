@@ -42,16 +42,17 @@ func Companions(before *GameRow, after GameRow) ([]events.Companion, error) {
 	if before == nil || !sameGame(*before, after) {
 		out = append(out, events.Companion{
 			SQL: `INSERT INTO games (id, ruleset, options, status, version, to_act, seats, created_by,
-				created_at, last_move_at, deadline, final)
+				created_at, last_move_at, deadline, final, rated, visibility)
 			SELECT $1::uuid, $2::text, $3::jsonb, $4::text, $5::bigint, $6::int[], $7::jsonb, nullif($8::text, '')::uuid,
-				a.at, a.at, a.at + $9::interval, $10::jsonb
+				a.at, a.at, a.at + $9::interval, $10::jsonb, $11::boolean, $12::text
 			FROM ` + appendedAt + `
 			ON CONFLICT (id) DO UPDATE SET ruleset = excluded.ruleset, options = excluded.options,
 				status = excluded.status, version = excluded.version, to_act = excluded.to_act,
 				seats = excluded.seats, created_by = excluded.created_by,
-				last_move_at = excluded.last_move_at, deadline = excluded.deadline, final = excluded.final`,
+				last_move_at = excluded.last_move_at, deadline = excluded.deadline, final = excluded.final,
+				rated = excluded.rated, visibility = excluded.visibility`,
 			Args: []any{enc.id, row.Ruleset, enc.options, row.Status, row.Version, enc.toAct, enc.seats, row.CreatedBy,
-				deadlineAfter, enc.final},
+				deadlineAfter, enc.final, !row.Unrated, visibilityOf(row)},
 		})
 	} else {
 		set := `status = $2::text, version = $3::bigint, to_act = $4::int[], final = $5::jsonb,

@@ -40,6 +40,8 @@ type (
 		Ruleset   string     `json:"ruleset"`
 		Seats     []seatSpec `json:"seats"`
 		CreatedBy string     `json:"created_by,omitempty"`
+		Unrated   bool       `json:"unrated,omitempty"`
+		Private   bool       `json:"private,omitempty"`
 	}
 	joined struct {
 		Seat     int    `json:"seat"`
@@ -77,7 +79,7 @@ func fold(_ context.Context, id string, recs []events.Record) (projections.GameR
 				return row, err
 			}
 			row = projections.GameRow{ID: id, Ruleset: c.Ruleset, CreatedBy: c.CreatedBy, CreatedAt: r.RecordedAt,
-				Options: engine.Options{Wall: "grey"}}
+				Options: engine.Options{Wall: "grey"}, Unrated: c.Unrated, Private: c.Private}
 			for i, s := range c.Seats {
 				row.Seats = append(row.Seats, projections.SeatRow{Seat: i, PlayerID: s.PlayerID, Bot: s.Bot, Name: s.Name})
 			}

@@ -229,48 +229,31 @@ func resultSummaries(ctx context.Context, db DB, seats string, args ...any) ([]R
 // RunningGames), the latest move first.
 //
 // visibility: every game list a profile shows is read here and nowhere
-// else, so that the games a viewer may not see (private games) can be
-// left out in this one place; viewer is the reader ("" for a visitor).
-// Today every game is public and viewer is not used.
+// else, and leaves out the private games the viewer (the reader, "" for
+// a visitor) holds no seat in.
 func profileGames(ctx context.Context, db DB, playerID, viewer string) (recent, running []GameRow, err error) {
-	_ = viewer
+	const visible = ` AND (g.visibility = 'public' OR EXISTS (SELECT 1 FROM game_seats v
+			WHERE v.game_id = g.id AND v.player_id = nullif($3, '')::uuid))`
 	// The latest finished games through results' index (player,
 	// finished_at): four rows per game at most (a player holding every
 	// seat), so four times the page finds the page's games.
-	recent, err = queryGames(ctx, db, `SELECT `+gameColumns+` FROM games g WHERE g.id IN (
+	recent, _, err = queryGames(ctx, db, `SELECT `+gameColumns+` FROM games g WHERE g.id IN (
 			SELECT r.game_id FROM results r WHERE r.player_id = $1
-			ORDER BY r.finished_at DESC LIMIT $2 * 4)
-		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, playerID, RecentGames)
+			ORDER BY r.finished_at DESC LIMIT $2 * 4)`+visible+`
+		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, false, playerID, RecentGames, viewer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("profile %s: finished games: %w", playerID, err)
 	}
 	// Running games through game_seats' partial index of seats in games
 	// not over.
-	running, err = queryGames(ctx, db, `SELECT `+gameColumns+` FROM games g WHERE g.id IN (
+	running, _, err = queryGames(ctx, db, `SELECT `+gameColumns+` FROM games g WHERE g.id IN (
 			SELECT s.game_id FROM game_seats s WHERE s.player_id = $1 AND NOT s.finished)
-			AND g.status = 'active'
-		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, playerID, RunningGames)
+			AND g.status = 'active'`+visible+`
+		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, false, playerID, RunningGames, viewer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("profile %s: running games: %w", playerID, err)
 	}
 	return recent, running, nil
-}
-
-func queryGames(ctx context.Context, db DB, q string, args ...any) ([]GameRow, error) {
-	rows, err := db.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []GameRow
-	for rows.Next() {
-		g, err := scanGame(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
 }
 
 // headToHead counts the finished games two players both sat in and who

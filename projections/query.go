@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 // account has none: FormerPlayer), through game_seats' primary key.
 const gameColumns = `g.id::text, g.ruleset, g.options, g.status, g.version, g.to_act, g.seats,
 	coalesce(g.created_by::text, ''), g.created_at, g.last_move_at, g.deadline, g.final,
+	NOT g.rated, g.visibility = 'private',
 	(SELECT coalesce(json_object_agg(p.id::text, p.name), '{}')
 		FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = g.id)`
 
@@ -46,6 +48,9 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 	default:
 		return nil, "", fmt.Errorf("list games: %w: status %.40q", ErrInvalid, f.Status)
 	}
+	if f.Watch && (f.Status != "" || f.Player != "") {
+		return nil, "", fmt.Errorf("list games: %w: the watch list takes no status or player", ErrInvalid)
+	}
 	if f.Ruleset != "" {
 		where = append(where, "g.ruleset = "+arg(f.Ruleset))
 	}
@@ -64,6 +69,33 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 		reserved, _ := json.Marshal([]seatJSON{{Reserved: id}})
 		where = append(where, "g.status = 'open' AND g.seats @> "+arg(string(reserved))+"::jsonb")
 	}
+	if f.Without != "" {
+		id, err := canonicalUUID(f.Without)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w: player %.40q is not a player id", ErrInvalid, f.Without)
+		}
+		where = append(where, "NOT EXISTS (SELECT 1 FROM game_seats w WHERE w.game_id = g.id AND w.player_id = "+arg(id)+")")
+	}
+	switch {
+	case f.Watch:
+		where = append(where, "g.status = 'active' AND g.visibility = 'public'")
+	case f.Everything:
+	case f.Viewer == "":
+		where = append(where, "g.visibility = 'public'")
+	default:
+		id, err := canonicalUUID(f.Viewer)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w: viewer %.40q is not a player id", ErrInvalid, f.Viewer)
+		}
+		// A seat kept for the viewer (a rematch's invitation) lets them
+		// see the game as a seat of theirs would.
+		kept, _ := json.Marshal([]seatJSON{{Reserved: id}})
+		where = append(where, "(g.visibility = 'public' OR EXISTS (SELECT 1 FROM game_seats v WHERE v.game_id = g.id AND v.player_id = "+arg(id)+
+			") OR g.seats @> "+arg(string(kept))+"::jsonb)")
+	}
+	if f.Watch {
+		return listWatched(ctx, db, f, limit, where, args)
+	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
 		if err != nil {
@@ -77,20 +109,8 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 	}
 	q += " ORDER BY g.last_move_at DESC, g.id DESC LIMIT " + arg(limit+1)
 
-	rows, err := db.Query(ctx, q, args...)
+	games, _, err := queryGames(ctx, db, q, false, args...)
 	if err != nil {
-		return nil, "", fmt.Errorf("list games: %w", err)
-	}
-	defer rows.Close()
-	games := make([]GameRow, 0, min(limit+1, 64))
-	for rows.Next() {
-		g, err := scanGame(rows)
-		if err != nil {
-			return nil, "", fmt.Errorf("list games: %w", err)
-		}
-		games = append(games, g)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, "", fmt.Errorf("list games: %w", err)
 	}
 	next := ""
@@ -100,6 +120,72 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 		next = encodeCursor(last.LastMoveAt, last.ID)
 	}
 	return games, next, nil
+}
+
+// watchBest is a game's place on the watch list: the highest rating
+// ordinal among its seats' players in its rule set and number of players,
+// a seat without a rating (a bot, a player new to these rules) counting
+// as 0. Bots count as 0 too: the watch list is for watching people.
+const watchBest = `(SELECT coalesce(max(coalesce(r.ordinal, 0)), 0)::float8 FROM game_seats s
+	LEFT JOIN ratings r ON r.ruleset = g.ruleset AND r.players = jsonb_array_length(g.seats)
+		AND r.subject = s.player_id::text
+	WHERE s.game_id = g.id)`
+
+// listWatched is the watch list: running public games, the best-rated
+// first, then the latest move; its keyset is (best, last move, id).
+func listWatched(ctx context.Context, db DB, f Filter, limit int, where []string, args []any) ([]GameRow, string, error) {
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	inner := "SELECT g.*, " + watchBest + " AS best FROM games g WHERE " + strings.Join(where, " AND ")
+	q := "SELECT " + gameColumns + ", g.best FROM (" + inner + ") g"
+	if f.Cursor != "" {
+		best, at, id, err := decodeWatchCursor(f.Cursor)
+		if err != nil {
+			return nil, "", fmt.Errorf("list games: %w", err)
+		}
+		q += " WHERE (g.best, g.last_move_at, g.id) < (" + arg(best) + "::float8, " + arg(at) + "::timestamptz, " + arg(id) + "::uuid)"
+	}
+	q += " ORDER BY g.best DESC, g.last_move_at DESC, g.id DESC LIMIT " + arg(limit+1)
+	games, bests, err := queryGames(ctx, db, q, true, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list games: %w", err)
+	}
+	next := ""
+	if len(games) > limit {
+		games = games[:limit]
+		last := games[limit-1]
+		next = encodeWatchCursor(bests[limit-1], last.LastMoveAt, last.ID)
+	}
+	return games, next, nil
+}
+
+// queryGames runs a query of gameColumns (and, when best is set, a last
+// float8 column, returned beside).
+func queryGames(ctx context.Context, db DB, q string, best bool, args ...any) ([]GameRow, []float64, error) {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	games := make([]GameRow, 0, 16)
+	var bests []float64
+	for rows.Next() {
+		var g GameRow
+		if best {
+			var b float64
+			g, err = scanGame(rows, &b)
+			bests = append(bests, b)
+		} else {
+			g, err = scanGame(rows)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		games = append(games, g)
+	}
+	return games, bests, rows.Err()
 }
 
 // Game reads one game's row; found is false for an unknown game.
@@ -128,12 +214,15 @@ func Game(ctx context.Context, db DB, gameID string) (row GameRow, found bool, e
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanGame(r scanner) (GameRow, error) {
+// scanGame reads a row of gameColumns, and then into more, the columns
+// after them.
+func scanGame(r scanner, more ...any) (GameRow, error) {
 	var g GameRow
 	var options, seats, final, namesJSON []byte
 	var toAct []int32
-	if err := r.Scan(&g.ID, &g.Ruleset, &options, &g.Status, &g.Version, &toAct, &seats,
-		&g.CreatedBy, &g.CreatedAt, &g.LastMoveAt, &g.Deadline, &final, &namesJSON); err != nil {
+	dest := []any{&g.ID, &g.Ruleset, &options, &g.Status, &g.Version, &toAct, &seats,
+		&g.CreatedBy, &g.CreatedAt, &g.LastMoveAt, &g.Deadline, &final, &g.Unrated, &g.Private, &namesJSON}
+	if err := r.Scan(append(dest, more...)...); err != nil {
 		return GameRow{}, err
 	}
 	var names map[string]string
@@ -213,6 +302,50 @@ func decodeCursor(cursor string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	return at, id, nil
+}
+
+// A watch list cursor is "w1.<the best ordinal's bits in hex>.<unix
+// microseconds>.<game id>" in base64url.
+const watchCursorVersion = "w1"
+
+func encodeWatchCursor(best float64, at time.Time, id string) string {
+	raw := watchCursorVersion + "." + strconv.FormatUint(math.Float64bits(best), 16) + "." +
+		strconv.FormatInt(at.UnixMicro(), 10) + "." + id
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+func decodeWatchCursor(cursor string) (float64, time.Time, string, error) {
+	bad := fmt.Errorf("%w: the cursor is not one this server gave", ErrInvalid)
+	if len(cursor) > maxCursor {
+		return 0, time.Time{}, "", bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, time.Time{}, "", bad
+	}
+	parts := strings.Split(string(raw), ".")
+	if len(parts) != 4 || parts[0] != watchCursorVersion {
+		return 0, time.Time{}, "", bad
+	}
+	bits, err := strconv.ParseUint(parts[1], 16, 64)
+	best := math.Float64frombits(bits)
+	if err != nil || math.IsNaN(best) || math.IsInf(best, 0) {
+		return 0, time.Time{}, "", bad
+	}
+	micros, err := strconv.ParseInt(parts[2], 10, 64)
+	const maxMicros = 1 << 62 / 1000
+	if err != nil || micros < -maxMicros || micros > maxMicros {
+		return 0, time.Time{}, "", bad
+	}
+	id, err := canonicalUUID(parts[3])
+	if err != nil {
+		return 0, time.Time{}, "", bad
+	}
+	at := time.UnixMicro(micros).UTC()
+	if encodeWatchCursor(best, at, id) != cursor {
+		return 0, time.Time{}, "", bad
+	}
+	return best, at, id, nil
 }
 
 // Inbox lists the games waiting for a player, one row per game: the most

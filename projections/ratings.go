@@ -51,12 +51,13 @@ func BotSubjectOf(kind, budget string) string {
 const ActiveWithin = 90 * 24 * time.Hour
 
 // ratedGame is the input of rating_apply for a finished game, or false
-// when the game is not rated: a seat that no player or bot holds, a player
+// when the game is not rated: a game created unrated, a seat that no
+// player or bot holds, a player
 // or bot kind holding two seats (nobody is rated against themselves),
 // fewer than two seats.
 func ratedGame(enc encodedRow) ([]any, bool) {
 	row := enc.row
-	if row.Status != "finished" || row.Final == nil || len(row.Final.Players) < 2 || len(row.Final.Players) != len(row.Seats) {
+	if row.Unrated || row.Status != "finished" || row.Final == nil || len(row.Final.Players) < 2 || len(row.Final.Players) != len(row.Seats) {
 		return nil, false
 	}
 	n := len(row.Final.Players)

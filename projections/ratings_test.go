@@ -96,18 +96,24 @@ func TestRatingsRebuildEqualsLive(t *testing.T) {
 
 	// Not trivial: rated games of several sizes, bots rated, players
 	// rated several times, and finished games left unrated (a player in
-	// two seats, a seat still free).
-	var rated, finished, sizes, bots, repeat int
+	// two seats, a seat still free, a game created unrated).
+	var rated, finished, sizes, bots, repeat, unrated, unratedRated int
 	if err := pool.QueryRow(ctx, `SELECT (SELECT count(DISTINCT game_id) FROM rating_history),
 			(SELECT count(*) FROM games WHERE status = 'finished'),
 			(SELECT count(DISTINCT players) FROM ratings),
 			(SELECT count(*) FROM ratings WHERE bot <> ''),
-			(SELECT count(*) FROM ratings WHERE games > 2)`).Scan(&rated, &finished, &sizes, &bots, &repeat); err != nil {
+			(SELECT count(*) FROM ratings WHERE games > 2),
+			(SELECT count(*) FROM games WHERE status = 'finished' AND NOT rated),
+			(SELECT count(*) FROM games g WHERE NOT g.rated AND EXISTS (SELECT FROM rating_history h WHERE h.game_id = g.id))`).Scan(
+		&rated, &finished, &sizes, &bots, &repeat, &unrated, &unratedRated); err != nil {
 		t.Fatal(err)
 	}
-	if rated < 5 || rated == finished || sizes < 2 || bots == 0 || repeat == 0 {
-		t.Fatalf("weak scenario: %d of %d finished games rated, %d sizes, %d bot ratings, %d ratings of more than two games",
-			rated, finished, sizes, bots, repeat)
+	if rated < 5 || rated == finished || sizes < 2 || bots == 0 || repeat == 0 || unrated == 0 {
+		t.Fatalf("weak scenario: %d of %d finished games rated, %d sizes, %d bot ratings, %d ratings of more than two games, %d finished unrated",
+			rated, finished, sizes, bots, repeat, unrated)
+	}
+	if unratedRated != 0 {
+		t.Fatalf("%d games created unrated were rated", unratedRated)
 	}
 	// Every rated game has one history row per seat, and every rating
 	// counts its history rows.
@@ -230,7 +236,7 @@ func historyGames(t *testing.T, pool *pgxpool.Pool) []string {
 }
 
 // TestRatingsNotRated: games against oneself, with a seat left to a bot,
-// or with a bot kind in two seats are not rated; a finish applied twice
+// with a bot kind in two seats, or created unrated are not rated; a finish applied twice
 // rates once.
 func TestRatingsNotRated(t *testing.T) {
 	t.Parallel()
@@ -242,12 +248,14 @@ func TestRatingsNotRated(t *testing.T) {
 	bots := finishedRow("azul", at, []string{a, "bot:random", "bot:random"}, []int{10, 5, 3})
 	left := finishedRow("azul", at, []string{a, b}, []int{10, 5})
 	ok := finishedRow("azul", at, []string{a, b, "bot:greedy"}, []int{10, 10, 3})
+	unrated := finishedRow("azul", at, []string{a, b}, []int{10, 5})
+	unrated.Unrated = true
 	// The left game's log has a seat_left.
 	if _, err := events.NewStore(pool).Append(ctx, events.AppendRequest{StreamID: left.ID, Events: []events.NewEvent{
 		newEvent(t, "game.created", created{Ruleset: "azul"}), newEvent(t, "game.seat_left", map[string]any{"seat": 1, "by": "bot", "bot": "greedy"})}}); err != nil {
 		t.Fatal(err)
 	}
-	applyRows(t, pool, self, bots, left, ok, ok)
+	applyRows(t, pool, self, bots, left, ok, ok, unrated)
 	got := historyGames(t, pool)
 	if !slices.Equal(got, []string{ok.ID}) {
 		t.Fatalf("rated games %v, want only %s", got, ok.ID)
@@ -255,6 +263,10 @@ func TestRatingsNotRated(t *testing.T) {
 	var games int
 	if err := pool.QueryRow(ctx, `SELECT games FROM ratings WHERE subject = $1 AND players = 3`, a).Scan(&games); err != nil || games != 1 {
 		t.Fatalf("a's games %d (%v), want 1", games, err)
+	}
+	var twos int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM ratings WHERE players = 2`).Scan(&twos); err != nil || twos != 0 {
+		t.Fatalf("%d two-player ratings (%v): the unrated game was rated", twos, err)
 	}
 }
 

@@ -34,10 +34,13 @@ func playSyntheticGames(t *testing.T, store *events.Store, rng *rand.Rand, games
 	steps := map[*liveGame]int{}
 	free := map[*liveGame][]int{}
 	seatsOf := map[*liveGame]int{}
-	for range games {
+	for gi := range games {
 		g := &liveGame{id: uuid.NewString()}
 		n := 2 + rng.IntN(3)
 		c := created{Ruleset: []string{"azul-mini", "summer-pavilion", "summer-pavilion-mini"}[rng.IntN(3)], CreatedBy: players[rng.IntN(len(players))]}
+		// Some games unrated, some private (by their place, so that the
+		// random choices stay those of before the settings).
+		c.Unrated, c.Private = gi%4 == 3, gi%3 == 1
 		for seat := range n {
 			switch k := rng.IntN(6); {
 			case k == 0:

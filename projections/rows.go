@@ -30,6 +30,11 @@ type GameRow struct {
 	Deadline *time.Time
 	// Final is set when the game is finished.
 	Final *engine.Final
+	// Unrated: the game was created unrated (its result changes no
+	// rating). Private: only its seated players may see it once every
+	// seat is taken, and the lists show it to them only. Both are false
+	// for the games created before the settings existed.
+	Unrated, Private bool
 }
 
 // SeatRow is one seat of a game.
@@ -88,6 +93,20 @@ type Filter struct {
 	// Invited, when set (a player id), keeps the open games with a seat
 	// reserved for the player: their invitations to a rematch.
 	Invited string
+	// Without, when set (a player id), leaves out the games where the
+	// player holds a seat (the lobby's watch list: one's own games are
+	// listed elsewhere).
+	Without string
+	// Viewer is who asks (a player id; "" for a visitor): private games
+	// are listed only to their seated players. Everything lists them all
+	// (the server's own uses, never a caller's request).
+	Viewer     string
+	Everything bool
+	// Watch lists the running public games instead, the best-rated first
+	// (the highest rating ordinal among the seats' players in the game's
+	// rule set and number of players, 0 for one without a rating), then
+	// the latest move first. Status and Player must be unset.
+	Watch bool
 	// Limit is the page size: 0 means DefaultLimit; at most MaxLimit.
 	Limit int
 	// Cursor is the nextCursor of the previous page ("" for the first).

@@ -22,6 +22,12 @@ func newGameForm(t *testing.T, b *browser, fields map[string]string) url.Values 
 		name, _ := attr(in, "name")
 		if in.Data == "input" {
 			val, _ := attr(in, "value")
+			if typ, _ := attr(in, "type"); typ == "radio" || typ == "checkbox" {
+				// Sent only when checked, as a browser does.
+				if _, checked := attr(in, "checked"); !checked {
+					continue
+				}
+			}
 			v.Set(name, val)
 			continue
 		}
@@ -384,4 +390,43 @@ func budgetError(t *testing.T, p page, field string) string {
 		return strings.TrimSpace(text(errs[0]))
 	}
 	return ""
+}
+
+// The form's settings: Rated and Public/Private reach the game; a seed
+// with Rated ticked is refused next to the Rated box, saying why.
+func TestCreateGameFormSettings(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana := e.browser()
+	ana.register("Ana", "ana@example.org")
+	form := newGameForm(t, ana, map[string]string{"seat1": "bot"})
+	if form.Get("rated") != "on" || form.Get("visibility") != "public" {
+		t.Fatalf("the form's defaults: rated %q, visibility %q", form.Get("rated"), form.Get("visibility"))
+	}
+	form.Del("rated")
+	form.Set("visibility", "private")
+	res := ana.post("/games/new", form).must(t, http.StatusSeeOther)
+	var g struct {
+		Rated      bool   `json:"rated"`
+		Visibility string `json:"visibility"`
+		Takebacks  bool   `json:"takebacks"`
+	}
+	if err := json.Unmarshal([]byte(ana.get("/v1/games/"+strings.TrimPrefix(res.Header.Get("Location"), "/games/")).must(t, http.StatusOK).Body), &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.Rated || g.Visibility != "private" || !g.Takebacks {
+		t.Errorf("an unrated private game from the form: %+v", g)
+	}
+
+	before := e.countGames()
+	refused := ana.post("/games/new", newGameForm(t, ana, map[string]string{"seat1": "bot", "seed": strings.Repeat("ab", 32)})).must(t, http.StatusBadRequest)
+	errs := find(refused.doc(t), func(n *html.Node) bool { return n.Data == "p" && hasClass(n, "field-error") })
+	if len(errs) != 1 || !strings.Contains(text(errs[0]), "cannot be rated") || e.countGames() != before {
+		t.Fatalf("a rated game with a seed: %d field errors, %d games made\n%s", len(errs), e.countGames()-before, refused.Body)
+	}
+	// The error is the Rated box's.
+	box := find(refused.doc(t), func(n *html.Node) bool { return n.Data == "div" && hasClass(n, "invalid") && hasClass(n, "check") })
+	if len(box) != 1 {
+		t.Error("the refusal is not shown at the Rated box")
+	}
 }

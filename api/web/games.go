@@ -34,6 +34,9 @@ type lobby struct {
 	// Open are games with a free seat (the player's own among them).
 	Open     []lobbyGame
 	Finished []lobbyGame
+	// Watch are running public games anyone may watch, the best-rated
+	// first (the API's watch list).
+	Watch []lobbyGame
 }
 
 // lobbyGame is one line of the lobby.
@@ -48,10 +51,15 @@ type lobbyGame struct {
 	// CanJoin: a free seat the player may take.
 	CanJoin bool
 	Free    int
+	// Rated: the game changes its players' ratings.
+	Rated bool
 }
 
 // lobbySize bounds each list of the lobby.
 const lobbySize = 50
+
+// watchSize is how many games the lobby's watch list shows.
+const watchSize = 5
 
 func (w *Web) lobbyPage(c echo.Context, s *session) error {
 	ctx := c.Request().Context()
@@ -71,7 +79,7 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 	if err != nil {
 		return nil, err
 	}
-	active, _, err := w.svc.ListGames(ctx, projections.Filter{Player: me.ID, Status: play.StatusActive, Limit: lobbySize})
+	active, _, err := w.svc.ListGames(ctx, projections.Filter{Player: me.ID, Viewer: me.ID, Status: play.StatusActive, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
@@ -95,14 +103,14 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 			l.Waiting = append(l.Waiting, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline})
 		}
 	}
-	invited, _, err := w.svc.ListGames(ctx, projections.Filter{Invited: me.ID, Limit: lobbySize})
+	invited, _, err := w.svc.ListGames(ctx, projections.Filter{Invited: me.ID, Viewer: me.ID, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range invited {
 		l.Invitations = append(l.Invitations, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: invitationNames(loc, g, me.ID), Since: g.CreatedAt})
 	}
-	open, _, err := w.svc.ListGames(ctx, projections.Filter{Status: play.StatusOpen, Limit: lobbySize})
+	open, _, err := w.svc.ListGames(ctx, projections.Filter{Viewer: me.ID, Status: play.StatusOpen, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
@@ -124,14 +132,21 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		lg.CanJoin = !seated && lg.Free > 0
 		l.Open = append(l.Open, lg)
 	}
-	finished, _, err := w.svc.ListGames(ctx, projections.Filter{Player: me.ID, Status: play.StatusFinished, Limit: lobbySize})
+	finished, _, err := w.svc.ListGames(ctx, projections.Filter{Player: me.ID, Viewer: me.ID, Status: play.StatusFinished, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range finished {
 		l.Finished = append(l.Finished, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)})
 	}
-	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Invitations, l.Open, l.Finished} {
+	watch, _, err := w.svc.ListGames(ctx, projections.Filter{Watch: true, Viewer: me.ID, Without: me.ID, Limit: watchSize})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range watch {
+		l.Watch = append(l.Watch, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Rated: !g.Unrated})
+	}
+	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Invitations, l.Open, l.Finished, l.Watch} {
 		for i := range list {
 			list[i].Title = rulesetTitle(loc, list[i].Ruleset)
 		}
@@ -279,6 +294,10 @@ type tableView struct {
 	Awaiting            string
 	// Seated: the viewer holds a seat.
 	Seated bool
+	// Settings are the game's settings; Spectator: the viewer holds no
+	// seat in the running game (and only watches).
+	Settings  play.Settings
+	Spectator bool
 	// Prev and Next are the neighbouring versions of a replay (0: none).
 	Prev, Next int64
 	// Unreachable names the players whose address stopped taking mail:
@@ -403,7 +422,7 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 	t := &tableView{
 		ID: g.ID, Title: rulesetTitle(l, g.Config.Ruleset), Ruleset: g.Config.Ruleset, Status: g.Status,
 		View: view, Version: g.Version, Latest: latest, Deadline: g.Deadline,
-		Pending: g.PendingTakeback(),
+		Pending: g.PendingTakeback(), Settings: g.Settings,
 	}
 	var mine []int
 	if me != nil {
@@ -453,6 +472,7 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 		}
 	}
 	t.Awaiting = l.List(awaiting)
+	t.Spectator = g.Status == play.StatusActive && len(mine) == 0
 	if t.Final != nil {
 		for _, win := range t.Final.Winners {
 			if win >= 0 && win < len(t.Seats) {
@@ -551,6 +571,8 @@ func (w *Web) newGameForm(c echo.Context) error {
 		f.Values["seat"+strconv.Itoa(i)] = seatOpen
 	}
 	f.Values["key"] = uuid.NewString()
+	f.Values["rated"] = "on"
+	f.Values["visibility"] = play.VisibilityPublic
 	return w.renderNewGame(c, s, f, http.StatusOK)
 }
 
@@ -577,7 +599,7 @@ func (w *Web) createGame(c echo.Context) error {
 		return w.fail(c, s, err)
 	}
 	f := newForm()
-	for _, k := range []string{"ruleset", "wall", "board", "wild_order", "seats", "per_move", "on_timeout", "remind_before", "seed", "key"} {
+	for _, k := range []string{"ruleset", "wall", "board", "wild_order", "seats", "per_move", "on_timeout", "remind_before", "seed", "key", "rated", "visibility"} {
 		f.Values[k] = strings.TrimSpace(c.FormValue(k))
 	}
 	for i := range maxFormSeats {
@@ -605,6 +627,10 @@ func (w *Web) createGame(c echo.Context) error {
 			return w.fail(c, s, err)
 		}
 		k := fieldOf(err.Error())
+		var input *play.InputError
+		if errors.As(err, &input) && (input.Code == "rated_seed" || input.Code == "visibility") {
+			k = map[string]string{"rated_seed": "rated", "visibility": "visibility"}[input.Code]
+		}
 		f.Errors[k] = fieldError(l, k, err, status)
 		if f.Errors[""] == "" {
 			f.Errors[""] = l.T("web.newgame.error.not_created")
@@ -639,7 +665,8 @@ func (w *Web) createGame(c echo.Context) error {
 // found).
 func (w *Web) readCreateForm(ctx context.Context, l *i18n.Localizer, me play.Player, f *form) play.CreateGame {
 	v := f.Values
-	req := play.CreateGame{Ruleset: v["ruleset"], Seed: v["seed"]}
+	rated := v["rated"] != ""
+	req := play.CreateGame{Ruleset: v["ruleset"], Seed: v["seed"], Rated: &rated, Visibility: v["visibility"]}
 	if v["wall"] != "" && v["wall"] != "coloured" {
 		req.Options.Wall = v["wall"]
 	}
@@ -827,4 +854,17 @@ func fieldOf(msg string) string {
 		}
 	}
 	return ""
+}
+
+// NoGame answers a page of a game the visitor may not see (see the API's
+// game check) exactly as a page of a game that does not exist: err is
+// the not-found error both get.
+func (w *Web) NoGame(c echo.Context, err error) error {
+	return w.headers(func(c echo.Context) error {
+		s, serr := w.session(c)
+		if serr != nil {
+			return w.fail(c, nil, serr)
+		}
+		return w.fail(c, s, err)
+	})(c)
 }

@@ -14,7 +14,8 @@ import (
 // declines.
 func TestTakebacks(t *testing.T) {
 	srv := newServer(t)
-	ana, bob, id := newTwoPlayerGame(t, srv.URL)
+	// Unrated: take-backs are allowed.
+	ana, bob, id := newTwoPlayerGame(t, srv.URL, "--unrated")
 	ana.play(id, 1)
 	out := ana.must("takeback", id)
 	if !strings.Contains(out, "waits for seat 1 to accept") {
@@ -116,7 +117,8 @@ func TestJSONEverywhere(t *testing.T) {
 		t.Errorf("login --json: %+v", me)
 	}
 	var g state
-	ana.mustJSON(&g, "new")
+	// Unrated, so that take-backs are allowed.
+	ana.mustJSON(&g, "new", "--unrated")
 	id := g.ID
 	bob.mustJSON(&g, "join", id)
 	for _, args := range [][]string{

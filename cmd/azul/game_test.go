@@ -36,14 +36,15 @@ type legal struct {
 }
 
 // newTwoPlayerGame registers Ana and Bob, each with a configuration of
-// their own, and starts a game between them: Ana creates it, Bob joins.
-func newTwoPlayerGame(t *testing.T, server string) (ana, bob *user, id string) {
+// their own, and starts a game between them: Ana creates it (with the
+// options of new given), Bob joins.
+func newTwoPlayerGame(t *testing.T, server string, options ...string) (ana, bob *user, id string) {
 	t.Helper()
 	ana, bob = newUser(t, server), newUser(t, server)
 	ana.register("Ana")
 	bob.register("Bob")
 	var g state
-	ana.mustJSON(&g, "new", "--seat", "me", "--seat", "open")
+	ana.mustJSON(&g, append([]string{"new", "--seat", "me", "--seat", "open"}, options...)...)
 	if g.Status != "open" {
 		t.Fatalf("new game is %s, want open", g.Status)
 	}

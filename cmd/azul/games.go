@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -72,10 +73,14 @@ func (a *app) status(s string) string {
 func (a *app) gamesCommand() *cobra.Command {
 	var status string
 	var limit int
+	var watch bool
 	cmd := &cobra.Command{
 		Use:  "games",
 		Args: a.args(0, 0),
 		RunE: a.wrapRun(func(cmd *cobra.Command, _ []string) error {
+			if watch {
+				return a.watchList(cmd.Context(), limit)
+			}
 			if err := a.needToken(); err != nil {
 				return err
 			}
@@ -107,8 +112,43 @@ func (a *app) gamesCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&status, "status", "", a.l.T("cli.flag.status"))
 	cmd.Flags().IntVar(&limit, "limit", 50, a.l.T("cli.flag.limit"))
+	cmd.Flags().BoolVar(&watch, "watch", false, a.l.T("cli.flag.watch"))
+	cmd.MarkFlagsMutuallyExclusive("watch", "status")
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{"open", "active", "finished"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// watchList prints the running public games, best-rated first (GET
+// /v1/games?watch=1), which anyone may watch.
+func (a *app) watchList(ctx context.Context, limit int) error {
+	w := apiclient.ListGamesParamsWatchN1
+	list, err := a.api.ListGamesWithResponse(ctx, &apiclient.ListGamesParams{Watch: &w, Limit: &limit})
+	if err := a.result(list, err, http.StatusOK); err != nil {
+		return err
+	}
+	if a.jsonOut {
+		return a.printJSON(list.Body)
+	}
+	a.printWatch(list.JSON200.Games, time.Now())
+	return nil
+}
+
+// printWatch writes the watch list, in its order.
+func (a *app) printWatch(games []apiclient.GameSummary, now time.Time) {
+	l := a.l
+	if len(games) == 0 {
+		fmt.Fprintln(a.out, l.T("cli.games.no_watch"))
+		return
+	}
+	fmt.Fprintln(a.out, l.T("cli.games.watch"))
+	for _, g := range games {
+		var seats []int
+		for _, s := range deref(g.Seats) {
+			seats = append(seats, s.Seat)
+		}
+		fmt.Fprintf(a.out, "  %s  %-22s %s\n", g.Id, a.ruleset(string(deref(g.Ruleset))),
+			l.T("cli.games.watch_line", "Players", a.seatNames(deref(g.Seats), seats), "Span", a.waited(now.Sub(deref(g.LastMoveAt)))))
+	}
 }
 
 // printGames writes the turn inbox, longest waiting first, then the
@@ -205,6 +245,7 @@ func (a *app) newCommand() *cobra.Command {
 		ruleset, wall, board, wildOrder, seed string
 		seats                                 []string
 		perMove, onTimeout, remindBefore      string
+		unrated, private, public              bool
 	)
 	cmd := &cobra.Command{
 		Use: "new",
@@ -212,6 +253,7 @@ func (a *app) newCommand() *cobra.Command {
 may join), "bot" or "bot:random", or a player id. Without --seat the game
 has two seats: you and an open one.`,
 		Example: `  azul new --seat me --seat bot
+  azul new --unrated --private --seat me --seat open
   azul new --ruleset summer-pavilion --board monochrome --seat me --seat open --seat open
   azul new --seat me --seat 0f8fad5b-d9cb-469f-a165-70867728950e --per-move 72h --on-timeout bot`,
 		Args: a.args(0, 0),
@@ -260,6 +302,18 @@ has two seats: you and an open one.`,
 			if seed != "" {
 				req.Seed = &seed
 			}
+			if unrated {
+				rated := false
+				req.Rated = &rated
+			}
+			switch {
+			case private:
+				v := apiclient.CreateGameVisibilityPrivate
+				req.Visibility = &v
+			case public:
+				v := apiclient.CreateGameVisibilityPublic
+				req.Visibility = &v
+			}
 			res, err := a.api.CreateGameWithResponse(cmd.Context(), &apiclient.CreateGameParams{}, req)
 			if err := a.result(res, err, http.StatusCreated); err != nil {
 				return err
@@ -287,6 +341,10 @@ has two seats: you and an open one.`,
 	f.StringVar(&onTimeout, "on-timeout", "", l.T("cli.flag.on_timeout"))
 	f.StringVar(&remindBefore, "remind-before", "", l.T("cli.flag.remind_before"))
 	f.StringVar(&seed, "seed", "", l.T("cli.flag.seed"))
+	f.BoolVar(&unrated, "unrated", false, l.T("cli.flag.unrated"))
+	f.BoolVar(&private, "private", false, l.T("cli.flag.private"))
+	f.BoolVar(&public, "public", false, l.T("cli.flag.public"))
+	cmd.MarkFlagsMutuallyExclusive("private", "public")
 	comp := func(name string, values ...string) {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}

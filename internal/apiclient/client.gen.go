@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for CreateGameVisibility.
+const (
+	CreateGameVisibilityPrivate CreateGameVisibility = "private"
+	CreateGameVisibilityPublic  CreateGameVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the CreateGameVisibility enum.
+func (e CreateGameVisibility) Valid() bool {
+	switch e {
+	case CreateGameVisibilityPrivate:
+		return true
+	case CreateGameVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventMetaActorKind.
 const (
 	EventMetaActorKindBot    EventMetaActorKind = "bot"
@@ -60,6 +78,24 @@ func (e GameResponseStatus) Valid() bool {
 	}
 }
 
+// Defines values for GameResponseVisibility.
+const (
+	GameResponseVisibilityPrivate GameResponseVisibility = "private"
+	GameResponseVisibilityPublic  GameResponseVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the GameResponseVisibility enum.
+func (e GameResponseVisibility) Valid() bool {
+	switch e {
+	case GameResponseVisibilityPrivate:
+		return true
+	case GameResponseVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStateStatus.
 const (
 	GameStateStatusActive   GameStateStatus = "active"
@@ -81,6 +117,24 @@ func (e GameStateStatus) Valid() bool {
 	}
 }
 
+// Defines values for GameStateVisibility.
+const (
+	GameStateVisibilityPrivate GameStateVisibility = "private"
+	GameStateVisibilityPublic  GameStateVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the GameStateVisibility enum.
+func (e GameStateVisibility) Valid() bool {
+	switch e {
+	case GameStateVisibilityPrivate:
+		return true
+	case GameStateVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameSummaryStatus.
 const (
 	GameSummaryStatusActive   GameSummaryStatus = "active"
@@ -96,6 +150,24 @@ func (e GameSummaryStatus) Valid() bool {
 	case GameSummaryStatusFinished:
 		return true
 	case GameSummaryStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameSummaryVisibility.
+const (
+	GameSummaryVisibilityPrivate GameSummaryVisibility = "private"
+	GameSummaryVisibilityPublic  GameSummaryVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the GameSummaryVisibility enum.
+func (e GameSummaryVisibility) Valid() bool {
+	switch e {
+	case GameSummaryVisibilityPrivate:
+		return true
+	case GameSummaryVisibilityPublic:
 		return true
 	default:
 		return false
@@ -210,6 +282,7 @@ const (
 	HttpsazuldDevproblemspayloadTooLarge      ProblemType = "https://azuld.dev/problems/payload-too-large"
 	HttpsazuldDevproblemsrateLimited          ProblemType = "https://azuld.dev/problems/rate-limited"
 	HttpsazuldDevproblemstakebackConflict     ProblemType = "https://azuld.dev/problems/takeback-conflict"
+	HttpsazuldDevproblemstakebacksOff         ProblemType = "https://azuld.dev/problems/takebacks-off"
 	HttpsazuldDevproblemsunauthenticated      ProblemType = "https://azuld.dev/problems/unauthenticated"
 	HttpsazuldDevproblemsunavailable          ProblemType = "https://azuld.dev/problems/unavailable"
 	HttpsazuldDevproblemsunsupportedMediaType ProblemType = "https://azuld.dev/problems/unsupported-media-type"
@@ -257,6 +330,8 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsrateLimited:
 		return true
 	case HttpsazuldDevproblemstakebackConflict:
+		return true
+	case HttpsazuldDevproblemstakebacksOff:
 		return true
 	case HttpsazuldDevproblemsunauthenticated:
 		return true
@@ -645,6 +720,24 @@ func (e RatingsPageParamsProvisional) Valid() bool {
 	}
 }
 
+// Defines values for ListGamesParamsWatch.
+const (
+	ListGamesParamsWatchN1   ListGamesParamsWatch = "1"
+	ListGamesParamsWatchTrue ListGamesParamsWatch = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListGamesParamsWatch enum.
+func (e ListGamesParamsWatch) Valid() bool {
+	switch e {
+	case ListGamesParamsWatchN1:
+		return true
+	case ListGamesParamsWatchTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListGamesParamsStatus.
 const (
 	ListGamesParamsStatusActive   ListGamesParamsStatus = "active"
@@ -755,12 +848,24 @@ func (e ListRatingsParamsProvisional) Valid() bool {
 
 // CreateGame Examples: {"options":{"wall":"coloured"},"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"random"}]}
 type CreateGame struct {
-	Options     *Options     `json:"options,omitempty"`
-	Ruleset     Ruleset      `json:"ruleset"`
-	Seats       []SeatSpec   `json:"seats"`
-	Seed        *string      `json:"seed,omitempty"`
+	Options *Options `json:"options,omitempty"`
+
+	// Rated Whether the result changes the seats' ratings. Default true, but false with a `seed`: a game whose bag order is public cannot be rated (`rated: true` with a `seed` is a 400).
+	Rated   *bool      `json:"rated,omitempty"`
+	Ruleset Ruleset    `json:"ruleset"`
+	Seats   []SeatSpec `json:"seats"`
+	Seed    *string    `json:"seed,omitempty"`
+
+	// Takebacks Whether a seat may ask to take back its moves. Default: the opposite of `rated`. When off, POST /v1/games/{id}/takebacks answers 409 (takebacks-off).
+	Takebacks   *bool        `json:"takebacks,omitempty"`
 	TimeControl *TimeControl `json:"time_control,omitempty"`
+
+	// Visibility `public`: anyone may watch and replay the game, and it is on the watch list. `private`: once every seat is taken, only its seated players may read it; everyone else gets the 404 of a game that does not exist. While a seat is free, anyone with the id may read and join it. Default: `public` for a rated game, `private` for an unrated one.
+	Visibility *CreateGameVisibility `json:"visibility,omitempty"`
 }
+
+// CreateGameVisibility `public`: anyone may watch and replay the game, and it is on the watch list. `private`: once every seat is taken, only its seated players may read it; everyone else gets the 404 of a game that does not exist. While a seat is free, anyone with the id may read and join it. Default: `public` for a rated game, `private` for an unrated one.
+type CreateGameVisibility string
 
 // Diff defines model for Diff.
 type Diff struct {
@@ -898,6 +1003,9 @@ type GameResponse struct {
 	Phase           *string            `json:"phase,omitempty"`
 	Players         *[]PlayerView      `json:"players,omitempty"`
 
+	// Rated The result changes the seats' ratings (games created before the setting existed: true)
+	Rated *bool `json:"rated,omitempty"`
+
 	// Rematch this finished game's rematch, once one of its players asked for it (POST /v1/games/{id}/rematch)
 	Rematch *openapi_types.UUID `json:"rematch,omitempty"`
 
@@ -914,8 +1022,11 @@ type GameResponse struct {
 	SeedCommitment *string            `json:"seed_commitment,omitempty"`
 	Status         GameResponseStatus `json:"status"`
 	Supply         *map[string]int    `json:"supply,omitempty"`
-	TimeControl    *TimeControl       `json:"time_control,omitempty"`
-	ToAct          []int              `json:"to_act"`
+
+	// Takebacks Whether take-backs may be asked for (games created before the setting existed: true)
+	Takebacks   *bool        `json:"takebacks,omitempty"`
+	TimeControl *TimeControl `json:"time_control,omitempty"`
+	ToAct       []int        `json:"to_act"`
 
 	// Undone GET /state?version=N only: the version lies in a branch a take-back undid (the state shows that branch)
 	Undone *bool `json:"undone,omitempty"`
@@ -924,12 +1035,18 @@ type GameResponse struct {
 	UndoneBy  *int       `json:"undone_by,omitempty"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 	Version   int        `json:"version"`
-	Wild      *string    `json:"wild,omitempty"`
-	YourSeats []int      `json:"your_seats"`
+
+	// Visibility Who may read the game once every seat is taken (games created before the setting existed: public)
+	Visibility *GameResponseVisibility `json:"visibility,omitempty"`
+	Wild       *string                 `json:"wild,omitempty"`
+	YourSeats  []int                   `json:"your_seats"`
 }
 
 // GameResponseStatus defines model for GameResponse.Status.
 type GameResponseStatus string
+
+// GameResponseVisibility Who may read the game once every seat is taken (games created before the setting existed: public)
+type GameResponseVisibility string
 
 // GameState defines model for GameState.
 type GameState struct {
@@ -953,6 +1070,9 @@ type GameState struct {
 	Phase           *string            `json:"phase,omitempty"`
 	Players         *[]PlayerView      `json:"players,omitempty"`
 
+	// Rated The result changes the seats' ratings (games created before the setting existed: true)
+	Rated *bool `json:"rated,omitempty"`
+
 	// Rematch this finished game's rematch, once one of its players asked for it (POST /v1/games/{id}/rematch)
 	Rematch *openapi_types.UUID `json:"rematch,omitempty"`
 
@@ -969,8 +1089,11 @@ type GameState struct {
 	SeedCommitment *string         `json:"seed_commitment,omitempty"`
 	Status         GameStateStatus `json:"status"`
 	Supply         *map[string]int `json:"supply,omitempty"`
-	TimeControl    *TimeControl    `json:"time_control,omitempty"`
-	ToAct          []int           `json:"to_act"`
+
+	// Takebacks Whether take-backs may be asked for (games created before the setting existed: true)
+	Takebacks   *bool        `json:"takebacks,omitempty"`
+	TimeControl *TimeControl `json:"time_control,omitempty"`
+	ToAct       []int        `json:"to_act"`
 
 	// Undone GET /state?version=N only: the version lies in a branch a take-back undid (the state shows that branch)
 	Undone *bool `json:"undone,omitempty"`
@@ -979,11 +1102,17 @@ type GameState struct {
 	UndoneBy  *int       `json:"undone_by,omitempty"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 	Version   int        `json:"version"`
-	Wild      *string    `json:"wild,omitempty"`
+
+	// Visibility Who may read the game once every seat is taken (games created before the setting existed: public)
+	Visibility *GameStateVisibility `json:"visibility,omitempty"`
+	Wild       *string              `json:"wild,omitempty"`
 }
 
 // GameStateStatus defines model for GameState.Status.
 type GameStateStatus string
+
+// GameStateVisibility Who may read the game once every seat is taken (games created before the setting existed: public)
+type GameStateVisibility string
 
 // GameSummary defines model for GameSummary.
 type GameSummary struct {
@@ -994,15 +1123,24 @@ type GameSummary struct {
 	Id         *openapi_types.UUID `json:"id,omitempty"`
 	LastMoveAt *time.Time          `json:"last_move_at,omitempty"`
 	Options    *Options            `json:"options,omitempty"`
-	Ruleset    *Ruleset            `json:"ruleset,omitempty"`
-	Seats      *[]Seat             `json:"seats,omitempty"`
-	Status     *GameSummaryStatus  `json:"status,omitempty"`
-	ToAct      *[]int              `json:"to_act,omitempty"`
-	Version    *int                `json:"version,omitempty"`
+
+	// Rated The result changes the seats' ratings (games created before the setting existed: true)
+	Rated   *bool              `json:"rated,omitempty"`
+	Ruleset *Ruleset           `json:"ruleset,omitempty"`
+	Seats   *[]Seat            `json:"seats,omitempty"`
+	Status  *GameSummaryStatus `json:"status,omitempty"`
+	ToAct   *[]int             `json:"to_act,omitempty"`
+	Version *int               `json:"version,omitempty"`
+
+	// Visibility Who may read the game once every seat is taken (games created before the setting existed: public)
+	Visibility *GameSummaryVisibility `json:"visibility,omitempty"`
 }
 
 // GameSummaryStatus defines model for GameSummary.Status.
 type GameSummaryStatus string
+
+// GameSummaryVisibility Who may read the game once every seat is taken (games created before the setting existed: public)
+type GameSummaryVisibility string
 
 // HeadToHead defines model for HeadToHead.
 type HeadToHead struct {
@@ -1989,6 +2127,8 @@ type SignoutFormdataBody struct {
 
 // ListGamesParams defines parameters for ListGames.
 type ListGamesParams struct {
+	// Watch `1`: the watch list instead: running public games, best-rated first (the highest rating ordinal among the seats' players in the game's rule set and number of players; a seat without one, a bot's included, counts as 0), then the latest move first. Takes no `status` or `player`; pages with `limit` and `cursor` as the other lists.
+	Watch  *ListGamesParamsWatch  `form:"watch,omitempty" json:"watch,omitempty"`
 	Status *ListGamesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Player A player id, or `me` (needs a token)
@@ -2002,6 +2142,9 @@ type ListGamesParams struct {
 	// Cursor The `next_cursor` of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
+
+// ListGamesParamsWatch defines parameters for ListGames.
+type ListGamesParamsWatch string
 
 // ListGamesParamsStatus defines parameters for ListGames.
 type ListGamesParamsStatus string
@@ -3701,6 +3844,8 @@ type ClientInterface interface {
 
 	// ListGames List games, newest first
 	//
+	// Private games are listed only to their seated players.
+	//
 	// Corresponds with GET /v1/games (the `ListGames` operationId).
 	ListGames(ctx context.Context, params *ListGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -4841,6 +4986,8 @@ func (c *Client) StaticFile(ctx context.Context, path string, reqEditors ...Requ
 }
 
 // ListGames List games, newest first
+//
+// Private games are listed only to their seated players.
 //
 // Corresponds with GET /v1/games (the `ListGames` operationId).
 func (c *Client) ListGames(ctx context.Context, params *ListGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7088,6 +7235,18 @@ func NewListGamesRequest(server string, params *ListGamesParams) (*http.Request,
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Watch != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "watch", *params.Watch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Status != nil {
 
@@ -9538,6 +9697,8 @@ type ClientWithResponsesInterface interface {
 	StaticFileWithResponse(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*StaticFileResponse, error)
 
 	// ListGamesWithResponse List games, newest first
+	//
+	// Private games are listed only to their seated players.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14822,6 +14983,8 @@ func (c *ClientWithResponses) StaticFileWithResponse(ctx context.Context, path s
 }
 
 // ListGamesWithResponse List games, newest first
+//
+// Private games are listed only to their seated players.
 //
 // Returns a wrapper object for the known response body format(s).
 //

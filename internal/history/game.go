@@ -53,6 +53,19 @@ type gameCreated struct {
 	SeedCommitment string            `json:"seed_commitment"`
 	Seed           string            `json:"seed,omitempty"`
 	CreatedBy      string            `json:"created_by"`
+	Rated          *bool             `json:"rated,omitempty"`
+	Visibility     string            `json:"visibility,omitempty"`
+	Takebacks      *bool             `json:"takebacks,omitempty"`
+}
+
+// settings are the settings play gives a game created without any: a
+// game with a public seed is unrated and private and allows take-backs,
+// any other rated and public without take-backs.
+func settings(publicSeed bool) play.Settings {
+	if publicSeed {
+		return play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: true}
+	}
+	return play.Settings{Rated: true, Visibility: play.VisibilityPublic, Takebacks: false}
 }
 
 // seatJoined is the payload of game.joined.
@@ -145,6 +158,8 @@ type Game struct {
 	seats      []play.Seat
 	creator    string
 	commitment string
+	// publicSeed: the seed was written into game.created.
+	publicSeed bool
 }
 
 // Records are the game's events as stored records (positions unset).
@@ -205,7 +220,9 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	created := gameCreated{Config: spec.Config, Seats: seats, SeedCommitment: spec.Seed.Commitment(), CreatedBy: spec.Creator}
+	set := settings(spec.PublicSeed)
+	created := gameCreated{Config: spec.Config, Seats: seats, SeedCommitment: spec.Seed.Commitment(), CreatedBy: spec.Creator,
+		Rated: &set.Rated, Visibility: set.Visibility, Takebacks: &set.Takebacks}
 	if spec.PublicSeed {
 		created.Seed = spec.Seed.String()
 	}
@@ -217,7 +234,7 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{ID: spec.ID, Seed: spec.Seed, config: spec.Config, seats: seats, creator: spec.Creator, commitment: spec.Seed.Commitment()}
+	g := &Game{ID: spec.ID, Seed: spec.Seed, config: spec.Config, seats: seats, creator: spec.Creator, commitment: spec.Seed.Commitment(), publicSeed: spec.PublicSeed}
 	publicSeed := ""
 	if spec.PublicSeed {
 		publicSeed = spec.Seed.String()
@@ -390,7 +407,7 @@ func (g *Game) snapshotData(i int) ([]byte, error) {
 	seats := slices.Clone(g.seats)
 	view := &play.Game{
 		ID: g.ID, Status: s.Status, Version: s.Version, Seats: seats,
-		SeedCommitment: g.commitment, Seed: s.Seed, CreatedBy: g.creator,
+		SeedCommitment: g.commitment, Seed: s.Seed, Settings: settings(g.publicSeed), CreatedBy: g.creator,
 		CreatedAt: g.Appends[0].At, UpdatedAt: g.Appends[i].At,
 	}
 	data, err := json.Marshal(snapshotEnvelope{Game: view, Config: g.config, State: s.State, RevealVersion: s.RevealVersion})
@@ -403,7 +420,7 @@ func (g *Game) snapshotData(i int) ([]byte, error) {
 // aggregateFormat is play's snapshot envelope format (play.aggregateFormat):
 // a snapshot whose format differs from the server's is ignored, so the
 // tests check that this one is the server's.
-const aggregateFormat = 2
+const aggregateFormat = 3
 
 // SnapshotFormat is the format number azuld gives its snapshots with
 // these rules (play's snapshotFormat).

@@ -13,6 +13,8 @@ import (
 
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/projections"
 )
 
 // writeGames writes a batch of games: their appends in layers (the k-th
@@ -120,6 +122,14 @@ type storedSeat struct {
 	Bot      string `json:"bot,omitempty"`
 }
 
+// visibility is a row's games.visibility.
+func visibility(row projections.GameRow) string {
+	if row.Private {
+		return play.VisibilityPrivate
+	}
+	return play.VisibilityPublic
+}
+
 // copyReadModels writes the games' rows of every read model as azuld
 // holds them once its follower of the log has caught up: games,
 // game_seats, turn_inbox and results; the idempotency keys of the keyed
@@ -157,7 +167,8 @@ func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.
 			toAct[j] = int32(s)
 		}
 		gameRows = append(gameRows, []any{ids[i], row.Ruleset, json.RawMessage(options), row.Status, row.Version, toAct,
-			json.RawMessage(seatsJSON), optionalUUID(row.CreatedBy), row.CreatedAt, row.LastMoveAt, row.Deadline, final})
+			json.RawMessage(seatsJSON), optionalUUID(row.CreatedBy), row.CreatedAt, row.LastMoveAt, row.Deadline, final,
+			!row.Unrated, visibility(row)})
 		seen := map[int]bool{}
 		for _, seat := range row.ToAct {
 			since, ok := g.Since[seat]
@@ -187,7 +198,7 @@ func copyReadModels(ctx context.Context, tx pgx.Tx, games []*Game, ids []pgtype.
 		columns []string
 		rows    [][]any
 	}{
-		{"games", []string{"id", "ruleset", "options", "status", "version", "to_act", "seats", "created_by", "created_at", "last_move_at", "deadline", "final"}, gameRows},
+		{"games", []string{"id", "ruleset", "options", "status", "version", "to_act", "seats", "created_by", "created_at", "last_move_at", "deadline", "final", "rated", "visibility"}, gameRows},
 		{"game_seats", []string{"game_id", "seat", "player_id", "bot", "finished"}, seatRows},
 		{"turn_inbox", []string{"player_id", "game_id", "seat", "since", "deadline"}, inboxRows},
 		{"results", []string{"game_id", "seat", "player_id", "score", "rank", "finished_at"}, resultRows},

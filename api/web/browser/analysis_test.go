@@ -54,11 +54,12 @@ func (e *env) moveAfter(id string, from int64) int64 {
 }
 
 // botsGame is a finished game of the rule set: p creates it for two
-// bots, which play it whole inside the create.
+// bots, which play it whole inside the create. It is public: p holds no
+// seat in it.
 func (e *env) botsGame(p *player, ruleset string) gameState {
 	e.t.Helper()
 	var done gameState
-	e.rest(p.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA,
+	e.rest(p.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seed": seedA, "visibility": "public",
 		"seats": []map[string]string{{"bot": "greedy"}, {"bot": "random"}}}, http.StatusCreated, &done)
 	if done.Status != "finished" {
 		e.t.Fatalf("a bots-only game is %s after its creation", done.Status)

@@ -26,14 +26,16 @@ func (e *env) game(id string) gameState {
 	return g
 }
 
-// newGame creates a game for the players (seat i is players[i]).
+// newGame creates a game for the players (seat i is players[i]): public,
+// so that the tests read it without a token; with a seed, unrated, with
+// take-backs.
 func (e *env) newGame(ruleset string, options map[string]any, seed string, players ...*player) string {
 	e.t.Helper()
 	seats := []map[string]string{}
 	for _, p := range players {
 		seats = append(seats, map[string]string{"player": p.id})
 	}
-	body := map[string]any{"ruleset": ruleset, "seats": seats, "seed": seed}
+	body := map[string]any{"ruleset": ruleset, "seats": seats, "seed": seed, "visibility": "public"}
 	if options != nil {
 		body["options"] = options
 	}

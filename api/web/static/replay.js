@@ -67,7 +67,7 @@ async function loadMeta(r) {
   chapters(r);
   const tb = r.root.querySelector('#tb');
   tb.replaceChildren();
-  if (game.status === 'active' && (game.your_seats || []).length) {
+  if (game.status === 'active' && (game.your_seats || []).length && game.takebacks !== false) {
     tb.append(takebackPanel(game, async () => { const end = atEnd(r); await loadMeta(r); if (end) goTo(r, r.main[r.main.length - 1]); }, (m, k) => say(r, m, k), r.takebacks));
   }
 }

@@ -126,6 +126,7 @@ function render(t) {
     g.round ? el('span', { class: 'round' }, tr('web.js.round', { N: g.round })) : '',
     pav && g.wild ? el('span', { class: `wild t-${g.wild}` }, tr('web.js.wild', { Colour: colour(g.wild) })) : '',
     el('span', { id: 'live', class: 'live' }),
+    !(g.your_seats || []).length && g.status === 'active' ? el('span', { id: 'watching', class: 'chip watching' }, tr('web.js.watching')) : '',
   );
   renderLive(t);
   const who = list((g.to_act || []).map((s) => seatName(g, s)));
@@ -134,6 +135,7 @@ function render(t) {
       : moves.length ? el('strong', {}, `${tr('web.js.status.your_move')} `) : `${tr('web.js.status.waiting', { Who: who })} `,
     el('span', { id: 'lastmove' }),
     ' ', el('a', { href: `/games/${encodeURIComponent(t.id)}/replay?version=${g.version}`, class: 'link' }, tr('web.js.replay')),
+    ' ', el('span', { id: 'settings', class: 'settings' }, settingsText(g)),
   );
   const offer = root.querySelector('#offer');
   offer.replaceChildren();
@@ -170,7 +172,7 @@ function render(t) {
       el('time', { datetime: g.deadline }, time(g.deadline))));
   }
   if (g.final) extra.append(describeFinal(g));
-  if (g.status === 'active' && mine.size) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
+  if (g.status === 'active' && mine.size && g.takebacks !== false) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
   const resign = moves.find((m) => m.m.type === 'resign');
   const listed = moves.filter((m) => m !== resign);
   if (listed.length) extra.append(moveList(t, listed));
@@ -179,6 +181,14 @@ function render(t) {
       onclick: () => { if (window.confirm(tr('web.js.resign_confirm'))) send(t, resign); } }, tr('web.js.resign'))));
   }
   setPicks(t);
+}
+
+// settingsText is the game's settings in words: rated or not, public or
+// private, take-backs or not.
+function settingsText(g) {
+  return [g.rated === false ? tr('web.js.settings.unrated') : tr('web.js.settings.rated'),
+    g.visibility === 'private' ? tr('web.js.settings.private') : tr('web.js.settings.public'),
+    g.takebacks === false ? tr('web.js.settings.no_takebacks') : tr('web.js.settings.takebacks')].join(' · ');
 }
 
 // moveList is the plain list of every legal move: the accessible

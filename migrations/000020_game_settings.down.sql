@@ -1,0 +1,2 @@
+DROP INDEX IF EXISTS games_watch_idx;
+ALTER TABLE games DROP COLUMN IF EXISTS visibility, DROP COLUMN IF EXISTS rated;
