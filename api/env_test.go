@@ -309,6 +309,8 @@ type game struct {
 	} `json:"final"`
 	Seed           string `json:"seed"`
 	SeedCommitment string `json:"seed_commitment"`
+	Rated          bool   `json:"rated"`
+	Imported       bool   `json:"imported"`
 }
 
 // createGame creates a game and returns its state.

@@ -289,7 +289,7 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	ndjson := header{"Content-Type", MIMEJSONLines}
 	var imported game
 	cy.call(http.MethodPost, "/v1/games/import", export.Body, ndjson).mustStatus(t, http.StatusCreated).decode(t, &imported)
-	if imported.ID == g.ID || imported.Status != play.StatusFinished {
+	if imported.ID == g.ID || imported.Status != play.StatusFinished || !imported.Imported || imported.Rated {
 		t.Fatalf("imported: %+v", imported)
 	}
 	anon.call(http.MethodGet, "/v1/games/"+imported.ID+"/verify", nil).mustStatus(t, http.StatusOK).decode(t, &v)
@@ -301,7 +301,8 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	}
 	anon.call(http.MethodGet, "/v1/games/"+imported.ID+"/events", nil).mustStatus(t, http.StatusOK).decode(t, &copied)
 	anon.call(http.MethodGet, base+"/events", nil).mustStatus(t, http.StatusOK).decode(t, &page)
-	if len(copied.Events) != len(page.Events) {
+	// The import's log ends with game.imported, which makes it unrated.
+	if len(copied.Events) != len(page.Events)+1 || copied.Events[len(page.Events)].Type != "game.imported" || copied.Events[len(page.Events)].Description == "" {
 		t.Fatalf("imported %d events of %d", len(copied.Events), len(page.Events))
 	}
 	for i := range page.Events {

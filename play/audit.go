@@ -170,6 +170,8 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		return l.T("log.seed_revealed", "Seed", g.Seed)
 	case EvRematch:
 		return l.T("rematch.log.linked", "ID", g.Rematch)
+	case EvImported:
+		return l.T("log.imported")
 	case EvReservationDeclined:
 		var d reservationDeclined
 		_ = json.Unmarshal(rec.Data, &d)

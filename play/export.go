@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/events"
@@ -133,6 +134,27 @@ func (s *Service) ImportGame(ctx context.Context, recs []events.Record) (*Game, 
 		// secret seed could not draw its next tiles here.
 		return nil, fmt.Errorf("%w: the seed is not in the log (a running game with a secret seed, or a finished game without game.seed_revealed)", ErrBadLog)
 	}
+	// The log then says it was imported, so that no rating ever counts
+	// it (a log that folds and verifies is easy to write).
+	from := recs[0].StreamID
+	if u, err := uuid.Parse(from); err == nil {
+		from = u.String()
+	} else {
+		// Not a game id of azuld's: nothing worth keeping.
+		from = ""
+	}
+	marker, err := serverEvent(EvImported, gameImported{From: from})
+	if err != nil {
+		return nil, err
+	}
+	imported := events.Record{StreamID: id, Version: int64(len(recs)) + 1, Type: marker.Type, Schema: marker.Schema, Data: marker.Data,
+		Meta: events.Meta{Actor: events.Actor{Kind: "system"}, Channel: "import", CommandID: "import:" + id},
+		// Not a move: the game's last move keeps its time.
+		RecordedAt: recs[len(recs)-1].RecordedAt}
+	if err := g.apply(s.rules, imported); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	recs = append(recs, imported)
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("import: begin: %w", err)

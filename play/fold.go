@@ -225,6 +225,10 @@ func (g *Game) applyServerExtension(rec events.Record) error {
 		return g.applySeatLeft(rec)
 	case EvRematch, EvReservationDeclined:
 		return g.applyRematch(rec)
+	case EvImported:
+		// Whatever game.created said: an imported game is not rated.
+		g.Imported, g.Rated = true, false
+		return nil
 	}
 	return fmt.Errorf("%w: unknown server event %q", engine.ErrInconsistent, rec.Type)
 }

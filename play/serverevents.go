@@ -24,7 +24,18 @@ const (
 	// EvReservationDeclined: the player a seat was reserved for declined
 	// it; the seat is an ordinary free seat from then on.
 	EvReservationDeclined = "game.reservation_declined"
+	// EvImported: the events before it were imported from an exported
+	// log (POST /v1/games/import), not played here. Such a game is never
+	// rated, whatever its game.created says: anyone can write a log that
+	// folds and verifies.
+	EvImported = "game.imported"
 )
+
+// gameImported is the payload of game.imported.
+type gameImported struct {
+	// From is the game's id in the log it was imported from.
+	From string `json:"from,omitempty"`
+}
 
 // isServerEvent tells server events from engine events by their name.
 func isServerEvent(eventType string) bool { return strings.Contains(eventType, ".") }

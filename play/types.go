@@ -153,6 +153,9 @@ type Game struct {
 	// Declined lists the players who declined their reserved seat of this
 	// rematch (by id, in the order they declined).
 	Declined []string `json:"declined,omitempty"`
+	// Imported: the game came from an exported log (game.imported); it
+	// is never rated.
+	Imported bool `json:"imported,omitempty"`
 
 	fold foldState
 	// names are the seats' players' names by player id, when the game was

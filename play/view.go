@@ -31,6 +31,8 @@ type GameView struct {
 	RematchOf string   `json:"rematch_of,omitempty"`
 	Rematch   string   `json:"rematch,omitempty"`
 	Declined  []string `json:"declined,omitempty"`
+	// Imported: the game came from an exported log; it is never rated.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // View is the game as the API shows it.
@@ -42,6 +44,7 @@ func (g *Game) View() GameView {
 		CreatedBy: g.CreatedBy, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 		PendingTakeback: g.PendingTakeback(),
 		RematchOf:       g.RematchOf, Rematch: g.Rematch, Declined: g.Declined,
+		Imported: g.Imported,
 	}
 	if g.State == nil {
 		v.View = engine.View{Ruleset: g.Config.Ruleset, Options: g.Config.Options, ToAct: []int{}}

@@ -86,6 +86,8 @@ func (a *app) describeHere(ev apiclient.Event) string {
 		return l.T("cli.event.seed_revealed")
 	case "game.rematch":
 		return l.T("cli.event.rematch", "ID", str("game_id"))
+	case "game.imported":
+		return l.T("cli.event.imported")
 	case "game.reservation_declined":
 		return l.T("cli.event.reservation_declined", "Seat", num("seat"))
 	case "game.takeback_requested":

@@ -992,16 +992,19 @@ type GameResponse struct {
 	Deadline  *time.Time `json:"deadline,omitempty"`
 
 	// Declined the ids of the players who declined their reserved seat of this rematch
-	Declined        *[]string          `json:"declined,omitempty"`
-	Discard         *int               `json:"discard,omitempty"`
-	Factories       *[]map[string]int  `json:"factories,omitempty"`
-	Final           *Final             `json:"final,omitempty"`
-	Id              openapi_types.UUID `json:"id"`
-	LegalMoves      []LegalMove        `json:"legal_moves"`
-	Options         *Options           `json:"options,omitempty"`
-	PendingTakeback *Takeback          `json:"pending_takeback,omitempty"`
-	Phase           *string            `json:"phase,omitempty"`
-	Players         *[]PlayerView      `json:"players,omitempty"`
+	Declined  *[]string          `json:"declined,omitempty"`
+	Discard   *int               `json:"discard,omitempty"`
+	Factories *[]map[string]int  `json:"factories,omitempty"`
+	Final     *Final             `json:"final,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Imported the game came from an exported log (POST /v1/games/import; its log ends with game.imported): it is never rated
+	Imported        *bool         `json:"imported,omitempty"`
+	LegalMoves      []LegalMove   `json:"legal_moves"`
+	Options         *Options      `json:"options,omitempty"`
+	PendingTakeback *Takeback     `json:"pending_takeback,omitempty"`
+	Phase           *string       `json:"phase,omitempty"`
+	Players         *[]PlayerView `json:"players,omitempty"`
 
 	// Rated The result changes the seats' ratings (games created before the setting existed: true)
 	Rated *bool `json:"rated,omitempty"`
@@ -1060,15 +1063,18 @@ type GameState struct {
 	Deadline  *time.Time `json:"deadline,omitempty"`
 
 	// Declined the ids of the players who declined their reserved seat of this rematch
-	Declined        *[]string          `json:"declined,omitempty"`
-	Discard         *int               `json:"discard,omitempty"`
-	Factories       *[]map[string]int  `json:"factories,omitempty"`
-	Final           *Final             `json:"final,omitempty"`
-	Id              openapi_types.UUID `json:"id"`
-	Options         *Options           `json:"options,omitempty"`
-	PendingTakeback *Takeback          `json:"pending_takeback,omitempty"`
-	Phase           *string            `json:"phase,omitempty"`
-	Players         *[]PlayerView      `json:"players,omitempty"`
+	Declined  *[]string          `json:"declined,omitempty"`
+	Discard   *int               `json:"discard,omitempty"`
+	Factories *[]map[string]int  `json:"factories,omitempty"`
+	Final     *Final             `json:"final,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Imported the game came from an exported log (POST /v1/games/import; its log ends with game.imported): it is never rated
+	Imported        *bool         `json:"imported,omitempty"`
+	Options         *Options      `json:"options,omitempty"`
+	PendingTakeback *Takeback     `json:"pending_takeback,omitempty"`
+	Phase           *string       `json:"phase,omitempty"`
+	Players         *[]PlayerView `json:"players,omitempty"`
 
 	// Rated The result changes the seats' ratings (games created before the setting existed: true)
 	Rated *bool `json:"rated,omitempty"`
