@@ -175,12 +175,14 @@ func TestReadmeWalkthrough(t *testing.T) {
 		}
 	}
 	var bg, cg struct {
-		Status  string `json:"status"`
-		Version int64  `json:"version"`
+		Status   string `json:"status"`
+		Version  int64  `json:"version"`
+		Imported bool   `json:"imported"`
 	}
 	get("/v1/games/"+bot, &bg)
 	get("/v1/games/"+copied, &cg)
-	if bg.Status != "finished" || cg.Status != "finished" || cg.Version != bg.Version {
+	// The copy is the bot game's log and game.imported.
+	if bg.Status != "finished" || cg.Status != "finished" || cg.Version != bg.Version+1 || !cg.Imported {
 		t.Errorf("the bot game is %+v, its imported copy %+v", bg, cg)
 	}
 	var takeback struct {

@@ -155,6 +155,31 @@ func (p *player) clickJS(expr string) {
 	p.click(xy)
 }
 
+// clickUntil clicks the element sel finds until cond holds: a page that
+// draws itself again (a replay filling in its chapters on a busy machine)
+// may replace the element between finding and clicking it, and that
+// click is lost. It tries three times, waitTimeout/3 each.
+func (p *player) clickUntil(sel, cond, what string) {
+	p.e.t.Helper()
+	for try := 1; ; try++ {
+		p.waitJS(`document.querySelector('`+sel+`')`, what+": "+sel)
+		if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+			p.e.t.Fatalf("%s: click %s: %v", p.name, sel, err)
+		}
+		deadline := time.Now().Add(waitTimeout / 3)
+		for time.Now().Before(deadline) {
+			if ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+cond+")")); err == nil && ok {
+				return
+			}
+			time.Sleep(40 * time.Millisecond)
+		}
+		if try == 3 {
+			p.waitJS(cond, what)
+			return
+		}
+	}
+}
+
 // key presses a key on the page.
 func (p *player) key(k string) {
 	p.e.t.Helper()

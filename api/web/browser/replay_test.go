@@ -177,11 +177,8 @@ func TestTakebackBranchInBrowsers(t *testing.T) {
 
 	// The replay shows the undone move as a branch that can be stepped.
 	bob.open(fmt.Sprintf("/games/%s/replay", id))
-	bob.waitJS(`document.querySelector('ul.branches button[data-branch]')`, "the taken-back branch")
-	if err := chromedp.Do(bob.ctx, chromedp.Click(chromedp.CSS("ul.branches button[data-branch]"))); err != nil {
-		t.Fatal(err)
-	}
-	bob.waitJS(`document.getElementById('app').dataset.branch === '0' && document.querySelector('#step .event.undone')`, "the branch's first undone step")
+	bob.clickUntil("ul.branches button[data-branch]",
+		`document.getElementById('app').dataset.branch === '0' && document.querySelector('#step .event.undone')`, "the branch's first undone step")
 	undone := eval[string](bob, `document.getElementById('app').dataset.shownVersion`)
 	n, _ := strconv.ParseInt(undone, 10, 64)
 	checkDrawn(t, bob, id, n)
