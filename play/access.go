@@ -25,6 +25,11 @@ func (s *Service) MayRead(ctx context.Context, gameID, viewer string) error {
 	if !validUUID(gameID) {
 		return notFound
 	}
+	// A game's visibility never changes after its creation: a cached
+	// public game needs no query (every move of a public game asks).
+	if private, ok := s.cache.private(gameID); ok && !private {
+		return nil
+	}
 	var who *string
 	if viewer != "" {
 		if !validUUID(viewer) {

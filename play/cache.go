@@ -197,6 +197,20 @@ func (c *gameCache) get(id string) (*Game, bool) {
 	return g.clone(), true
 }
 
+// private reports a cached game's visibility, without the copy get
+// makes (cached games are never changed in place); ok is false when the
+// game is not cached.
+func (c *gameCache) private(id string) (private, ok bool) {
+	if c == nil {
+		return false, false
+	}
+	g, ok := c.lru.get(id)
+	if !ok {
+		return false, false
+	}
+	return g.Private(), true
+}
+
 // put remembers g unless a newer version of the game is cached already
 // (two moves of one game finishing out of order). A finished game takes
 // no more moves: it is dropped, leaving its room to the running ones.
