@@ -81,6 +81,11 @@ func (s *Server) listGames(c echo.Context) error {
 	case "":
 	case "1", "true":
 		f.Watch = true
+		// Anyone may ask, with any cursor (a page the cache has not
+		// seen): counted like the leaderboard it ranks by.
+		if err := s.limitReads(c); err != nil {
+			return err
+		}
 		if c.QueryParam("status") != "" || c.QueryParam("player") != "" {
 			return newProblem(http.StatusBadRequest, ProblemBadRequest, "watch_filters")
 		}

@@ -235,7 +235,7 @@ func TestProfileReadsLimited(t *testing.T) {
 	anon.call(http.MethodGet, "/v1/players/"+ana.Player.ID, nil).mustStatus(t, http.StatusOK)
 	anon.call(http.MethodGet, "/v1/ratings?ruleset=azul-mini", nil).mustStatus(t, http.StatusOK)
 	anon.call(http.MethodGet, "/ratings", nil).mustStatus(t, http.StatusOK)
-	for _, path := range []string{"/v1/players/" + ana.Player.ID, "/v1/players/" + ana.Player.ID + "/ratings", "/v1/ratings?ruleset=azul-mini", "/v1/players/bot:greedy"} {
+	for _, path := range []string{"/v1/players/" + ana.Player.ID, "/v1/players/" + ana.Player.ID + "/ratings", "/v1/ratings?ruleset=azul-mini", "/v1/players/bot:greedy", "/v1/games?watch=1"} {
 		mustBeLimited(t, anon.call(http.MethodGet, path, nil), limits.ProfileReads)
 	}
 	for _, path := range []string{"/ratings", "/players/" + ana.Player.ID} {

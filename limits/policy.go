@@ -61,8 +61,9 @@ var Specs = []Spec{
 	{Name: MailFrom, Default: "60/h", Counts: "mails received by the SMTP listener per sender address", Refused: "mails from this sender"},
 	{Name: MailTo, Default: "60/h", Counts: "mails received by the SMTP listener per seat address", Refused: "mails to this seat address"},
 	// Anonymous reads that cost a few queries each: a person browsing
-	// the leaderboard and profiles reads far fewer than one a second.
-	{Name: ProfileReads, Default: "120/min", Fast: true, Counts: "leaderboard and profile reads (API and pages) per client address", Refused: "leaderboard and profile reads from your address"},
+	// the leaderboard, profiles and the watch list reads far fewer than
+	// one a second.
+	{Name: ProfileReads, Default: "120/min", Fast: true, Counts: "leaderboard, profile and watch-list reads (API and pages) per client address", Refused: "leaderboard, profile and watch-list reads from your address"},
 }
 
 // SpecOf is the spec of a limit name (ok false for an unknown name).

@@ -2133,7 +2133,7 @@ type SignoutFormdataBody struct {
 
 // ListGamesParams defines parameters for ListGames.
 type ListGamesParams struct {
-	// Watch `1`: the watch list instead: running public games, best-rated first (the highest rating ordinal among the seats' players in the game's rule set and number of players; a seat without one, a bot's included, counts as 0), then the latest move first. Takes no `status` or `player`; pages with `limit` and `cursor` as the other lists.
+	// Watch `1`: the watch list instead: running public games, best-rated first (the highest rating ordinal among the seats' players in the game's rule set and number of players; a seat without one, a bot's included, counts as 0), then the latest move first. Takes no `status` or `player`; pages with `limit` and `cursor` as the other lists. Counted against the client address's `profile_reads` limit.
 	Watch  *ListGamesParamsWatch  `form:"watch,omitempty" json:"watch,omitempty"`
 	Status *ListGamesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
