@@ -292,6 +292,7 @@ type tableView struct {
 	Rematch, RematchOf  string
 	CanRematch, Invited bool
 	Awaiting            string
+	AwaitingCount       int
 	// Seated: the viewer holds a seat.
 	Seated bool
 	// Settings are the game's settings; Spectator: the viewer holds no
@@ -471,7 +472,7 @@ func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string,
 			awaiting = append(awaiting, seat.Name)
 		}
 	}
-	t.Awaiting = l.List(awaiting)
+	t.Awaiting, t.AwaitingCount = l.List(awaiting), len(awaiting)
 	t.Spectator = g.Status == play.StatusActive && len(mine) == 0
 	if t.Final != nil {
 		for _, win := range t.Final.Winners {

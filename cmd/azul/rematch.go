@@ -77,7 +77,7 @@ func (a *app) printRematch(g *apiclient.GameResponse, created bool) {
 	}
 	switch {
 	case len(waiting) > 0:
-		fmt.Fprintln(a.out, a.l.T("cli.rematch.waiting", "Names", a.l.List(waiting)))
+		fmt.Fprintln(a.out, a.l.N("cli.rematch.waiting", len(waiting), "Names", a.l.List(waiting)))
 	case string(g.Status) == "open":
 		fmt.Fprintln(a.out, a.l.T("cli.rematch.open"))
 	default:

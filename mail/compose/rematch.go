@@ -62,7 +62,7 @@ func RematchCreated(s Sender, r Recipient, g GameInfo, awaiting []string, now ti
 		}
 	}
 	if len(names) > 0 {
-		d.intro = append(d.intro, l.T("rematch.mail.created.awaiting", "Names", l.List(names)))
+		d.intro = append(d.intro, l.N("rematch.mail.created.awaiting", len(names), "Names", l.List(names)))
 	}
 	return build(s, r, g, KindRematchCreated, "rematch.mail.created.subject", d, now)
 }

@@ -52,7 +52,7 @@ export function rematchPanel(g, me, done, say) {
     }));
     box.append(el('p', {}, accept, ' ', decline));
   }
-  if (others.length) box.append(el('p', { class: 'awaiting' }, t('web.js.rematch.awaiting', { Who: list(others) })));
+  if (others.length) box.append(el('p', { class: 'awaiting' }, t('web.js.rematch.awaiting', { Who: list(others), Count: others.length })));
   const declined = (g.declined || []).length;
   if (declined && !mine.length) box.append(el('p', { class: 'declined' }, t('web.js.rematch.some_declined', { Count: declined })));
   return box;
