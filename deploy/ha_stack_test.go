@@ -112,10 +112,29 @@ func (s *stack) waitHealthy(ctx context.Context, within time.Duration) (leader, 
 			return leader, sync, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return "", "", fmt.Errorf("the cluster is not whole within %s: %s", within, last)
+			return "", "", fmt.Errorf("the cluster is not whole within %s: %s%s", within, last, s.strayLogs(ctx))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// strayLogs is the end of the log of each node that is neither running
+// nor streaming (Patroni's and PostgreSQL's lines, which say why), for a
+// failure's message: the whole stack's logs come later and much longer.
+func (s *stack) strayLogs(ctx context.Context) string {
+	ms, err := s.members(ctx)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, m := range ms {
+		if m.State == "running" || m.State == "streaming" {
+			continue
+		}
+		out, _ := docker(ctx, "logs", "--tail", "25", s.container(m.Name))
+		fmt.Fprintf(&b, "\nthe last lines of %s (%s):\n%s", m.Name, m.State, strings.TrimSpace(out))
+	}
+	return b.String()
 }
 
 // healthy is one look of waitHealthy: what is missing, or "".

@@ -61,8 +61,10 @@ type haFault struct {
 // every move acknowledged to a client is in the game's log at its version,
 // no log has a gap or a fork, every game folds and verifies, no mail went
 // twice and the games played after the fault got all theirs, and writes
-// resumed. The longest time without a move written is logged per fault; AZUL_HA_RUNS=N repeats the five faults N times and logs the
-// median and the maximum.
+// resumed. The longest time without a move written is logged per fault;
+// AZUL_HA_RUNS=N repeats the five faults N times and logs the median and
+// the maximum, and AZUL_HA_FAULTS (names, comma-separated) causes only
+// those faults, in that order.
 func TestHAFailover(t *testing.T) {
 	if !enabled(t) {
 		return
@@ -97,6 +99,17 @@ func TestHAFailover(t *testing.T) {
 		{"kill-etcd-leader", faultKillEtcdLeader},
 		{"restart-all", faultRestartAll},
 		{"switchover", faultSwitchover},
+	}
+	if v := os.Getenv("AZUL_HA_FAULTS"); v != "" {
+		var chosen []haScenario
+		for _, name := range strings.Split(v, ",") {
+			i := slices.IndexFunc(scenarios, func(sc haScenario) bool { return sc.name == strings.TrimSpace(name) })
+			if i < 0 {
+				t.Fatalf("AZUL_HA_FAULTS=%q: no fault %q (there are kill-primary, partition-primary, kill-etcd-leader, restart-all, switchover)", v, name)
+			}
+			chosen = append(chosen, scenarios[i])
+		}
+		scenarios = chosen
 	}
 	windows := map[string][]time.Duration{}
 	for run := 1; run <= runs; run++ {
