@@ -54,7 +54,8 @@ func newGameSummary(r projections.GameRow) gameSummary {
 		g.ToAct = []int{}
 	}
 	for _, s := range r.Seats {
-		g.Seats = append(g.Seats, play.Seat{Seat: s.Seat, PlayerID: s.PlayerID, Name: s.Name, Bot: s.Bot, Reserved: s.Reserved})
+		g.Seats = append(g.Seats, play.Seat{Seat: s.Seat, PlayerID: s.PlayerID, Name: s.Name, Bot: s.Bot, Reserved: s.Reserved,
+			Imported: projections.ImportedPlayer(s.PlayerID)})
 	}
 	return g
 }

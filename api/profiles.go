@@ -3,7 +3,9 @@ package api
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
 
@@ -33,7 +36,11 @@ type playerProfile struct {
 	// ones (omitted when hidden and for a bot).
 	RecentGames  []profileGame `json:"recent_games,omitempty"`
 	RunningGames []profileGame `json:"running_games,omitempty"`
-	HeadToHead   *headToHead   `json:"head_to_head,omitempty"`
+	// RecentGamesCursor and RunningGamesCursor, when the lists go on,
+	// are the cursors of GET /v1/players/{id}/games that continue them.
+	RecentGamesCursor  string      `json:"recent_games_cursor,omitempty"`
+	RunningGamesCursor string      `json:"running_games_cursor,omitempty"`
+	HeadToHead         *headToHead `json:"head_to_head,omitempty"`
 }
 
 // resultSummary is a player's results in one rule set and number of
@@ -173,6 +180,7 @@ func newPlayerProfile(l *i18n.Localizer, p projections.Profile) playerProfile {
 	for _, g := range p.Running {
 		out.RunningGames = append(out.RunningGames, newProfileGame(p.PlayerID, g))
 	}
+	out.RecentGamesCursor, out.RunningGamesCursor = p.MoreRecent, p.MoreRunning
 	if h := p.HeadToHead; h != nil {
 		out.HeadToHead = &headToHead{Games: h.Games, Ahead: h.Ahead, Behind: h.Behind, Tied: h.Tied}
 	}
@@ -215,4 +223,90 @@ func newProfileGame(player string, g projections.GameRow) profileGame {
 		}
 	}
 	return out
+}
+
+// Paging of a player's games (GET /v1/players/{id}/games).
+const (
+	defaultPlayerGamesLimit = 20
+	maxPlayerGamesLimit     = 100
+)
+
+// playerGames is a page of a player's games, from their side.
+type playerGames struct {
+	PlayerID string `json:"player_id"`
+	// Status is "finished" or "running".
+	Status string        `json:"status"`
+	Games  []profileGame `json:"games"`
+	// GamesHidden: the player hides their games from the caller (Games
+	// is then empty), as on their profile.
+	GamesHidden bool `json:"games_hidden"`
+	// NextCursor (and Next, the URL with it) fetch the next page.
+	NextCursor string `json:"next_cursor,omitempty"`
+	Next       string `json:"next,omitempty"`
+}
+
+// getPlayerGames serves a page of a player's finished or running games:
+// their profile's lists, whole, with the games list's keyset paging.
+// Read like the profile: counted against the profile_reads limit,
+// nothing when the player hides their games, and only the private games
+// the caller sits in.
+func (s *Server) getPlayerGames(c echo.Context) error {
+	if err := s.limitReads(c); err != nil {
+		return err
+	}
+	if s.pool == nil {
+		return unavailable("no_database")
+	}
+	playerID, bot, err := s.profileSubject(c)
+	if err != nil {
+		return err
+	}
+	if bot != "" {
+		// A bot's profile has no game lists: it sits in very many games.
+		return newProblem(http.StatusNotFound, ProblemNotFound, "not_found")
+	}
+	out := playerGames{PlayerID: playerID, Status: c.QueryParam("status")}
+	req := projections.PlayerGamesRequest{PlayerID: playerID, Cursor: c.QueryParam("cursor")}
+	switch out.Status {
+	case "", "finished":
+		out.Status, req.Status = "finished", play.StatusFinished
+	case "running":
+		req.Status = play.StatusActive
+	default:
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "player_games_status")
+	}
+	if len(req.Cursor) > maxCursor {
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "cursor")
+	}
+	limit, err := queryInt(c, "limit", defaultPlayerGamesLimit, 1, maxPlayerGamesLimit)
+	if err != nil {
+		return err
+	}
+	req.Limit = int(limit)
+	viewer, err := s.optionalPlayer(c)
+	if err != nil {
+		return err
+	}
+	if viewer != nil {
+		req.Viewer = viewer.ID
+	}
+	page, err := projections.LoadPlayerGames(c.Request().Context(), s.pool, req)
+	switch {
+	case errors.Is(err, projections.ErrNoProfile):
+		return newProblem(http.StatusNotFound, ProblemNotFound, "not_found")
+	case errors.Is(err, projections.ErrInvalid):
+		return newProblem(http.StatusBadRequest, ProblemBadRequest, "cursor")
+	case err != nil:
+		return err
+	}
+	out.GamesHidden, out.NextCursor = page.Hidden, page.Next
+	out.Games = make([]profileGame, 0, len(page.Games))
+	for _, g := range page.Games {
+		out.Games = append(out.Games, newProfileGame(playerID, g))
+	}
+	if page.Next != "" {
+		q := url.Values{"status": {out.Status}, "cursor": {page.Next}, "limit": {strconv.FormatInt(limit, 10)}}
+		out.Next = "/v1/players/" + playerID + "/games?" + encodeQuery(q)
+	}
+	return c.JSON(http.StatusOK, out)
 }

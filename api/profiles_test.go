@@ -235,10 +235,11 @@ func TestProfileReadsLimited(t *testing.T) {
 	anon.call(http.MethodGet, "/v1/players/"+ana.Player.ID, nil).mustStatus(t, http.StatusOK)
 	anon.call(http.MethodGet, "/v1/ratings?ruleset=azul-mini", nil).mustStatus(t, http.StatusOK)
 	anon.call(http.MethodGet, "/ratings", nil).mustStatus(t, http.StatusOK)
-	for _, path := range []string{"/v1/players/" + ana.Player.ID, "/v1/players/" + ana.Player.ID + "/ratings", "/v1/ratings?ruleset=azul-mini", "/v1/players/bot:greedy", "/v1/games?watch=1"} {
+	for _, path := range []string{"/v1/players/" + ana.Player.ID, "/v1/players/" + ana.Player.ID + "/ratings", "/v1/ratings?ruleset=azul-mini", "/v1/players/bot:greedy", "/v1/games?watch=1",
+		"/v1/players/" + ana.Player.ID + "/games", "/v1/players/" + ana.Player.ID + "/games?status=running"} {
 		mustBeLimited(t, anon.call(http.MethodGet, path, nil), limits.ProfileReads)
 	}
-	for _, path := range []string{"/ratings", "/players/" + ana.Player.ID} {
+	for _, path := range []string{"/ratings", "/players/" + ana.Player.ID, "/players/" + ana.Player.ID + "/games"} {
 		res := anon.call(http.MethodGet, path, nil)
 		if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
 			t.Errorf("%s: status %d, Retry-After %q", path, res.Status, res.Header.Get("Retry-After"))

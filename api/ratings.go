@@ -82,11 +82,21 @@ func (s *Server) listRatings(c echo.Context) error {
 	if len(cursor) > maxCursor {
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "cursor")
 	}
-	rows, next, err := projections.ListRatings(c.Request().Context(), s.pool, projections.Leaderboard{
-		Ruleset: rs, Players: int(players), Provisional: provisional == 1, Limit: int(limit), Cursor: cursor})
-	if err != nil {
-		return err
+	// Every reader sees the same page: it is read at most once per
+	// leadersTTL, however many ask.
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%s", rs, players, provisional, limit, cursor)
+	now := time.Now()
+	page, ok := s.leaders.Get(key, now)
+	if !ok {
+		rows, next, err := projections.ListRatings(c.Request().Context(), s.pool, projections.Leaderboard{
+			Ruleset: rs, Players: int(players), Provisional: provisional == 1, Limit: int(limit), Cursor: cursor})
+		if err != nil {
+			return err
+		}
+		page = leaderPage{rows: rows, next: next}
+		s.leaders.Put(key, now, page)
 	}
+	rows, next := page.rows, page.next
 	out := leaderboard{Ruleset: rs, Players: int(players), Ratings: make([]ratingEntry, 0, len(rows)), NextCursor: next}
 	for _, r := range rows {
 		out.Ratings = append(out.Ratings, newRatingEntry(r))
@@ -98,6 +108,20 @@ func (s *Server) listRatings(c echo.Context) error {
 		out.Next = "/v1/ratings?" + encodeQuery(q)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// leadersTTL is how long a leaderboard page is served again without a
+// query: a game's new ratings show there a second later at most.
+const leadersTTL = time.Second
+
+// leadersEntries bounds the pages kept (each cursor is a page; a reader
+// walking many is held by the profile_reads limit).
+const leadersEntries = 256
+
+// leaderPage is a page of a leaderboard as it was read.
+type leaderPage struct {
+	rows []projections.RatingRow
+	next string
 }
 
 // playerRatings is the body of GET /v1/players/{id}/ratings.

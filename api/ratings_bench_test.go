@@ -118,10 +118,19 @@ func BenchmarkRatingsReads(b *testing.B) {
 		}
 		reportPercentiles(b, lat)
 	})
-	b.Run("profile", func(b *testing.B) {
+	b.Run("player-ratings", func(b *testing.B) {
 		var lat []time.Duration
 		for b.Loop() {
 			lat = append(lat, getTimed(b, hc, base+"/v1/players/"+ids[rng.IntN(len(ids))]+"/ratings"))
+		}
+		reportPercentiles(b, lat)
+	})
+	// The whole profile: name, ratings, results by rule set, recent and
+	// running games, as the profile page reads it.
+	b.Run("profile", func(b *testing.B) {
+		var lat []time.Duration
+		for b.Loop() {
+			lat = append(lat, getTimed(b, hc, base+"/v1/players/"+ids[rng.IntN(len(ids))]))
 		}
 		reportPercentiles(b, lat)
 	})

@@ -75,7 +75,7 @@ func (s *Server) gameEvents(c echo.Context) error {
 	reader := s.reader(c)
 	// The descriptions are in the reader's language; say which.
 	c.Response().Header().Set("Content-Language", reader.Lang())
-	evs, err := s.svc.AuditLog(c.Request().Context(), id, play.LogQuery{After: after, Limit: int(limit), Types: types, Seat: seat, Reader: reader})
+	evs, err := s.svc.AuditLog(c.Request().Context(), id, play.LogQuery{After: after, Limit: int(limit), Types: types, Seat: seat, Reader: reader, Viewer: s.viewerID(c)})
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (s *Server) exportGame(c echo.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := s.svc.Export(c.Request().Context(), id, &buf); err != nil {
+	if err := s.svc.ExportFor(c.Request().Context(), id, s.viewerID(c), &buf); err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s.jsonl"`, id))
@@ -190,7 +190,7 @@ func (s *Server) gameDiff(c echo.Context) error {
 	reader := s.reader(c)
 	// The descriptions are in the reader's language; say which.
 	c.Response().Header().Set("Content-Language", reader.Lang())
-	d, err := s.svc.Diff(c.Request().Context(), id, from, to, reader)
+	d, err := s.svc.Diff(c.Request().Context(), id, from, to, reader, s.viewerID(c))
 	if err != nil {
 		return err
 	}
@@ -323,4 +323,13 @@ func (s *Server) takebackResponse(c echo.Context, status int, res *play.Takeback
 		"events":   res.Events,
 		"game":     res.Game.View(),
 	})
+}
+
+// viewerID is the caller's player id, or "" for a visitor (the game check
+// has looked the caller up already).
+func (s *Server) viewerID(c echo.Context) string {
+	if p, err := s.optionalPlayer(c); err == nil && p != nil {
+		return p.ID
+	}
+	return ""
 }

@@ -305,9 +305,12 @@ func TestTakebacksOverHTTP(t *testing.T) {
 	if len(copied.Events) != len(page.Events)+1 || copied.Events[len(page.Events)].Type != "game.imported" || copied.Events[len(page.Events)].Description == "" {
 		t.Fatalf("imported %d events of %d", len(copied.Events), len(page.Events))
 	}
+	// The game's own events are copied as they are; the server's name
+	// the players by the opaque ids the import gave them, and the
+	// descriptions name the seats (TestImportNamesNobodyHere).
 	for i := range page.Events {
 		a, b := page.Events[i], copied.Events[i]
-		if a.Type != b.Type || string(a.Data) != string(b.Data) || a.Description != b.Description || a.Undone != b.Undone {
+		if a.Type != b.Type || (!strings.Contains(a.Type, ".") && string(a.Data) != string(b.Data)) || b.Description == "" || a.Undone != b.Undone {
 			t.Fatalf("imported event %d differs:\n%+v\n%+v", a.Version, a, b)
 		}
 	}

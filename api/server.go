@@ -25,6 +25,7 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
+	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -119,6 +120,8 @@ type Server struct {
 	// cat writes problems in their reader's language.
 	cat   *i18n.Catalogue
 	words *notation.Words
+	// leaders keeps the leaderboard's recent pages (see listRatings).
+	leaders *ttlcache.Cache[leaderPage]
 
 	// closing is closed by Close: it ends the long-lived event streams so
 	// a graceful shutdown does not wait for them.
@@ -135,6 +138,7 @@ func New(cfg Config) (*Server, error) {
 		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
 		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret,
+		leaders: ttlcache.New[leaderPage](leadersTTL, leadersEntries),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -227,6 +231,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.POST("/players", s.registerPlayer)
 	v1.GET("/players/:id", s.getPlayer)
 	v1.GET("/players/:id/ratings", s.getPlayerRatings)
+	v1.GET("/players/:id/games", s.getPlayerGames)
 	v1.GET("/ratings", s.listRatings)
 	v1.GET("/me", s.me)
 	v1.DELETE("/me", s.deleteMe)
@@ -250,6 +255,10 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games/:id/verify", s.verifyGame)
 	v1.GET("/games/:id/analysis", s.gameAnalysis)
 	v1.POST("/games/import", s.importGame)
+	v1.GET("/games/:id/messages", s.listMessages)
+	v1.POST("/games/:id/messages", s.postMessage)
+	v1.PUT("/games/:id/messages/mute", s.muteMessages)
+	v1.POST("/games/:id/messages/:version/report", s.reportMessage)
 	v1.POST("/games/:id/takebacks", s.requestTakeback)
 	v1.GET("/games/:id/takebacks", s.listTakebacks)
 	v1.GET("/games/:id/takebacks/:tid", s.getTakeback)

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/play"
 )
 
 // streamWriteTimeout bounds one write to a stream client; a client that
@@ -53,6 +54,10 @@ func (s *Server) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Who reads decides whether the table talk among the events keeps
+	// its text (the chat setting never changes; a seat taken later
+	// counts from the next connection).
+	mayReadTalk := g.MayReadTalk(s.viewerID(c))
 	if lastSent > g.Version {
 		lastSent = g.Version
 	}
@@ -68,7 +73,7 @@ func (s *Server) stream(c echo.Context) error {
 
 	// Replay what the client missed, then the current state.
 	if lastSent >= 0 && lastSent < g.Version {
-		if lastSent, err = s.sendEvents(ctx, w, id, lastSent); err != nil {
+		if lastSent, err = s.sendEvents(ctx, w, id, lastSent, mayReadTalk); err != nil {
 			return nil
 		}
 	}
@@ -100,7 +105,7 @@ func (s *Server) stream(c echo.Context) error {
 			if !drain(notices, n, lastSent) {
 				continue
 			}
-			next, err := s.sendEvents(ctx, w, id, lastSent)
+			next, err := s.sendEvents(ctx, w, id, lastSent, mayReadTalk)
 			if err != nil {
 				return nil
 			}
@@ -128,12 +133,13 @@ func (s *Server) stream(c echo.Context) error {
 
 // sendEvents sends every stored event after version after and returns the
 // version of the last one sent.
-func (s *Server) sendEvents(ctx context.Context, w *sseWriter, id string, after int64) (int64, error) {
+func (s *Server) sendEvents(ctx context.Context, w *sseWriter, id string, after int64, mayReadTalk bool) (int64, error) {
 	for {
 		recs, err := s.svc.Events(ctx, id, after, streamPage)
 		if err != nil {
 			return after, err
 		}
+		recs = play.HideTalk(recs, mayReadTalk)
 		for _, rec := range recs {
 			if err := w.send("event", rec.Version, rec); err != nil {
 				return after, err

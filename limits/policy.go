@@ -25,6 +25,10 @@ const (
 	MailFrom      = "mail_from"
 	MailTo        = "mail_to"
 	ProfileReads  = "profile_reads"
+	// Table talk: messages written per player in one game (keyed by
+	// game and player), and per player in all games.
+	MessagesGame = "messages_game"
+	Messages     = "messages"
 )
 
 // Spec describes one of azuld's limits: what it counts, per what key, its
@@ -64,6 +68,10 @@ var Specs = []Spec{
 	// the leaderboard, profiles and the watch list reads far fewer than
 	// one a second.
 	{Name: ProfileReads, Default: "120/min", Fast: true, Counts: "leaderboard, profile and watch-list reads (API and pages) per client address", Refused: "leaderboard, profile and watch-list reads from your address"},
+	// Table talk is a side of play: a few lines a minute at one table
+	// is a lively game; more is flooding the other players' mail.
+	{Name: MessagesGame, Default: "10/10m", Counts: "table-talk messages per player per game", Refused: "messages to this table"},
+	{Name: Messages, Default: "100/d", Counts: "table-talk messages per account, in all games", Refused: "messages from this account"},
 }
 
 // SpecOf is the spec of a limit name (ok false for an unknown name).

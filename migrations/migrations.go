@@ -39,6 +39,15 @@
 //     of the watch list (running public games).
 //   - 000021 profiles: players.hide_games, a player's choice to hide their
 //     game lists on their public profile (see docs/ratings.md).
+//   - 000022 table talk: game_mutes (a player's choice not to be sent a
+//     game's messages) and message_reports (players' reports of messages,
+//     listed by azuld reports). The messages are game.message events.
+//   - 000023 table talk by mail: talk_mailed, per game and player the
+//     version up to which messages were mailed and when the last message
+//     mail left (see notify's talk mails).
+//   - 000025 watch order (000024 is not used): games.watch_best, the best rating among a
+//     running game's seats when it started, so the watch list reads one
+//     index instead of every running game (see projections).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -205,7 +205,7 @@ func (f *follower) handle(ctx context.Context, tx pgx.Tx, batch []events.Record,
 			return fmt.Errorf("plan the notifications of game %s: %w", s.after.ID, err)
 		}
 		jobs = append(jobs, plan...)
-		if job, ok := botMoveJob(s.after); ok {
+		if job, ok := botMoveJob(s.after); ok && !play.OnlyTalk(s.appended) {
 			jobs = append(jobs, job)
 		}
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // FuzzReceive feeds inbound mails to Receive on a game in progress. No
-// input may panic; a game changes only when the outcome is "applied"; an
-// unreadable mail is ErrMalformed. In the input, {to} stands for the
+// input may panic; a game's state changes only when the outcome is
+// "applied" (otherwise only table talk may be appended); an unreadable
+// mail is ErrMalformed. In the input, {to} stands for the
 // seat's reply address, {from} for its player's address and {irt} for
 // the Message-ID of the turn mail.
 func FuzzReceive(f *testing.F) {
@@ -33,6 +34,8 @@ func FuzzReceive(f *testing.F) {
 		"To: play+@mail.test\r\n\r\n",
 		"\x00\xff",
 		"From: {from}\r\nTo: {to}\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!!\r\n",
+		"From: {from}\r\nTo: {to}\r\nMessage-ID: <s5@x>\r\nIn-Reply-To: {irt}\r\n\r\n1\r\nNice one.\r\n-- \r\nsig\r\n",
+		"From: {from}\r\nTo: {to}\r\nMessage-ID: <s6@x>\r\n\r\nHello there, how are you all?\r\n",
 	} {
 		f.Add(seed)
 	}
@@ -43,7 +46,7 @@ func FuzzReceive(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return cur.Version
+			return cur.StateVersion
 		}
 		before := version()
 		out, err := e.n.Receive(context.Background(), notify.Envelope{}, []byte(raw))

@@ -27,7 +27,7 @@ func (n *Notifier) Hook(ctx context.Context, tx pgx.Tx, before, after *play.Game
 	if err != nil {
 		return fmt.Errorf("plan notifications: %w", err)
 	}
-	if job, ok := botMoveJob(after); ok {
+	if job, ok := botMoveJob(after); ok && !play.OnlyTalk(appended) {
 		plan = append(plan, job)
 	}
 	if len(plan) == 0 {
@@ -68,6 +68,12 @@ func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load
 		return r, ok
 	}
 	meta := appended[0].Meta
+	if play.OnlyTalk(appended) {
+		// Table talk is no turn: no turn mail, timer, webhook or
+		// confirmation; the other players hear of the message (see
+		// talkJobs).
+		return talkJobs(after, appended, person), loadErr
+	}
 	at := appended[len(appended)-1].RecordedAt
 	if at.IsZero() {
 		at = n.now()

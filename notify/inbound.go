@@ -41,7 +41,10 @@ type Outcome string
 
 // Outcomes of Receive. Only OutcomeApplied changed a game.
 const (
-	OutcomeApplied   Outcome = "applied"
+	OutcomeApplied Outcome = "applied"
+	// OutcomeMessage: the reply was a message to the table and no move
+	// (it changed the game's log, not its state).
+	OutcomeMessage   Outcome = "message"
 	OutcomeRefused   Outcome = "refused"
 	OutcomeStopped   Outcome = "stopped"
 	OutcomeDuplicate Outcome = "duplicate"
@@ -103,7 +106,8 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return "", err
 	} else if seen {
 		log.InfoContext(ctx, "inbound mail ignored: already processed")
-		return OutcomeDuplicate, nil
+		// A move applied before a crash may have missed its message.
+		return OutcomeDuplicate, n.sayAgain(ctx, log, key, msg)
 	}
 	gameID, seat, tokenVersion, ok, err := n.seatOfToken(ctx, msg.Token)
 	if err != nil {
@@ -132,6 +136,9 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return OutcomeForged, n.record(ctx, key, gameID, seat, OutcomeForged)
 	}
 	command := strings.TrimSpace(msg.Command)
+	// The player's own text: the first line (the command) and what
+	// follows, a message to the table.
+	own := reply.OwnText(msg.Text)
 	// The player writes in their own language: its command words, and
 	// the move words of every language (words.Read).
 	lang, _, err := n.readerOf(ctx, player.ID)
@@ -150,13 +157,28 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	}
 
 	if o, ok, err := n.rematchByMail(ctx, log, key, g, seat, player, command); ok || err != nil {
-		return o, err
+		return n.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
 	}
 	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); n.commandWord(word) != "" {
 		if g.Status != play.StatusActive {
-			return n.refuse(ctx, log, key, g, seat, player, reason{id: "not_running"})
+			o, err := n.refuse(ctx, log, key, g, seat, player, reason{id: "not_running"})
+			return n.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
 		}
-		return n.takebackByMail(ctx, log, key, g, seat, player, n.commandWord(word), strings.TrimSpace(arg))
+		o, err := n.takebackByMail(ctx, log, key, g, seat, player, n.commandWord(word), strings.TrimSpace(arg))
+		return n.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
+	}
+	if n.firstLineIsMessage(g, seat, lang, command) {
+		return n.talkOnly(ctx, log, key, g, seat, player, own.All)
+	}
+	// A refused move's message goes to the table all the same, and the
+	// refusal says so.
+	refuse := func(why reason) (Outcome, error) {
+		posted, limited, err := n.say(ctx, log, key, g, player, own.Rest)
+		if err != nil {
+			return "", err
+		}
+		why.talked, why.talkLimited = posted, limited
+		return n.refuse(ctx, log, key, g, seat, player, why)
 	}
 
 	req := play.MoveRequest{
@@ -172,7 +194,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		}},
 	}
 	if g.Status == play.StatusFinished {
-		return n.refuse(ctx, log, key, g, seat, player, reason{id: "game_over"})
+		return refuse(reason{id: "game_over"})
 	}
 	if n.cfg.MailAuth != nil && env.RemoteIP.IsValid() {
 		// Recorded, not enforced: the reply token and the sender decide.
@@ -186,7 +208,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		canonical, err = reply.Move(n.cfg.Words, lang, g.Config.Ruleset, command)
 		var amb *notation.AmbiguousError
 		if errors.As(err, &amb) {
-			return n.refuse(ctx, log, key, g, seat, player, reason{id: "ambiguous", args: map[string]string{"command": command}})
+			return refuse(reason{id: "ambiguous", args: map[string]string{"command": command}})
 		}
 		if err != nil {
 			return "", fmt.Errorf("read the move: %w", err)
@@ -195,18 +217,18 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	if command != "" && !slices.Contains(g.ToAct(), seat) && !isResignation(g, canonical) {
 		// Whatever the reply holds, this seat cannot move now; a number
 		// would otherwise be refused as out of an empty range.
-		return n.refuse(ctx, log, key, g, seat, player, reason{id: "not_your_turn"})
+		return refuse(reason{id: "not_your_turn"})
 	}
 	answered := n.answeredVersion(msg, gameID, seat, tokenVersion)
 	if numErr == nil {
-		if answered != g.Version {
-			return n.refuse(ctx, log, key, g, seat, player, reason{id: "moved_on", args: map[string]string{
+		if !g.ExpectsCurrent(answered) {
+			return refuse(reason{id: "moved_on", args: map[string]string{
 				"answered": strconv.FormatInt(answered, 10), "now": strconv.FormatInt(g.Version, 10), "number": strconv.Itoa(number)}})
 		}
 		// Numbers count in the list the mail showed.
 		moves, _ := compose.Numbered(g.LegalMoves(seat))
 		if number < 1 || number > len(moves) {
-			return n.refuse(ctx, log, key, g, seat, player, reason{id: "no_such_number", args: map[string]string{
+			return refuse(reason{id: "no_such_number", args: map[string]string{
 				"number": strconv.Itoa(number), "max": strconv.Itoa(len(moves))}})
 		}
 		req.Move = moves[number-1].JSON
@@ -215,24 +237,26 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	} else if strings.HasPrefix(command, "{") {
 		req.Move = []byte(command)
 	} else if command == "" {
-		return n.refuse(ctx, log, key, g, seat, player, reason{id: "empty"})
+		return refuse(reason{id: "empty"})
 	} else {
 		req.Notation = canonical
 	}
 	res, err := n.svc.Move(ctx, req)
 	if err != nil {
 		if why, ok := refusal(err, command); ok {
-			return n.refuse(ctx, log, key, g, seat, player, why)
+			return refuse(why)
 		}
 		return "", fmt.Errorf("move by mail: %w", err)
 	}
 	if res.Replayed {
-		return OutcomeDuplicate, nil
+		return n.sayAfter(ctx, log, key, g, player, own.Rest, OutcomeDuplicate, nil)
 	}
 	// The move's statement recorded the Message-ID; the confirmation is
 	// enqueued with the move (the hook) or from the log (Follow).
 	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
-	return OutcomeApplied, nil
+	// The message after the move: a crash before it is made good when
+	// the mail comes again (sayAgain).
+	return n.sayAfter(ctx, log, key, g, player, own.Rest, OutcomeApplied, nil)
 }
 
 // isResignation tells a reply that resigns ("resign" in notation or
@@ -384,6 +408,9 @@ type reason struct {
 	id      string
 	args    map[string]string
 	english string
+	// talked: the reply's message went to the table all the same;
+	// talkLimited: it did not, the player wrote too many lately.
+	talked, talkLimited bool
 }
 
 // refusal turns an error of the command path into the reason a player
@@ -440,6 +467,8 @@ func (n *Notifier) reasonText(l *i18n.Localizer, ruleset string, a MailArgs) str
 		return l.T("mail.refusal.no_such_number", "Number", args["number"], "Max", args["max"])
 	case "undo_count":
 		return l.T("mail.refusal.undo_count", "Undo", firstOf(l.T("mail.command.undo")), "Max", args["max"])
+	case "talk_limited":
+		return l.T("talkmail.refusal.limited")
 	case "rematch_answer":
 		return l.T("mail.refusal.rematch_answer", "Accept", firstOf(l.T("mail.command.accept")), "Decline", firstOf(l.T("mail.command.decline")))
 	}
@@ -479,7 +508,7 @@ func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *
 	}
 	_, err = n.client.InsertTx(ctx, tx, MailArgs{
 		Mail: compose.KindRefused, GameID: g.ID, Version: g.Version, Seat: seat,
-		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), ReasonID: why.id, ReasonArgs: why.args,
+		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), ReasonID: why.id, ReasonArgs: why.args, Talked: why.talked, TalkLimited: why.talkLimited,
 	}, nil)
 	if err != nil {
 		return "", fmt.Errorf("enqueue refusal: %w", err)

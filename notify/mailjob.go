@@ -59,6 +59,12 @@ type MailArgs struct {
 	// About is the seat whose player may not be hearing of the game
 	// (compose.KindUnreachable).
 	About int `json:"about,omitempty"`
+	// Talked marks a refusal of a reply whose message went to the table
+	// all the same.
+	Talked bool `json:"talked,omitempty"`
+	// TalkLimited marks a refusal of a reply whose message was not
+	// posted either: its writer wrote too many messages lately.
+	TalkLimited bool `json:"talk_limited,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -104,7 +110,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 		return "", err
 	}
 	// A stopped seat still gets the answers to its own replies.
-	if stopped && a.Mail != compose.KindAccepted && a.Mail != compose.KindRefused {
+	if stopped && a.Mail != compose.KindAccepted && a.Mail != compose.KindRefused && a.Mail != compose.KindTalkPosted {
 		return "", fmt.Errorf("%w: the player stopped mails for this game", errSkip)
 	}
 	if err := n.mayMail(ctx, a.PlayerID); err != nil {
@@ -112,11 +118,11 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	}
 	var g *play.Game
 	switch a.Mail {
-	case compose.KindTurn, compose.KindReminder, compose.KindRefused:
+	case compose.KindTurn, compose.KindReminder, compose.KindRefused, compose.KindTalkPosted:
 		// Show the table as it is now: the numbers of the moves must
 		// refer to the current version.
 		g, err = n.svc.Game(ctx, a.GameID)
-		if err == nil && a.Mail != compose.KindRefused {
+		if err == nil && a.Mail != compose.KindRefused && a.Mail != compose.KindTalkPosted {
 			if !slices.Contains(g.ToAct(), a.Seat) {
 				return "", fmt.Errorf("%w: seat %d no longer has to act", errSkip, a.Seat)
 			}
@@ -177,6 +183,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	l := n.cfg.Catalogue.Localizer(lang, zone)
 	info := gameInfo(g)
 	info.Started = a.Started
+	var talk *talkClaim
 	switch a.Mail {
 	case compose.KindTurn, compose.KindReminder, compose.KindGameOver:
 		news, err := n.svc.NewsSince(ctx, g.ID, a.Seat, g.Version)
@@ -184,6 +191,16 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 			return "", fmt.Errorf("news of game %s for seat %d: %w", g.ID, a.Seat, err)
 		}
 		info.News = newsItems(l, news)
+		// The table talk since the player's last mail comes with it
+		// (locked until the mail is sent, so that a message mail sent
+		// meanwhile does not bring it again).
+		claim, err := n.claimTalk(ctx, g.ID, a.PlayerID)
+		if err != nil {
+			return "", err
+		}
+		defer claim.release(ctx)
+		info.Talk, info.TalkEarlier = claim.items, claim.earlier
+		talk = claim
 	}
 	moves := g.LegalMoves(a.Seat)
 	var m compose.Mail
@@ -211,7 +228,13 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	case compose.KindTimedOut:
 		m = compose.TimedOut(s, r, info, a.Notation, a.At)
 	case compose.KindRefused:
-		m = compose.Refused(s, r, info, n.reasonText(l, g.Config.Ruleset, a), moves, a.At)
+		if a.Talked || a.TalkLimited {
+			m = compose.RefusedTalked(s, r, info, n.reasonText(l, g.Config.Ruleset, a), moves, a.Talked, a.At)
+		} else {
+			m = compose.Refused(s, r, info, n.reasonText(l, g.Config.Ruleset, a), moves, a.At)
+		}
+	case compose.KindTalkPosted:
+		m = compose.TalkPosted(s, r, info, moves, a.At)
 	case compose.KindTakeback:
 		m = compose.TakebackRequested(s, r, info, a.Requester, a.Moves, a.ToVersion, a.At)
 	case compose.KindUnreachable:
@@ -236,6 +259,11 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	}
 	if err := n.mailer.Send(ctx, from, []string{a.To}, raw); err != nil {
 		return "", err
+	}
+	if talk != nil {
+		if err := talk.done(ctx, g.ID, a.PlayerID, false, a.At); err != nil {
+			return "", err
+		}
 	}
 	return m.MessageID, nil
 }
@@ -421,6 +449,9 @@ func (n *Notifier) actedSince(ctx context.Context, gameID string, seat int, vers
 		return false, fmt.Errorf("check moves since version %d: %w", version, err)
 	}
 	for _, r := range recs {
+		if r.Type == play.EvMessage {
+			continue // a message is no move: the turn mail is still wanted
+		}
 		if s := r.Meta.Actor.Seat; s != nil && *s == seat {
 			return true, nil
 		}

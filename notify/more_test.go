@@ -87,12 +87,17 @@ func TestHTMLOnlyLatin1Reply(t *testing.T) {
 	if err := smtp.SendMail(e.inbound, nil, p.Email, []string{to}, []byte(raw)); err != nil {
 		t.Fatal(err)
 	}
-	after := e.waitVersion(g.ID, g.Version)
+	e.waitVersion(g.ID, g.Version)
 	recs, err := e.svc.Events(context.Background(), g.ID, g.Version, 1)
 	if err != nil || recs[0].Meta.Channel != "email" {
 		t.Fatalf("appended %+v (%v)", recs, err)
 	}
-	e.relay.wait(t, "confirmation", func(m outMail) bool { return m.kind == compose.KindAccepted && m.version == after.Version })
+	e.relay.wait(t, "confirmation", func(m outMail) bool { return m.kind == compose.KindAccepted && m.version == g.Version+1 })
+	// The line below the move is a message to the table, after it.
+	e.waitVersion(g.ID, g.Version+1)
+	if ms := e.messages(g.ID, p.ID); len(ms) != 1 || ms[0].Text != "Très bien" || ms[0].Version != g.Version+2 {
+		t.Fatalf("messages = %+v", ms)
+	}
 }
 
 // TestStoppedSeatGetsNoTurnMail: after "stop", a seat's turns enqueue no

@@ -96,6 +96,13 @@ type Config struct {
 	// DefaultSoftBounceWindow).
 	SoftBounceLimit  int
 	SoftBounceWindow time.Duration
+	// TalkInterval is the least time between two message mails of one
+	// game to one player (DefaultTalkInterval, an hour, when zero).
+	TalkInterval time.Duration
+	// TalkLimits are the limits of table talk the API and the pages keep
+	// (limits.MessagesGame, limits.Messages): messages sent by mail count
+	// against them too. nil: none (see also LimitTalk).
+	TalkLimits TalkLimits
 	// Metrics registers the delivery and inbound counters (none when nil).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger
@@ -118,6 +125,9 @@ type Notifier struct {
 	// rematchWords are the words of every language that ask for a
 	// rematch or answer an invitation to one (see reply.RematchAnswer).
 	rematchWords map[string]string
+	// moveWords are the move words of every language, by family (see
+	// looksLikeMove).
+	moveWords map[notation.Family]map[string]bool
 
 	// deliveries counts delivery attempts by channel and outcome;
 	// inbound counts inbound mails by outcome.
@@ -159,7 +169,7 @@ func New(cfg Config) (*Notifier, error) {
 	// Every mail is written with them, in its reader's language.
 	cfg.Sender.Catalogue, cfg.Sender.Words = cfg.Catalogue, cfg.Words
 	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient,
-		commands: commandWords(cfg.Catalogue), rematchWords: rematchWords(cfg.Catalogue)}
+		commands: commandWords(cfg.Catalogue), rematchWords: rematchWords(cfg.Catalogue), moveWords: moveWordsOf(cfg.Words)}
 	if n.log == nil {
 		n.log = slog.Default()
 	}
@@ -191,7 +201,7 @@ func New(cfg Config) (*Notifier, error) {
 		Name: "azuld_deliveries_total", Help: "Notification delivery attempts by channel (mail, webhook) and outcome (sent, failed, refused, skipped).",
 	}, []string{"channel", "outcome"})
 	n.inbound = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed; reports to a return path: bounce_undeliverable, bounce_soft_counted, bounce_soft_limit, bounce_delayed, bounce_already_undeliverable, bounce_unknown_token, bounce_not_report, bounce_malformed).",
+		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, message, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed; reports to a return path: bounce_undeliverable, bounce_soft_counted, bounce_soft_limit, bounce_delayed, bounce_already_undeliverable, bounce_unknown_token, bounce_not_report, bounce_malformed).",
 	}, []string{"outcome"})
 	if cfg.Metrics != nil {
 		n.outboxLag = prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -221,6 +231,7 @@ func New(cfg Config) (*Notifier, error) {
 	river.AddWorker(workers, &analysisWorker{n: n})
 	river.AddWorker(workers, &cleanupWorker{n: n})
 	river.AddWorker(workers, &signinWorker{n: n})
+	river.AddWorker(workers, &talkWorker{n: n})
 	if cfg.FetchPollInterval <= 0 {
 		cfg.FetchPollInterval = DefaultFetchPollInterval
 	}
@@ -248,6 +259,18 @@ func New(cfg Config) (*Notifier, error) {
 	n.client = client
 	return n, nil
 }
+
+// TalkLimits count and check named limits (api.RateLimits): nil or a
+// *limits.Refusal.
+type TalkLimits interface {
+	Allow(ctx context.Context, name, key string) error
+	Peek(ctx context.Context, name, key string) error
+}
+
+// LimitTalk sets the limits messages sent by mail count against, for a
+// server that builds them after the notifier; call it before Start and
+// before mail is received.
+func (n *Notifier) LimitTalk(l TalkLimits) { n.cfg.TalkLimits = l }
 
 // Attach gives the notifier the command path its workers play through.
 func (n *Notifier) Attach(svc *play.Service) { n.svc = svc }

@@ -255,17 +255,20 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 	ana, ben := e.register("Ana"), e.register("Ben")
 	tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}
 	g := e.newPavilion(ana, ben, tc)
+	// The timers of a version are written with its turn mail; the follower
+	// may run behind the move, so wait for them before the game moves on.
+	e.turnMail(g.ID, g.ToAct()[0], g.Version)
 	res := e.moveFirst(g, ana, ben)
-	_, err := e.pool.Exec(context.Background(), `
+	tag, err := e.pool.Exec(context.Background(), `
 		UPDATE river_job SET scheduled_at = now(), state = 'available'
-		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND (args->>'version')::bigint = $1`, g.Version)
-	if err != nil {
-		t.Fatal(err)
+		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2`, g.Version, g.ID)
+	if err != nil || tag.RowsAffected() == 0 {
+		t.Fatalf("fire the stale timers: %d rows, %v", tag.RowsAffected(), err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var left int
-		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND state <> 'completed'`, g.Version).Scan(&left); err != nil {
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -273,8 +276,8 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			var states string
-			_ = e.pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || errors::text, '; ') FROM river_job
-				WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND state <> 'completed'`, g.Version).Scan(&states)
+			_ = e.pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || coalesce(errors::text, 'no errors'), '; ') FROM river_job
+				WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&states)
 			t.Fatalf("%d stale timers never ran: %s", left, states)
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -52,7 +52,9 @@ func (w *timeoutWorker) Work(ctx context.Context, job *river.Job[TimeoutArgs]) e
 	if err != nil {
 		return fmt.Errorf("load game %s: %w", a.GameID, err)
 	}
-	if g.Version != a.Version || g.Status != play.StatusActive || !slices.Contains(g.ToAct(), a.Seat) || g.TimeControl == nil {
+	// Table talk since the timer's version changed nothing (see
+	// play.Game.ExpectsCurrent): the timer still stands.
+	if !g.ExpectsCurrent(a.Version) || g.Status != play.StatusActive || !slices.Contains(g.ToAct(), a.Seat) || g.TimeControl == nil {
 		return nil // the game moved on: this timer is stale
 	}
 	switch a.Action {

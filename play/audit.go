@@ -13,6 +13,7 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/tell"
+	"github.com/azuld/azuld/projections"
 )
 
 // LogEvent is one event of the audit trail: the stored record, a one-line
@@ -39,6 +40,10 @@ type LogQuery struct {
 	// Reader is the language and zone the descriptions are written in;
 	// nil: English.
 	Reader *i18n.Localizer
+	// Viewer is the player who reads ("" for a visitor). Table talk
+	// (game.message) keeps its text only for those the game's chat lets
+	// read it (Game.MayReadTalk); for the others its payload is empty.
+	Viewer string
 }
 
 // AuditLog returns a page of the game's events with descriptions and
@@ -98,6 +103,10 @@ func describePage(reg engine.Registry, g *Game, recs []events.Record, q LogQuery
 			continue
 		}
 		e := LogEvent{Record: rec, Description: g.describe(q.Reader, rec)}
+		if rec.Type == EvMessage && !g.MayReadTalk(q.Viewer) {
+			e.Record.Data = hiddenTalk
+			e.Description = q.Reader.T("talk.log.hidden", "Seat", strconv.Itoa(seatOf(rec)))
+		}
 		if by, ok := undoneBy[rec.Version]; ok {
 			e.Undone, e.UndoneBy = true, by
 		}
@@ -138,6 +147,9 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 			switch {
 			case s.PlayerID == "" && s.Reserved != "" && s.Name != "":
 				names[i] = l.T("rematch.log.reserved_seat", "Name", s.Name)
+			case s.Imported:
+				// Nobody here: the seat is its number.
+				names[i] = seat(i)
 			case names[i] == "":
 				names[i] = l.T("log.free_seat")
 			}
@@ -155,7 +167,10 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		var j seatJoined
 		_ = json.Unmarshal(rec.Data, &j)
 		name := g.nameOf(j.PlayerID)
-		if name == "" {
+		switch {
+		case projections.ImportedPlayer(j.PlayerID):
+			name = seat(j.Seat)
+		case name == "":
 			name = l.T("log.player_id", "ID", j.PlayerID)
 		}
 		return l.T("log.seat_joined", "Name", name, "Seat", strconv.Itoa(j.Seat))
@@ -172,11 +187,24 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		return l.T("rematch.log.linked", "ID", g.Rematch)
 	case EvImported:
 		return l.T("log.imported")
+	case EvMessage:
+		var m messageSaid
+		_ = json.Unmarshal(rec.Data, &m)
+		name := l.T("talk.former_player")
+		if id := rec.Meta.Actor.PlayerID; id != "" {
+			if n := g.nameOf(id); n != "" && n != FormerPlayer {
+				name = n
+			}
+		}
+		return l.T("talk.log.message", "Name", name, "Text", m.Text)
 	case EvReservationDeclined:
 		var d reservationDeclined
 		_ = json.Unmarshal(rec.Data, &d)
 		name := g.nameOf(d.PlayerID)
-		if name == "" {
+		switch {
+		case projections.ImportedPlayer(d.PlayerID):
+			name = seat(d.Seat)
+		case name == "":
 			name = l.T("log.player_id", "ID", d.PlayerID)
 		}
 		return l.T("rematch.log.declined", "Name", name, "Seat", strconv.Itoa(d.Seat))

@@ -48,7 +48,9 @@ type Change struct {
 const maxDiffEvents = 1000
 
 // Diff compares the game after version from with the game after to.
-func (s *Service) Diff(ctx context.Context, id string, from, to int64, reader *i18n.Localizer) (*Diff, error) {
+// viewer is the player who reads ("" for a visitor), for the table talk
+// among the events (see LogQuery.Viewer).
+func (s *Service) Diff(ctx context.Context, id string, from, to int64, reader *i18n.Localizer, viewer string) (*Diff, error) {
 	if reader == nil {
 		cat, err := s.catalogue()
 		if err != nil {
@@ -72,7 +74,7 @@ func (s *Service) Diff(ctx context.Context, id string, from, to int64, reader *i
 	b := a.clone()
 	evs := []LogEvent{}
 	if to > from {
-		if evs, err = describePage(s.rules, b, recs, LogQuery{After: from, Limit: int(min(to-from, maxDiffEvents)), Reader: reader}); err != nil {
+		if evs, err = describePage(s.rules, b, recs, LogQuery{After: from, Limit: int(min(to-from, maxDiffEvents)), Reader: reader, Viewer: viewer}); err != nil {
 			return nil, err
 		}
 	}

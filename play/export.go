@@ -101,7 +101,8 @@ func ReadRecords(r io.Reader) ([]events.Record, error) {
 }
 
 // ImportGame stores an exported log as a new game (a new id; every
-// event's type, data and meta as exported). The log must fold event by
+// event's type, data and meta as exported, except that the players it
+// names get opaque ids: see anonymise). The log must fold event by
 // event and, when its seed is known, pass the fairness check. A game
 // still running with a secret seed cannot be imported: nobody could draw
 // its next tiles. The import is one transaction: all or nothing.
@@ -120,6 +121,14 @@ func (s *Service) ImportGame(ctx context.Context, recs []events.Record) (*Game, 
 			return nil, fmt.Errorf("%w: version %d: %v", ErrBadLog, recs[i].Version, err)
 		}
 		recs[i] = rec
+	}
+	// Nor the ids of this server's players: its seats belong to nobody
+	// here (the importer imported a record; they did not play it).
+	recs, err := anonymise(recs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadLog, err)
+	}
+	for _, rec := range recs {
 		rec.StreamID = id
 		if err := g.apply(s.rules, rec); err != nil {
 			return nil, fmt.Errorf("%w: it does not fold at version %d (%s): %v", ErrBadLog, rec.Version, rec.Type, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/projections"
 )
 
 // tailEvent is an engine event folded since the last random reveal.
@@ -70,6 +71,16 @@ func (g *Game) apply(reg engine.Registry, rec events.Record) error {
 	if rec.Version != g.Version+1 {
 		return fmt.Errorf("%w: version %d follows %d", engine.ErrInconsistent, rec.Version, g.Version)
 	}
+	if rec.Type == EvMessage {
+		// Table talk changes no state: not the status, not the time the
+		// game last moved (a message must not move a deadline), only the
+		// version.
+		if err := g.applyMessage(rec); err != nil {
+			return err
+		}
+		g.Version = rec.Version
+		return nil
+	}
 	switch rec.Type {
 	case EvGameCreated:
 		if g.Version != 0 {
@@ -90,6 +101,7 @@ func (g *Game) apply(reg engine.Registry, rec events.Record) error {
 			return fmt.Errorf("%w: seat %d is reserved for another player", engine.ErrInconsistent, j.Seat)
 		}
 		g.Seats[j.Seat].PlayerID = j.PlayerID
+		g.Seats[j.Seat].Imported = projections.ImportedPlayer(j.PlayerID)
 		g.Seats[j.Seat].Reserved = ""
 		g.Seats[j.Seat].Name = g.nameOf(j.PlayerID)
 	case EvSeedRevealed:
@@ -110,6 +122,7 @@ func (g *Game) apply(reg engine.Registry, rec events.Record) error {
 		}
 	}
 	g.Version = rec.Version
+	g.StateVersion = rec.Version
 	g.UpdatedAt = rec.RecordedAt
 	g.refreshStatus()
 	return nil
@@ -133,6 +146,8 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 		// left the log may carry one; it is never used.
 		g.Seats[i].Name = g.nameOf(g.Seats[i].Holder())
 		g.Seats[i].Left = ""
+		// Whatever the payload says: only the id tells.
+		g.Seats[i].Imported = projections.ImportedPlayer(g.Seats[i].PlayerID)
 	}
 	g.TimeControl = c.TimeControl
 	g.SeedCommitment = c.SeedCommitment
@@ -226,8 +241,12 @@ func (g *Game) applyServerExtension(rec events.Record) error {
 	case EvRematch, EvReservationDeclined:
 		return g.applyRematch(rec)
 	case EvImported:
-		// Whatever game.created said: an imported game is not rated.
+		// Whatever game.created said: an imported game is not rated. Nor
+		// private: its seats belong to nobody here (see anonymise), so
+		// nobody could read it; the importer, who had the log, published
+		// it by importing it.
 		g.Imported, g.Rated = true, false
+		g.Visibility = VisibilityPublic
 		return nil
 	}
 	return fmt.Errorf("%w: unknown server event %q", engine.ErrInconsistent, rec.Type)

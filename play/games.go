@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,22 +58,15 @@ func (s *Service) createGame(ctx context.Context, creator Player, req CreateGame
 	if err != nil {
 		return nil, err
 	}
-	created := gameCreated{
-		Config: cfg, Seats: seats, TimeControl: req.TimeControl,
-		SeedCommitment: seed.Commitment(), CreatedBy: creator.ID, RematchOf: rematchOf,
-		Rated: &settings.Rated, Visibility: settings.Visibility, Takebacks: &settings.Takebacks,
-	}
-	if public {
-		created.Seed = seed.String()
-	}
-	first, err := serverEvent(EvGameCreated, created)
+	first, err := CreatedEvent(GameCreation{Config: cfg, Seats: seats, TimeControl: req.TimeControl, Seed: seed, PublicSeed: public,
+		Settings: settings, CreatedBy: creator.ID, RematchOf: rematchOf})
 	if err != nil {
 		return nil, err
 	}
 	batch := []events.NewEvent{first}
 	g := newGame(id)
 	if !slices.ContainsFunc(seats, func(s Seat) bool { return !s.taken() }) {
-		more, err := engineEvents(startEvents)
+		more, err := EngineEvents(startEvents)
 		if err != nil {
 			return nil, err
 		}
@@ -159,6 +151,16 @@ func chooseSettings(req CreateGame, publicSeed bool) (Settings, error) {
 	s.Takebacks = !s.Rated
 	if req.Takebacks != nil {
 		s.Takebacks = *req.Takebacks
+	}
+	switch req.Chat {
+	case "", ChatPlayers:
+		s.Chat = ChatPlayers
+	case ChatPublic:
+		s.Chat = ChatPublic
+	default:
+		return Settings{}, Invalid(ErrInvalid, "chat",
+			fmt.Sprintf("chat must be %q or %q, not %.40q", ChatPlayers, ChatPublic, req.Chat),
+			"Given", truncateText(req.Chat, 40))
 	}
 	return s, nil
 }
@@ -269,7 +271,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 	}
 	batch := make([]events.NewEvent, 0, len(targets))
 	for _, target := range targets {
-		joined, err := serverEvent(EvSeatJoined, seatJoined{Seat: target, PlayerID: p.ID})
+		joined, err := JoinedEvent(target, p.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +287,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 		if err != nil {
 			return nil, fmt.Errorf("start game %s: %w", g.ID, err)
 		}
-		more, err := engineEvents(start)
+		more, err := EngineEvents(start)
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +343,7 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 		if err != nil {
 			return nil, err
 		}
-		if req.ExpectedVersion != nil && *req.ExpectedVersion != g.Version {
+		if req.ExpectedVersion != nil && !g.ExpectsCurrent(*req.ExpectedVersion) {
 			// A retry of a move that already went through finds the game
 			// past the version it expected: it gets the first result.
 			if res, found, err := s.replayMove(ctx, g, req); err != nil || found {
@@ -363,7 +365,11 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 			s.cache.forget(g.ID)
 			continue
 		}
-		if isConflict(err) && req.ExpectedVersion == nil {
+		if isConflict(err) {
+			// Without If-Match the move is decided again on the new
+			// state; with it, the next round tells whether what came in
+			// between was only table talk (the move goes through) or
+			// not (the conflict is answered).
 			continue
 		}
 		if err != nil {
@@ -387,7 +393,7 @@ func (s *Service) Move(ctx context.Context, req MoveRequest) (*MoveResult, error
 // replica made stale fails there), and a refused one is decided again
 // against the store's game (see Move).
 func (s *Service) gameForMove(ctx context.Context, req MoveRequest) (*Game, bool, error) {
-	if g, ok := s.cache.get(req.GameID); ok && (req.ExpectedVersion == nil || *req.ExpectedVersion == g.Version) {
+	if g, ok := s.cache.get(req.GameID); ok && (req.ExpectedVersion == nil || g.ExpectsCurrent(*req.ExpectedVersion)) {
 		return g, true, nil
 	}
 	g, err := s.game(ctx, req.GameID)
@@ -431,12 +437,12 @@ func (s *Service) moveOnce(ctx context.Context, g *Game, req MoveRequest) (*Move
 	if err != nil {
 		return nil, err
 	}
-	batch, err := engineEvents(decided)
+	batch, err := EngineEvents(decided)
 	if err != nil {
 		return nil, err
 	}
 	if end, err := engine.Fold(g.Rules, g.State, decided); err == nil && end.Over() && g.Seed == "" {
-		reveal, err := serverEvent(EvSeedRevealed, seedRevealed{Seed: seed.String()})
+		reveal, err := SeedRevealedEvent(seed)
 		if err != nil {
 			return nil, err
 		}
@@ -466,7 +472,7 @@ func moveIdempotency(g *Game, req MoveRequest, seat int, canonical []byte) (scop
 	if req.IdempotencyKey == "" {
 		return "", ""
 	}
-	return "move:" + g.ID + ":" + actorKey(req.Actor), requestHash(strconv.Itoa(seat), string(canonical))
+	return MoveKey(g.ID, req.Actor, seat, canonical)
 }
 
 // replayMove looks up the first result of a keyed move without deciding

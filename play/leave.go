@@ -21,6 +21,10 @@ const LeftFree = "free"
 // applySeatLeft folds game.seat_left: the seat no longer names its player;
 // in a running game a bot holds it from now on (also when it forfeits,
 // should the rules not end the game), in an open game it is free again.
+// leaveCommand and the player's id are the command id of their leaving
+// (an import replaces the id: see anonymise).
+const leaveCommand = "leave:"
+
 func (g *Game) applySeatLeft(rec events.Record) error {
 	var l seatLeft
 	if err := json.Unmarshal(rec.Data, &l); err != nil {
@@ -198,7 +202,7 @@ func (s *Service) leaveGameOnce(ctx context.Context, gameID, playerID string) er
 		}
 		batch = append(batch, ev)
 	}
-	meta := events.Meta{Actor: events.Actor{Kind: "system"}, Channel: "system", CommandID: "leave:" + playerID}
+	meta := events.Meta{Actor: events.Actor{Kind: "system"}, Channel: "system", CommandID: leaveCommand + playerID}
 	after, _, err := s.appendBatch(ctx, g, batch, meta, "", "", "")
 	if err != nil {
 		return fmt.Errorf("leave game %s: %w", gameID, err)

@@ -15,9 +15,10 @@ import (
 const FormerPlayer = projections.FormerPlayer
 
 // nameOf is the name of a seat's player for display: "" on the command
-// path (no names read), FormerPlayer for an account that no longer exists.
+// path (no names read), FormerPlayer for an account that no longer exists;
+// "" for the seat of an imported game, which readers show by its number.
 func (g *Game) nameOf(playerID string) string {
-	if playerID == "" || g.names == nil {
+	if playerID == "" || g.names == nil || projections.ImportedPlayer(playerID) {
 		return ""
 	}
 	if n, ok := g.names[playerID]; ok {

@@ -61,7 +61,7 @@ func rematchRequest(old *Game, caller string) CreateGame {
 	// a secret one, so it could be rated even after a public seed.)
 	rated, takebacks := old.Settings.Rated, old.Settings.Takebacks
 	return CreateGame{Ruleset: old.Config.Ruleset, Options: old.Config.Options, Seats: seats, TimeControl: tc,
-		Rated: &rated, Visibility: old.Settings.Visibility, Takebacks: &takebacks}
+		Rated: &rated, Visibility: old.Settings.Visibility, Takebacks: &takebacks, Chat: old.Settings.Chat}
 }
 
 // Rematch gives the rematch of a finished game to one of its players:

@@ -58,6 +58,9 @@ type gameCreated struct {
 	Rated      *bool  `json:"rated,omitempty"`
 	Visibility string `json:"visibility,omitempty"`
 	Takebacks  *bool  `json:"takebacks,omitempty"`
+	// Chat: who reads the table talk (absent before the setting existed:
+	// ChatPlayers).
+	Chat string `json:"chat,omitempty"`
 }
 
 // settings are the game's settings as the event says them, an absent
@@ -72,6 +75,10 @@ func (c gameCreated) settings() Settings {
 	}
 	if c.Takebacks != nil {
 		s.Takebacks = *c.Takebacks
+	}
+	s.Chat = ChatPlayers
+	if c.Chat == ChatPublic {
+		s.Chat = ChatPublic
 	}
 	return s
 }
@@ -124,17 +131,4 @@ func serverEvent(eventType string, payload any) (events.NewEvent, error) {
 		return events.NewEvent{}, fmt.Errorf("encode %s: %w", eventType, err)
 	}
 	return events.NewEvent{Type: eventType, Schema: 1, Data: data}, nil
-}
-
-// engineEvents encodes engine events for the store.
-func engineEvents(evs []engine.Event) ([]events.NewEvent, error) {
-	out := make([]events.NewEvent, 0, len(evs))
-	for _, e := range evs {
-		data, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
-		}
-		out = append(out, events.NewEvent{Type: e.EventType(), Schema: e.SchemaVersion(), Data: data})
-	}
-	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/projections"
 )
 
@@ -36,7 +37,7 @@ type Config struct {
 	// Now defaults to time.Now.
 	Now func() time.Time
 	// SnapshotEvery is how many events may pass between snapshots
-	// (default 64; negative disables snapshots).
+	// (default DefaultSnapshotEvery; negative disables snapshots).
 	SnapshotEvery int
 	// Hooks run inside every append's transaction after the read models
 	// are updated (the notification outbox uses this).
@@ -95,14 +96,20 @@ type Service struct {
 	// seeds caches the immutable secret seed of recently played games.
 	seeds *seedCache
 	// watch keeps the watch list's recent pages.
-	watch watchCache
+	watch *ttlcache.Cache[watchPage]
 }
+
+// DefaultSnapshotEvery is how many events pass between snapshots unless
+// Config.SnapshotEvery says otherwise.
+const DefaultSnapshotEvery = 64
 
 // aggregateFormat is the version of the snapshot envelope written here.
 // 2: seats carry no names and may have been left (game.seat_left).
 // 3: the game's settings (rated, visibility, take-backs); a snapshot
 // without them would read as an unrated private game.
-const aggregateFormat = 3
+// 4: the state version (the last event that is not table talk) and the
+// chat setting.
+const aggregateFormat = 4
 
 // New returns a Service.
 func New(cfg Config) *Service {
@@ -112,7 +119,7 @@ func New(cfg Config) *Service {
 		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize, cfg.CacheBytes),
 		seeds:   newSeedCache(cfg.SeedCacheEntries),
 		botJobs: cfg.BotJobs, followLog: cfg.ReadModelsFollowLog,
-		words: cfg.Catalogue,
+		words: cfg.Catalogue, watch: newWatchCache(),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -121,7 +128,7 @@ func New(cfg Config) *Service {
 		s.now = time.Now
 	}
 	if s.snapshotEvery == 0 {
-		s.snapshotEvery = 64
+		s.snapshotEvery = DefaultSnapshotEvery
 	}
 	s.snapshotFormat = snapshotFormat(cfg.Rules)
 	return s

@@ -28,15 +28,15 @@ func TestSettingsDefaults(t *testing.T) {
 		req  play.CreateGame
 		want play.Settings
 	}{
-		{"no settings", play.CreateGame{}, play.Settings{Rated: true, Visibility: play.VisibilityPublic, Takebacks: false}},
-		{"a public seed", play.CreateGame{Seed: publicSeed}, play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: true}},
-		{"unrated", play.CreateGame{Rated: ptr(false)}, play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: true}},
+		{"no settings", play.CreateGame{}, play.Settings{Rated: true, Visibility: play.VisibilityPublic, Takebacks: false, Chat: play.ChatPlayers}},
+		{"a public seed", play.CreateGame{Seed: publicSeed}, play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: true, Chat: play.ChatPlayers}},
+		{"unrated", play.CreateGame{Rated: ptr(false)}, play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: true, Chat: play.ChatPlayers}},
 		{"a seed, public", play.CreateGame{Seed: publicSeed, Rated: ptr(false), Visibility: play.VisibilityPublic},
-			play.Settings{Rated: false, Visibility: play.VisibilityPublic, Takebacks: true}},
+			play.Settings{Rated: false, Visibility: play.VisibilityPublic, Takebacks: true, Chat: play.ChatPlayers}},
 		{"rated, private, take-backs", play.CreateGame{Rated: ptr(true), Visibility: play.VisibilityPrivate, Takebacks: ptr(true)},
-			play.Settings{Rated: true, Visibility: play.VisibilityPrivate, Takebacks: true}},
+			play.Settings{Rated: true, Visibility: play.VisibilityPrivate, Takebacks: true, Chat: play.ChatPlayers}},
 		{"unrated without take-backs", play.CreateGame{Rated: ptr(false), Takebacks: ptr(false)},
-			play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: false}},
+			play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: false, Chat: play.ChatPlayers}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := c.req
@@ -125,7 +125,7 @@ func TestOldCreatedPayloadFoldsAsRatedPublic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := play.Settings{Rated: true, Visibility: play.VisibilityPublic, Takebacks: true}
+	want := play.Settings{Rated: true, Visibility: play.VisibilityPublic, Takebacks: true, Chat: play.ChatPlayers}
 	if g.Settings != want {
 		t.Errorf("old payload folds as %+v, want %+v", g.Settings, want)
 	}

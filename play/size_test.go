@@ -72,7 +72,7 @@ func foldedGame(t testing.TB, reg engine.Registry, v variant, rng *rand.Rand, mo
 		}
 	}
 	foldEngine := func(evs []engine.Event, meta events.Meta) {
-		recs, err := engineEvents(evs)
+		recs, err := EngineEvents(evs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/azuld/azuld/engine"
 )
@@ -33,14 +32,7 @@ func (s *Service) maybeSnapshot(ctx context.Context, g *Game) {
 		s.log.WarnContext(ctx, "snapshot encode failed", "game", g.ID, "err", err)
 		return
 	}
-	// A snapshot holds no names (they are read from the players table),
-	// so erasing an account never has to touch snapshots.
-	stored := *g
-	stored.Seats = slices.Clone(g.Seats)
-	for i := range stored.Seats {
-		stored.Seats[i].Name = ""
-	}
-	data, err := json.Marshal(snapshot{Game: &stored, Config: g.Config, State: state, RevealVersion: g.fold.revealVersion})
+	data, err := SnapshotData(g, state, g.fold.revealVersion)
 	if err != nil {
 		s.log.WarnContext(ctx, "snapshot encode failed", "game", g.ID, "err", err)
 		return

@@ -84,6 +84,9 @@ type CreateGame struct {
 	// Takebacks: a seat may ask to take back its moves. Default: allowed
 	// in an unrated game only.
 	Takebacks *bool `json:"takebacks,omitempty"`
+	// Chat is ChatPlayers (the default: only the players read the table
+	// talk) or ChatPublic (whoever may watch the game reads it too).
+	Chat string `json:"chat,omitempty"`
 }
 
 // Visibilities of a game.
@@ -106,6 +109,11 @@ type Seat struct {
 	Left string `json:"left,omitempty"`
 	// Budget is a search bot's thinking time per move ("" for the default).
 	Budget string `json:"budget,omitempty"`
+	// Imported: the seat's player played it in the log this game was
+	// imported from. PlayerID is then an opaque id the import gave it
+	// (see projections.ImportedPlayer), which no account here holds, and
+	// the seat has no name.
+	Imported bool `json:"imported,omitempty"`
 	// Reserved is the id of the only player who may take this free seat
 	// (a rematch keeps the seats of the old game's players for them);
 	// cleared when they join or decline. Name is then their name.
@@ -131,7 +139,12 @@ type Game struct {
 	Config  engine.Config `json:"-"`
 	Status  string        `json:"status"`
 	Version int64         `json:"version"`
-	Seats   []Seat        `json:"seats"`
+	// StateVersion is the version of the last event that is not table
+	// talk (game.message): the game's state is the same at every version
+	// from it to Version, so a command that expected any of them expected
+	// this state (see ExpectsCurrent).
+	StateVersion int64  `json:"state_version"`
+	Seats        []Seat `json:"seats"`
 	// State is nil while the game is open (seats free).
 	State          engine.State `json:"-"`
 	Rules          engine.Rules `json:"-"`
@@ -169,6 +182,9 @@ type Settings struct {
 	Rated      bool   `json:"rated"`
 	Visibility string `json:"visibility"`
 	Takebacks  bool   `json:"takebacks"`
+	// Chat is who may read the table talk: ChatPlayers (what a game
+	// created before the setting reads as) or ChatPublic.
+	Chat string `json:"chat"`
 }
 
 // Private reports whether only the game's players may read it.
@@ -192,7 +208,8 @@ type MoveRequest struct {
 	// Move is the move as JSON, or Notation as text notation (exactly one).
 	Move     json.RawMessage
 	Notation string
-	// ExpectedVersion, when set (If-Match), must equal the game's version.
+	// ExpectedVersion, when set (If-Match), must be the game's version,
+	// or one that only table talk follows (see Game.ExpectsCurrent).
 	ExpectedVersion *int64
 	IdempotencyKey  string
 	// Channel is how the move arrived: api, web, email, cli.

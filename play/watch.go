@@ -3,9 +3,9 @@ package play
 import (
 	"context"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/projections"
 )
 
@@ -17,16 +17,15 @@ const watchTTL = time.Second
 // watchEntries bounds the pages kept (each cursor is a page).
 const watchEntries = 256
 
-// watchCache keeps the watch list's recent pages.
-type watchCache struct {
-	mu    sync.Mutex
-	pages map[string]watchPage
-}
-
+// watchPage is a page of the watch list as it was read.
 type watchPage struct {
-	at   time.Time
 	rows []projections.GameRow
 	next string
+}
+
+// newWatchCache is the cache of the watch list's recent pages.
+func newWatchCache() *ttlcache.Cache[watchPage] {
+	return ttlcache.New[watchPage](watchTTL, watchEntries)
 }
 
 // watchList is ListGames for the watch list as anyone sees it, a page
@@ -34,22 +33,13 @@ type watchPage struct {
 func (s *Service) watchList(ctx context.Context, f projections.Filter) ([]projections.GameRow, string, error) {
 	key := f.Ruleset + "\x00" + strconv.Itoa(f.Limit) + "\x00" + f.Cursor
 	now := s.now()
-	c := &s.watch
-	c.mu.Lock()
-	if p, ok := c.pages[key]; ok && now.Sub(p.at) < watchTTL {
-		c.mu.Unlock()
+	if p, ok := s.watch.Get(key, now); ok {
 		return p.rows, p.next, nil
 	}
-	c.mu.Unlock()
 	rows, next, err := projections.ListGames(ctx, s.pool, f)
 	if err != nil {
 		return nil, "", err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pages == nil || len(c.pages) >= watchEntries {
-		c.pages = map[string]watchPage{}
-	}
-	c.pages[key] = watchPage{at: now, rows: rows, next: next}
+	s.watch.Put(key, now, watchPage{rows: rows, next: next})
 	return rows, next, nil
 }

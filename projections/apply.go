@@ -26,6 +26,16 @@ type seatJSON struct {
 // deleted.
 const FormerPlayer = "former player"
 
+// ImportedPlayer reports whether a player id is one that an import gave a
+// seat of an imported game: a UUID of version 8, a form no account's id
+// takes (accounts get random version 4 ids). Such a seat belongs to
+// nobody here, so it has no name, no profile and no turns, and nobody's
+// results count it.
+func ImportedPlayer(id string) bool {
+	// Ids are read and written in the canonical lower-case form.
+	return len(id) == 36 && id[8] == '-' && id[14] == '8'
+}
+
 // Limits that keep a malformed row from reaching the database.
 const (
 	maxSeats = 64
@@ -69,6 +79,7 @@ func apply(ctx context.Context, tx pgx.Tx, row GameRow, since map[turnKey]time.T
 		row.CreatedAt, row.LastMoveAt, row.Deadline, enc.final, !row.Unrated, visibilityOf(row))
 
 	queueSeats(b, enc, true)
+	queueWatchBest(b, nil, row, enc.id)
 	queueInbox(b, enc, since)
 	queueResults(b, enc)
 	if rate {
@@ -194,7 +205,9 @@ func humanTurns(row GameRow) []turnKey {
 			continue
 		}
 		seen[seat] = true
-		if p := seatPlayer(row, seat); p != "" {
+		// A seat of an imported game is nobody's turn: nobody here can
+		// sign in as its player.
+		if p := seatPlayer(row, seat); p != "" && !ImportedPlayer(p) {
 			out = append(out, turnKey{playerID: p, seat: seat})
 		}
 	}

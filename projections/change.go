@@ -40,6 +40,7 @@ func ApplyChange(ctx context.Context, tx pgx.Tx, before *GameRow, after GameRow)
 	}
 	// Apply's statements, each only when its part changed.
 	queueSeats(b, enc, seatsChanged)
+	queueWatchBest(b, before, row, enc.id)
 	if seatsChanged || !slices.Equal(humanTurns(*before), humanTurns(after)) || !sameTime(before.Deadline, after.Deadline) {
 		queueInbox(b, enc, nil)
 	}

@@ -91,13 +91,16 @@ func QueueFollowed(b *pgx.Batch, before *GameRow, after GameRow) error {
 	if err != nil {
 		return err
 	}
+	// The companions wrote the seats: the place on the watch list follows.
 	if before == nil || !sameGame(*before, after) {
+		queueWatchBest(b, nil, enc.row, enc.id)
 		queueInbox(b, enc, nil)
 		queueResults(b, enc)
 		queueRating(b, enc)
 		queueFinished(b, before, enc)
 		return nil
 	}
+	queueWatchBest(b, before, enc.row, enc.id)
 	if !slices.Equal(before.Seats, after.Seats) || !slices.Equal(humanTurns(*before), humanTurns(after)) || !sameTime(before.Deadline, after.Deadline) {
 		queueInbox(b, enc, nil)
 	}

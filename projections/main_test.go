@@ -117,7 +117,7 @@ func fold(_ context.Context, id string, recs []events.Record) (projections.GameR
 					row.Final.Winners = append(row.Final.Winners, seat)
 				}
 			}
-		case "note":
+		case "note", "game.seat_left":
 		default:
 			return row, fmt.Errorf("unknown event %q", r.Type)
 		}

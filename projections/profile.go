@@ -69,6 +69,9 @@ type Profile struct {
 	// Recent are the latest finished games (at most RecentGames), Running
 	// the running ones (at most RunningGames); a bot's profile has none.
 	Recent, Running []GameRow
+	// MoreRecent and MoreRunning, when the lists go on, are the cursors
+	// of their next pages in LoadPlayerGames ("" otherwise).
+	MoreRecent, MoreRunning string
 	// HeadToHead is the player's record against the viewer (nil for a
 	// visitor, on one's own profile and on a bot's).
 	HeadToHead *HeadToHead
@@ -145,6 +148,8 @@ func LoadProfile(ctx context.Context, db DB, req ProfileRequest) (Profile, error
 		if p.Recent, p.Running, err = profileGames(ctx, db, id, req.Viewer); err != nil {
 			return Profile{}, err
 		}
+		p.Recent, p.MoreRecent = cutPage(p.Recent, RecentGames)
+		p.Running, p.MoreRunning = cutPage(p.Running, RunningGames)
 		if req.Viewer != "" && !p.OwnProfile {
 			if p.HeadToHead, err = headToHead(ctx, db, id, req.Viewer); err != nil {
 				return Profile{}, err
@@ -224,9 +229,20 @@ func resultSummaries(ctx context.Context, db DB, seats string, args ...any) ([]R
 	return out, rows.Err()
 }
 
+// cutPage keeps the first n games; when there were more, next is the
+// cursor after them (LoadPlayerGames's order is the profile's).
+func cutPage(games []GameRow, n int) (page []GameRow, next string) {
+	if len(games) <= n {
+		return games, ""
+	}
+	games = games[:n]
+	return games, encodeCursor(games[n-1].LastMoveAt, games[n-1].ID)
+}
+
 // profileGames reads a player's game lists for a profile: the latest
 // finished games (at most RecentGames) and the running ones (at most
-// RunningGames), the latest move first.
+// RunningGames), the latest move first, each with one game more when
+// there is one (to know whether the list goes on).
 //
 // visibility: every game list a profile shows is read here and nowhere
 // else, and leaves out the private games the viewer (the reader, "" for
@@ -240,7 +256,7 @@ func profileGames(ctx context.Context, db DB, playerID, viewer string) (recent, 
 	recent, _, err = queryGames(ctx, db, `SELECT `+gameColumns+` FROM games g WHERE g.id IN (
 			SELECT r.game_id FROM results r WHERE r.player_id = $1
 			ORDER BY r.finished_at DESC LIMIT $2 * 4)`+visible+`
-		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, false, playerID, RecentGames, viewer)
+		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, false, playerID, RecentGames+1, viewer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("profile %s: finished games: %w", playerID, err)
 	}
@@ -249,11 +265,69 @@ func profileGames(ctx context.Context, db DB, playerID, viewer string) (recent, 
 	running, _, err = queryGames(ctx, db, `SELECT `+gameColumns+` FROM games g WHERE g.id IN (
 			SELECT s.game_id FROM game_seats s WHERE s.player_id = $1 AND NOT s.finished)
 			AND g.status = 'active'`+visible+`
-		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, false, playerID, RunningGames, viewer)
+		ORDER BY g.last_move_at DESC, g.id DESC LIMIT $2`, false, playerID, RunningGames+1, viewer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("profile %s: running games: %w", playerID, err)
 	}
 	return recent, running, nil
+}
+
+// PlayerGamesRequest asks for a page of a player's games, as their
+// profile lists them.
+type PlayerGamesRequest struct {
+	PlayerID string
+	// Viewer is the signed-in reader's player id, "" for a visitor.
+	Viewer string
+	// Status is "finished" or "active" (running).
+	Status string
+	// Cursor is the page's (a profile's More* or a page's Next); "" for
+	// the first page. Limit is the page size (0: DefaultLimit).
+	Cursor string
+	Limit  int
+}
+
+// PlayerGames is a page of a player's games.
+type PlayerGames struct {
+	Games []GameRow
+	// Next is the next page's cursor ("" on the last page).
+	Next string
+	// Hidden: the player hides their games from the viewer; Games is
+	// then empty.
+	Hidden bool
+}
+
+// LoadPlayerGames pages through a player's finished or running games,
+// the latest move first: the lists of their profile, whole. It shows
+// what the profile does: nothing when the player hides their games from
+// the viewer, and no private game the viewer holds no seat in. The
+// paging is the games list's (ListGames), whose cursors it takes. An
+// unknown or erased player is ErrNoProfile; a bad status, limit or
+// cursor ErrInvalid.
+func LoadPlayerGames(ctx context.Context, db DB, req PlayerGamesRequest) (PlayerGames, error) {
+	id, err := canonicalUUID(req.PlayerID)
+	if err != nil {
+		return PlayerGames{}, fmt.Errorf("games of player: %w: %.40q is not a player id", ErrInvalid, req.PlayerID)
+	}
+	if req.Status != "finished" && req.Status != "active" {
+		return PlayerGames{}, fmt.Errorf("games of player %s: %w: status %.40q", id, ErrInvalid, req.Status)
+	}
+	var hides bool
+	err = db.QueryRow(ctx, `SELECT hide_games FROM players WHERE id = $1`, id).Scan(&hides)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PlayerGames{}, fmt.Errorf("games of player %s: %w", id, ErrNoProfile)
+	}
+	if err != nil {
+		return PlayerGames{}, fmt.Errorf("games of player %s: %w", id, err)
+	}
+	if hides && req.Viewer != id {
+		return PlayerGames{Hidden: true}, nil
+	}
+	// A visitor (Viewer "") sees the public games only.
+	games, next, err := ListGames(ctx, db, Filter{Player: id, Status: req.Status, Viewer: req.Viewer, Cursor: req.Cursor, Limit: req.Limit})
+	if err != nil {
+		return PlayerGames{}, fmt.Errorf("games of player %s: %w", id, err)
+	}
+	return PlayerGames{Games: games, Next: next}, nil
 }
 
 // headToHead counts the finished games two players both sat in and who

@@ -421,3 +421,78 @@ func BenchmarkRateFinishedGame(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkRerate rates a history of two-player games again, each game a
+// player against another or against one of three bot kinds (so each bot
+// plays a third of the games or more, as in a real history), the way a
+// rebuild does (in memory, each rating written once) and the way it did
+// before (rating_apply for each game, in one transaction: every game of
+// a bot updated its row again, behind all its earlier versions). The
+// figure is the time per game: flat as the history grows for a linear
+// rerate.
+func BenchmarkRerate(b *testing.B) {
+	for _, n := range []int{1_000, 4_000, 16_000} {
+		ctx := context.Background()
+		pool := newPool(b)
+		rows, versions := rerateHistory(b, pool, n)
+		for _, way := range []struct {
+			name string
+			rate func(pgx.Tx) error
+		}{
+			{"in_memory", func(tx pgx.Tx) error { return projections.RerateRows(ctx, tx, rows, versions) }},
+			{"rating_apply_each", func(tx pgx.Tx) error { return projections.RateEachRow(ctx, tx, rows) }},
+		} {
+			b.Run(fmt.Sprintf("games=%d/%s", n, way.name), func(b *testing.B) {
+				for b.Loop() {
+					tx, err := pool.Begin(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := tx.Exec(ctx, `DELETE FROM rating_history; DELETE FROM ratings`); err != nil {
+						b.Fatal(err)
+					}
+					if err := way.rate(tx); err != nil {
+						b.Fatal(err)
+					}
+					if err := tx.Rollback(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/game")
+			})
+		}
+	}
+}
+
+// rerateHistory makes n finished two-player games among 200 players and
+// three bot kinds: their rows, and one event each (version 1) for the
+// rerate's ordering.
+func rerateHistory(b *testing.B, pool *pgxpool.Pool, n int) ([]projections.GameRow, []int64) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(3, uint64(n)))
+	players := make([]string, 200)
+	for i := range players {
+		players[i] = uuid.NewString()
+	}
+	bots := []string{"random", "greedy", "search"}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rows := make([]projections.GameRow, n)
+	ids := make([]string, n)
+	versions := make([]int64, n)
+	for i := range rows {
+		a := players[rng.IntN(len(players))]
+		other := "bot:" + bots[rng.IntN(len(bots))]
+		if rng.IntN(3) == 0 {
+			if other = players[rng.IntN(len(players))]; other == a {
+				other = "bot:" + bots[0]
+			}
+		}
+		rows[i] = finishedRow("azul", at.Add(time.Duration(i)*time.Minute), []string{a, other}, []int{rng.IntN(80), rng.IntN(80)})
+		ids[i], versions[i] = rows[i].ID, 1
+	}
+	if _, err := pool.Exec(context.Background(), `INSERT INTO events (stream_id, version, type, schema_version, data, meta)
+		SELECT id, 1, 'game.created', 1, '{}', '{}' FROM unnest($1::uuid[]) AS id`, ids); err != nil {
+		b.Fatal(err)
+	}
+	return rows, versions
+}

@@ -66,6 +66,10 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool, fold FoldFunc) error {
 	if err := retryDeadlock(ctx, func() error { return rerateAll(ctx, pool, fold, finished) }); err != nil {
 		return fmt.Errorf("rebuild the read models: %w", err)
 	}
+	// The running games' places on the watch list, from the new ratings.
+	if err := retryDeadlock(ctx, func() error { return UpdateWatchOrder(ctx, pool) }); err != nil {
+		return fmt.Errorf("rebuild the read models: %w", err)
+	}
 	return nil
 }
 
@@ -98,7 +102,7 @@ func rebuildPage(ctx context.Context, pool *pgxpool.Pool, ids []string, fold Fol
 					if err != nil {
 						return fmt.Errorf("game %s: %w", id, err)
 					}
-					found[enc.id] = finishedGame{enc: enc, version: v}
+					found[enc.id] = finishedGame{enc: enc, version: v, seatLeft: hasSeatLeft(records)}
 				}
 			}
 		}
@@ -184,7 +188,12 @@ func refoldFinished(ctx context.Context, tx pgx.Tx, id string, fold FoldFunc) (f
 	if err != nil {
 		return finishedGame{}, false, fmt.Errorf("game %s: %w", id, err)
 	}
-	return finishedGame{enc: enc, version: v}, true, nil
+	return finishedGame{enc: enc, version: v, seatLeft: hasSeatLeft(records)}, true, nil
+}
+
+// hasSeatLeft reports whether a seat was left in a game's events.
+func hasSeatLeft(records []events.Record) bool {
+	return slices.ContainsFunc(records, func(r events.Record) bool { return r.Type == seatLeftType })
 }
 
 // retryDeadlock runs f again when the database ended its transaction for
@@ -255,4 +264,14 @@ func foldHistory(ctx context.Context, id string, batches [][]events.Record, fold
 		since[t] = s
 	}
 	return row, since, nil
+}
+
+// UpdateWatchOrder writes the place on the watch list of every running
+// game from the ratings as they are (a rebuild once the ratings are rated
+// again; a history written straight into the tables).
+func UpdateWatchOrder(ctx context.Context, pool *pgxpool.Pool) error {
+	if _, err := pool.Exec(ctx, `UPDATE games g SET watch_best = `+watchBest+` WHERE g.status = 'active'`); err != nil {
+		return fmt.Errorf("the watch list's order: %w", err)
+	}
+	return nil
 }

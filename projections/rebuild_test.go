@@ -54,6 +54,11 @@ func playSyntheticGames(t *testing.T, store *events.Store, rng *rand.Rand, games
 			}
 		}
 		g.append(t, store, newEvent(t, "game.created", c))
+		if gi%7 == 5 {
+			// A seat left (and taken over): the game is never rated,
+			// live or rebuilt.
+			g.append(t, store, newEvent(t, "game.seat_left", map[string]any{"seat": 0, "by": "bot", "bot": "greedy"}))
+		}
 		seatsOf[g] = n
 		live = append(live, g)
 		active = append(active, g)

@@ -51,7 +51,8 @@ type SeatRow struct {
 	// they may join it.
 	Reserved string
 	// Name is read from the players table by the queries (FormerPlayer
-	// for a deleted account), and never stored by Apply.
+	// for a deleted account, none for a seat of an imported game: see
+	// ImportedPlayer), and never stored by Apply.
 	Name string
 }
 

@@ -3,10 +3,12 @@ package projections_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/projections"
@@ -108,5 +110,98 @@ func TestWatchList(t *testing.T) {
 	}
 	if _, _, err := projections.ListGames(ctx, pool, projections.Filter{Watch: true, Status: "active"}); err == nil {
 		t.Error("the watch list took a status")
+	}
+}
+
+// TestWatchOrderKeptFromTheStart: a game's place on the watch list is
+// written when it starts (here through ApplyChange and QueueFollowed, the
+// two ways a move writes the read models), and stays while ratings
+// change, until the read models are rebuilt. The list reads it from the
+// games row: it does not read every running game's seats.
+func TestWatchOrderKeptFromTheStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := newPool(t)
+	strong, other := uuid.NewString(), uuid.NewString()
+	if _, err := pool.Exec(ctx, `INSERT INTO ratings (ruleset, players, subject, player_id, mu, sigma, games, last_game_at)
+		VALUES ('azul-mini', 2, $1::text, $1::uuid, 40, 3, 20, now())`, strong); err != nil {
+		t.Fatal(err)
+	}
+	game := func(at time.Duration, status string, seats ...projections.SeatRow) projections.GameRow {
+		for i := range seats {
+			seats[i].Seat = i
+		}
+		return projections.GameRow{ID: uuid.NewString(), Ruleset: "azul-mini", Status: status, Version: 2, ToAct: []int{0},
+			Seats: seats, CreatedAt: base, LastMoveAt: base.Add(at), Options: engine.Options{Wall: "grey"}}
+	}
+	p := func(id string) projections.SeatRow { return projections.SeatRow{PlayerID: id} }
+	// Two open games; the newer one unrated throughout.
+	viaChange := game(time.Minute, "open", p(strong), projections.SeatRow{})
+	viaFollower := game(2*time.Minute, "open", p(strong), projections.SeatRow{})
+	plain := game(3*time.Minute, "active", p(other), p(other))
+	applyRows(t, pool, viaChange, viaFollower, plain)
+	watched := func() []string {
+		t.Helper()
+		page, _, err := projections.ListGames(ctx, pool, projections.Filter{Watch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, g := range page {
+			ids = append(ids, g.ID)
+		}
+		return ids
+	}
+	if got := watched(); !slices.Equal(got, []string{plain.ID}) {
+		t.Fatalf("before the games start: %v", got)
+	}
+	// Each starts when its second seat is taken.
+	start := func(g projections.GameRow) projections.GameRow {
+		g.Status, g.Version, g.LastMoveAt = "active", 3, g.LastMoveAt.Add(time.Second)
+		g.Seats = []projections.SeatRow{{Seat: 0, PlayerID: strong}, {Seat: 1, PlayerID: other}}
+		return g
+	}
+	before := viaChange
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return projections.ApplyChange(ctx, tx, &before, start(viaChange)) }); err != nil {
+		t.Fatal(err)
+	}
+	beforeF := viaFollower
+	started := start(viaFollower)
+	companions, err := projections.Companions(&beforeF, started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store runs companions in the append's statement, where
+	// "appended" names the rows it inserts: here one row of now().
+	b := &pgx.Batch{}
+	for _, c := range companions {
+		b.Queue(strings.ReplaceAll(c.SQL, "appended", "(SELECT now() AS recorded_at) appended"), c.Args...)
+	}
+	if err := projections.QueueFollowed(b, &beforeF, started); err != nil {
+		t.Fatal(err)
+	}
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
+		t.Fatal(err)
+	}
+	// Both have strong's 31 and come first, the later move first.
+	if got, want := watched(), []string{viaFollower.ID, viaChange.ID, plain.ID}; !slices.Equal(got, want) {
+		t.Fatalf("once started: %v, want %v", got, want)
+	}
+	// other becomes the strongest: the running games keep their places
+	// until a rebuild writes them again.
+	if _, err := pool.Exec(ctx, `INSERT INTO ratings (ruleset, players, subject, player_id, mu, sigma, games, last_game_at)
+		VALUES ('azul-mini', 2, $1::text, $1::uuid, 90, 3, 20, now())`, other); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := watched(), []string{viaFollower.ID, viaChange.ID, plain.ID}; !slices.Equal(got, want) {
+		t.Fatalf("after a rating changed: %v, want %v", got, want)
+	}
+	if err := projections.UpdateWatchOrder(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	// All three now have other's rating: the latest move first (the
+	// follower's game moved now, the others in May).
+	if got, want := watched(), []string{viaFollower.ID, plain.ID, viaChange.ID}; !slices.Equal(got, want) {
+		t.Fatalf("after the order was written again: %v, want %v", got, want)
 	}
 }

@@ -304,6 +304,12 @@ type tableView struct {
 	// Unreachable names the players whose address stopped taking mail:
 	// they may not be hearing of the game.
 	Unreachable []string
+	// Talk is the table talk panel; Key the idempotency key of its form
+	// (a second post of the same form says the message once).
+	Talk *talkView
+	Key  string
+	// Reported is the version of a message the viewer just reported.
+	Reported int64
 }
 
 // finalRow is one seat's line of the final result.
@@ -411,6 +417,19 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	p.Game = newTableView(p.L, g, me, view, latest)
 	p.Title = p.Game.Title
 	p.JS = w.jsMsgs[p.L.Lang()]
+	// The panel reads the game as it is now (its seats and chat), and
+	// shows the messages up to the version the page shows.
+	current := g
+	if g.Version != latest {
+		if current, err = w.svc.CurrentState(ctx, id); err != nil {
+			return w.fail(c, s, err)
+		}
+	}
+	if p.Game.Talk, err = w.newTalkView(ctx, p.L, current, me, view, g.Version); err != nil {
+		return w.fail(c, s, err)
+	}
+	p.Game.Key = uuid.NewString()
+	p.Game.Reported, _ = strconv.ParseInt(c.QueryParam("reported"), 10, 64)
 	if g.Status != play.StatusFinished {
 		if p.Game.Unreachable, err = w.unreachableSeats(ctx, g.ID); err != nil {
 			return w.fail(c, s, err)
@@ -600,7 +619,7 @@ func (w *Web) createGame(c echo.Context) error {
 		return w.fail(c, s, err)
 	}
 	f := newForm()
-	for _, k := range []string{"ruleset", "wall", "board", "wild_order", "seats", "per_move", "on_timeout", "remind_before", "seed", "key", "rated", "visibility"} {
+	for _, k := range []string{"ruleset", "wall", "board", "wild_order", "seats", "per_move", "on_timeout", "remind_before", "seed", "key", "rated", "visibility", "public_chat"} {
 		f.Values[k] = strings.TrimSpace(c.FormValue(k))
 	}
 	for i := range maxFormSeats {
@@ -668,6 +687,9 @@ func (w *Web) readCreateForm(ctx context.Context, l *i18n.Localizer, me play.Pla
 	v := f.Values
 	rated := v["rated"] != ""
 	req := play.CreateGame{Ruleset: v["ruleset"], Seed: v["seed"], Rated: &rated, Visibility: v["visibility"]}
+	if v["public_chat"] != "" {
+		req.Chat = play.ChatPublic
+	}
 	if v["wall"] != "" && v["wall"] != "coloured" {
 		req.Options.Wall = v["wall"]
 	}

@@ -233,7 +233,7 @@ func jsMessages(lang string, words *notation.Words) (template.JS, error) {
 
 // jsWants lists the catalogue ids the scripts use.
 func jsWants(id string) bool {
-	for _, p := range []string{"web.js.", "game.colour.", "game.ruleset.", "game.term.", "rule.", "web.error.status."} {
+	for _, p := range []string{"web.js.", "game.colour.", "game.ruleset.", "game.term.", "rule.", "web.error.status.", "talk.web.", "talk.former_player"} {
 		if strings.HasPrefix(id, p) {
 			return true
 		}

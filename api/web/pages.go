@@ -33,7 +33,7 @@ var templateFS embed.FS
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
 var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete",
-	"ratings", "profile"}
+	"ratings", "profile", "profile-games"}
 
 func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 	out := map[string]map[string]*template.Template{}
@@ -121,6 +121,8 @@ type page struct {
 	// Board is the leaderboard, Profile a player's or bot's profile.
 	Board   *boardView
 	Profile *profileView
+	// PlayerGames is a page of a player's games.
+	PlayerGames *playerGamesView
 }
 
 func (p *page) lang() string { return p.L.Lang() }

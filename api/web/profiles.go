@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/i18n"
@@ -40,12 +41,13 @@ func BotName(l *i18n.Localizer, kind string) string {
 }
 
 // ProfilePath is the address of a seat's profile page: a player's or a
-// bot kind's; "" for a free seat or an erased player (who has none).
+// bot kind's; "" for a free seat, an erased player or the seat of an
+// imported game (who have none).
 func ProfilePath(playerID, bot, name string) string {
 	switch {
 	case bot != "":
 		return "/players/" + projections.BotSubject + bot
-	case playerID != "" && name != projections.FormerPlayer:
+	case playerID != "" && name != projections.FormerPlayer && !projections.ImportedPlayer(playerID):
 		return "/players/" + playerID
 	}
 	return ""
@@ -196,7 +198,10 @@ type profileView struct {
 	Ratings            []profileRating
 	Results            []profileResult
 	Recent, Running    []profileGameLine
-	HeadToHead         *projections.HeadToHead
+	// MoreRecent and MoreRunning link the pages that continue the lists
+	// ("" when they end here).
+	MoreRecent, MoreRunning string
+	HeadToHead              *projections.HeadToHead
 	// Chart is the rating history of the chosen rule set and number of
 	// players; Series lets the reader choose another.
 	Chart       template.HTML
@@ -256,19 +261,12 @@ func (w *Web) profilePage(c echo.Context) error {
 	}
 	req := projections.ProfileRequest{Rulesets: rulesetIDs(w.svc.Rules()), History: true}
 	id := c.Param("id")
-	switch {
-	case id == "me":
-		if s == nil {
-			return c.Redirect(http.StatusSeeOther, "/signin")
-		}
-		req.PlayerID = s.Player.ID
-	case strings.HasPrefix(id, projections.BotSubject) && len(id) > len(projections.BotSubject):
-		req.Bot = strings.TrimPrefix(id, projections.BotSubject)
-	default:
-		if u, err := uuid.Parse(id); err != nil || u.String() != strings.ToLower(id) {
-			return w.fail(c, s, fmt.Errorf("%w: player %.40q", play.ErrNotFound, id))
-		}
-		req.PlayerID = strings.ToLower(id)
+	if bot, ok := strings.CutPrefix(id, projections.BotSubject); ok && bot != "" {
+		req.Bot = bot
+	} else if req.PlayerID, err = profilePlayer(id, s); errors.Is(err, errSignIn) {
+		return c.Redirect(http.StatusSeeOther, "/signin")
+	} else if err != nil {
+		return w.fail(c, s, err)
 	}
 	if s != nil {
 		req.Viewer = s.Player.ID
@@ -286,6 +284,26 @@ func (w *Web) profilePage(c echo.Context) error {
 	p.Profile = v
 	p.Title = v.Name
 	return w.render(c, http.StatusOK, "profile", p)
+}
+
+// errSignIn: the path names the signed-in player ("me") and there is
+// none; the page sends the visitor to sign in.
+var errSignIn = errors.New("sign in to see your own profile")
+
+// profilePlayer is the player a profile page's path names: "me" for the
+// signed-in player, else a player id in its canonical form (any other
+// text is not found).
+func profilePlayer(id string, s *session) (string, error) {
+	if id == "me" {
+		if s == nil {
+			return "", errSignIn
+		}
+		return s.Player.ID, nil
+	}
+	if u, err := uuid.Parse(id); err != nil || u.String() != strings.ToLower(id) {
+		return "", fmt.Errorf("%w: player %.40q", play.ErrNotFound, id)
+	}
+	return strings.ToLower(id), nil
 }
 
 func newProfileView(l *i18n.Localizer, prof projections.Profile) *profileView {
@@ -317,7 +335,105 @@ func newProfileView(l *i18n.Localizer, prof projections.Profile) *profileView {
 	for _, g := range prof.Running {
 		v.Running = append(v.Running, gameLine(l, prof.PlayerID, g))
 	}
+	v.MoreRecent = playerGamesPath(prof.PlayerID, statusFinished, prof.MoreRecent)
+	v.MoreRunning = playerGamesPath(prof.PlayerID, statusRunning, prof.MoreRunning)
 	return v
+}
+
+// The lists of a player's games, as their page's address names them.
+const (
+	statusFinished = "finished"
+	statusRunning  = "running"
+)
+
+// playerGamesPath is the address of a page of a player's games: the one
+// after cursor ("" when there is no cursor: the list ends).
+func playerGamesPath(playerID, status, cursor string) string {
+	if cursor == "" {
+		return ""
+	}
+	return "/players/" + playerID + "/games?" + url.Values{"status": {status}, "cursor": {cursor}}.Encode()
+}
+
+// playerGamesPage is how many games a page of a player's games lists.
+const playerGamesPage = 20
+
+// playerGamesView is a page of a player's games.
+type playerGamesView struct {
+	// Title names the list and the player; Profile links their profile.
+	Title, Name, Profile string
+	Status               string
+	Hidden               bool
+	Games                []profileGameLine
+	// Next is the next page's address, First the first page's (on a
+	// later page); "" otherwise.
+	Next, First string
+}
+
+// playerGamesPage is GET /players/{id}/games?status=finished|running:
+// a player's games a page at a time, the latest move first (the
+// profile's lists, whole). Read like the profile: counted by the
+// profile_reads limit, nothing when the player hides their games, and
+// only the private games the reader sits in.
+func (w *Web) playerGamesPage(c echo.Context) error {
+	s, err := w.session(c)
+	if err != nil {
+		return w.fail(c, nil, err)
+	}
+	if err := w.readLimit(c); err != nil {
+		return w.fail(c, s, err)
+	}
+	if w.pool == nil {
+		return w.fail(c, s, fmt.Errorf("%w: no database", play.ErrNotFound))
+	}
+	id, err := profilePlayer(c.Param("id"), s)
+	if errors.Is(err, errSignIn) {
+		return c.Redirect(http.StatusSeeOther, "/signin")
+	} else if err != nil {
+		return w.fail(c, s, err)
+	}
+	v := &playerGamesView{Status: c.QueryParam("status"), Profile: "/players/" + id}
+	req := projections.PlayerGamesRequest{PlayerID: id, Cursor: c.QueryParam("cursor"), Limit: playerGamesPage}
+	switch v.Status {
+	case "", statusFinished:
+		v.Status, req.Status = statusFinished, play.StatusFinished
+	case statusRunning:
+		req.Status = play.StatusActive
+	default:
+		return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.games_status"))
+	}
+	if s != nil {
+		req.Viewer = s.Player.ID
+	}
+	ctx := c.Request().Context()
+	var name string
+	if err := w.pool.QueryRow(ctx, `SELECT name FROM players WHERE id = $1`, id).Scan(&name); errors.Is(err, pgx.ErrNoRows) {
+		return w.fail(c, s, fmt.Errorf("%w: player %s", play.ErrNotFound, id))
+	} else if err != nil {
+		return w.fail(c, s, fmt.Errorf("games of player %s: %w", id, err))
+	}
+	list, err := projections.LoadPlayerGames(ctx, w.pool, req)
+	switch {
+	case errors.Is(err, projections.ErrNoProfile):
+		return w.fail(c, s, fmt.Errorf("%w: %w", play.ErrNotFound, err))
+	case errors.Is(err, projections.ErrInvalid):
+		return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.cursor"))
+	case err != nil:
+		return w.fail(c, s, err)
+	}
+	p := w.newPage(c, s, "profile-games", "profile.title")
+	v.Name, v.Hidden = name, list.Hidden
+	v.Title = p.L.T("profile.list."+v.Status, "Name", name)
+	for _, g := range list.Games {
+		v.Games = append(v.Games, gameLine(p.L, id, g))
+	}
+	v.Next = playerGamesPath(id, v.Status, list.Next)
+	if req.Cursor != "" {
+		v.First = "/players/" + id + "/games?" + url.Values{"status": {v.Status}}.Encode()
+	}
+	p.PlayerGames = v
+	p.Title = v.Title
+	return w.render(c, http.StatusOK, "profile-games", p)
 }
 
 // boardTitle names a rule set and number of players ("Azul Mini, 2

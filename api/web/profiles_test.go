@@ -146,7 +146,9 @@ func TestProfilePages(t *testing.T) {
 	} {
 		visitor.get(path).must(t, status)
 	}
-	if res := visitor.get("/players/me"); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/signin" {
-		t.Errorf("/players/me for a visitor: %d %s", res.Status, res.Header.Get("Location"))
+	for _, path := range []string{"/players/me", "/players/me/games"} {
+		if res := visitor.get(path); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/signin" {
+			t.Errorf("%s for a visitor: %d %s", path, res.Status, res.Header.Get("Location"))
+		}
 	}
 }

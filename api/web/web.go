@@ -207,6 +207,9 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodPost, "/games/:id/join", w.join},
 		{http.MethodPost, "/games/:id/rematch", w.rematch},
 		{http.MethodPost, "/games/:id/decline", w.decline},
+		{http.MethodPost, "/games/:id/messages", w.say},
+		{http.MethodPost, "/games/:id/messages/mute", w.mute},
+		{http.MethodPost, "/games/:id/messages/:version/report", w.report},
 		{http.MethodGet, "/games/:id", w.table},
 		{http.MethodGet, "/games/:id/replay", w.replay},
 		{http.MethodGet, "/static/*", w.serveStatic},
@@ -214,6 +217,7 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodPost, "/account/language", w.accountLanguage},
 		{http.MethodGet, "/ratings", w.ratingsPage},
 		{http.MethodGet, "/players/:id", w.profilePage},
+		{http.MethodGet, "/players/:id/games", w.playerGamesPage},
 	} {
 		e.Add(r.method, r.path, r.h, w.headers)
 	}

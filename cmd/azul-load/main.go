@@ -3,7 +3,9 @@
 // second, latency percentiles and errors; `azul-load history` fills a
 // database with a history of finished and running games, as azuld itself
 // would have written them, to measure how azuld's costs grow with its
-// history. See docs/LOAD.md.
+// history; `azul-load probe` measures what players read from it (the
+// lobby, an inbox, a replay, an export) and how many bytes it takes. See
+// docs/LOAD.md.
 package main
 
 import (
@@ -43,8 +45,10 @@ const usage = `azul-load measures azuld.
 
   azul-load play [flags]      play games against a server through its API
   azul-load history [flags]   fill a database with finished and running games
+  azul-load probe [flags]     measure the reads of a server over its history
 
-Run "azul-load play -h" or "azul-load history -h" for the flags.
+Run "azul-load play -h", "azul-load history -h" or "azul-load probe -h"
+for the flags.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -57,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runPlay(ctx, args[1:], stdout, stderr)
 	case "history":
 		return runHistory(ctx, args[1:], stdout, stderr)
+	case "probe":
+		return runProbe(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -144,13 +150,7 @@ func runPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
-	}
-	_, err = fmt.Fprint(stdout, sum.Text())
-	return err
+	return printResult(stdout, *jsonOut, sum, sum.Text())
 }
 
 const historyHelp = `Usage: azul-load history -database URL -finished N [-running M] [flags]
@@ -262,4 +262,76 @@ type historyJSON struct {
 	// WritingSeconds writing them (the two overlap).
 	PlayingSeconds float64 `json:"playing_seconds"`
 	WritingSeconds float64 `json:"writing_seconds"`
+}
+
+const probeHelp = `Usage: azul-load probe -url URL -database URL [-samples N] [-analysis] [flags]
+
+Measures, one request at a time, what players read from azuld over the
+history of its database: the lobby (open games), the watch list, the
+inbox and game list of the player with the most turns waiting, the
+first page of finished games, the state of running games (each asked
+for once, so azuld loads and folds it rather than answer from its
+cache), the replay of finished games at a random version, their export,
+a leaderboard, players' profiles, and with -analysis the request that
+queues a finished game's analysis (measured last: the jobs it queues
+then run on the server). It prints
+each kind's latency percentiles and the bytes the log takes (events:
+rows, indexes, TOAST; the whole database per game).
+
+The database is read to draw the games, and one player is given a new
+API token (named "azul-load probe") to read their inbox: connect as the
+schema's owner or azuld's role, and use a database made for measuring
+(azul-load history), not a live server's.
+
+Flags:
+`
+
+func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("azul-load probe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), probeHelp)
+		fs.PrintDefaults()
+	}
+	url := fs.String("url", "http://127.0.0.1:8080", "azuld's base URL")
+	dbURL := fs.String("database", os.Getenv("AZUL_MIGRATE_DATABASE_URL"), "the PostgreSQL URL of the database azuld serves (default $AZUL_MIGRATE_DATABASE_URL)")
+	samples := fs.Int("samples", 200, "requests of each kind")
+	analysis := fs.Bool("analysis", false, "also measure queueing analyses (runs analysis jobs on the server)")
+	seed := fs.Uint64("seed", 1, "fixes which games are drawn")
+	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if *dbURL == "" {
+		return errors.New("no database: give -database or set AZUL_MIGRATE_DATABASE_URL")
+	}
+	pool, err := pgxpool.New(ctx, *dbURL)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer pool.Close()
+	cfg := loadgen.ProbeConfig{URL: *url, DB: pool, Samples: *samples, Analysis: *analysis, Seed: *seed}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	sum, err := loadgen.Probe(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, *jsonOut, sum, sum.Text())
+}
+
+// printResult prints a command's result: v as indented JSON, or text.
+func printResult(stdout io.Writer, asJSON bool, v any, text string) error {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	_, err := fmt.Fprint(stdout, text)
+	return err
 }

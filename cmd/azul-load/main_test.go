@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,48 @@ func TestHistoryThenPlay(t *testing.T) {
 	}
 	if games < 16+sum.GamesStarted {
 		t.Errorf("%d games listed, want the history's 16 and the %d played", games, sum.GamesStarted)
+	}
+	if sum.Follower == nil || sum.Follower.Samples == 0 || sum.Follower.P99 <= 0 {
+		t.Errorf("no follower lag from azuld's metrics: %+v", sum.Follower)
+	}
+
+	// The probe reads every kind over that history, and sizes it.
+	out.Reset()
+	errs.Reset()
+	err = run(ctx, []string{"probe", "-url", url, "-database", owner, "-samples", "4", "-analysis", "-json"}, &out, &errs)
+	if err != nil {
+		t.Fatalf("probe: %v\n%s", err, errs.String())
+	}
+	var probe loadgen.ProbeSummary
+	if err := json.Unmarshal(out.Bytes(), &probe); err != nil {
+		t.Fatalf("probe printed %q: %v", out.String(), err)
+	}
+	kinds := []string{loadgen.ProbeLobby, loadgen.ProbeWatch, loadgen.ProbeInbox, loadgen.ProbeMyGames, loadgen.ProbeFinished,
+		loadgen.ProbeLoad, loadgen.ProbeReplay, loadgen.ProbeExport, loadgen.ProbeLeaders, loadgen.ProbeProfile, loadgen.ProbeAnalysis}
+	if !slices.Equal(probe.Kinds, kinds) {
+		t.Errorf("probe measured %v, want %v", probe.Kinds, kinds)
+	}
+	for _, k := range kinds {
+		if l := probe.Latency[k]; l.P50 <= 0 || l.P99 < l.P50 {
+			t.Errorf("%s: %+v", k, l)
+		}
+	}
+	z := probe.Size
+	if z.Finished < 12 || z.Running < 1 || z.Events == 0 || z.EventsHeap == 0 || z.EventsIndexes == 0 || z.Database < z.EventsHeap {
+		t.Errorf("sizes: %+v", z)
+	}
+	if b := z.BytesPerEvent(); b < 100 || b > 10000 {
+		t.Errorf("%.0f bytes per event", b)
+	}
+	// The analyses it asked for are withdrawn, not left to load the
+	// server (this one runs no job workers: they would all be queued).
+	var queued, requests int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM river_job WHERE kind = 'azuld_analysis'),
+		(SELECT count(*) FROM game_analyses WHERE result IS NULL)`).Scan(&queued, &requests); err != nil {
+		t.Fatal(err)
+	}
+	if queued != 0 || requests != 0 {
+		t.Errorf("%d analysis jobs and %d requests left after the probe", queued, requests)
 	}
 }
 

@@ -171,6 +171,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.watchCommand(), a.replayCommand(),
 		a.takebackCommand(), a.answerCommand("accept"), a.answerCommand("decline"),
 		a.rematchCommand(),
+		a.sayCommand(), a.messagesCommand(), a.muteCommand("mute", true), a.muteCommand("unmute", false),
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
 		a.accountCommand(),
 		a.ratingsCommand(), a.profileCommand(),

@@ -88,6 +88,16 @@ func (a *app) describeHere(ev apiclient.Event) string {
 		return l.T("cli.event.rematch", "ID", str("game_id"))
 	case "game.imported":
 		return l.T("cli.event.imported")
+	case "game.message":
+		who := l.T("cli.seat.n", "N", num("seat"))
+		if m := ev.Meta; m.Actor != nil && m.Actor.Seat != nil {
+			who = a.seatName(a.gameNames, *m.Actor.Seat)
+		}
+		// Table talk a reader may not read comes without its text.
+		if text := str("text"); text != "" {
+			return l.T("cli.event.message", "Name", who, "Text", text)
+		}
+		return l.T("cli.event.message_hidden", "Name", who)
 	case "game.reservation_declined":
 		return l.T("cli.event.reservation_declined", "Seat", num("seat"))
 	case "game.takeback_requested":

@@ -245,7 +245,7 @@ func (a *app) newCommand() *cobra.Command {
 		ruleset, wall, board, wildOrder, seed string
 		seats                                 []string
 		perMove, onTimeout, remindBefore      string
-		unrated, private, public              bool
+		unrated, private, public, publicChat  bool
 	)
 	cmd := &cobra.Command{
 		Use: "new",
@@ -314,6 +314,10 @@ has two seats: you and an open one.`,
 				v := apiclient.CreateGameVisibilityPublic
 				req.Visibility = &v
 			}
+			if publicChat {
+				chat := apiclient.CreateGameChatPublic
+				req.Chat = &chat
+			}
 			res, err := a.api.CreateGameWithResponse(cmd.Context(), &apiclient.CreateGameParams{}, req)
 			if err := a.result(res, err, http.StatusCreated); err != nil {
 				return err
@@ -344,6 +348,7 @@ has two seats: you and an open one.`,
 	f.BoolVar(&unrated, "unrated", false, l.T("cli.flag.unrated"))
 	f.BoolVar(&private, "private", false, l.T("cli.flag.private"))
 	f.BoolVar(&public, "public", false, l.T("cli.flag.public"))
+	f.BoolVar(&publicChat, "public-chat", false, l.T("cli.flag.public_chat"))
 	cmd.MarkFlagsMutuallyExclusive("private", "public")
 	comp := func(name string, values ...string) {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))

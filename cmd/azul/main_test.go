@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,6 +105,43 @@ func (u *user) runIn(ctx context.Context, in *strings.Reader, args ...string) ou
 	a := &app{stdio: stdio{in: in, out: &out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true, pseudo: u.pseudo}
 	code := a.execute(ctx, args)
 	return outcome{code: code, out: out.String(), errOut: errOut.String()}
+}
+
+// runUntilLine runs a command that goes on until stopped (watch) and
+// stops it once it has printed a whole line, or after within.
+func (u *user) runUntilLine(within time.Duration, args ...string) outcome {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	out := &lineStop{stop: cancel}
+	var errOut bytes.Buffer
+	a := &app{stdio: stdio{in: strings.NewReader(""), out: out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true, pseudo: u.pseudo}
+	code := a.execute(ctx, args)
+	return outcome{code: code, out: out.String(), errOut: errOut.String()}
+}
+
+// lineStop is a command's output that ends its context once a whole line
+// has been written.
+type lineStop struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	stop context.CancelFunc
+}
+
+func (l *lineStop) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.buf.Write(p)
+	if bytes.IndexByte(l.buf.Bytes(), '\n') >= 0 {
+		l.stop()
+	}
+	return n, err
+}
+
+func (l *lineStop) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // must runs a command that must succeed.

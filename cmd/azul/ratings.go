@@ -98,8 +98,13 @@ func (a *app) printLeaderboard(b *apiclient.Leaderboard) {
 
 // profileCommand is 'azul profile [PLAYER]': a player's (or a bot's)
 // profile; without PLAYER the caller's own.
+//
+// With --games finished|running it lists the player's games instead, a
+// page at a time (--cursor the next; --all every page).
 func (a *app) profileCommand() *cobra.Command {
-	return &cobra.Command{
+	var games, cursor string
+	var all bool
+	cmd := &cobra.Command{
 		Use:  "profile [PLAYER]",
 		Args: a.args(0, 1),
 		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
@@ -110,10 +115,22 @@ func (a *app) profileCommand() *cobra.Command {
 			if id == "" || strings.ContainsAny(id, "/?#% ") {
 				return a.usage("profile.cli.error.bad_player", "Value", id)
 			}
+			switch games {
+			case "":
+				if all || cursor != "" {
+					return a.usage("profile.cli.error.needs_games")
+				}
+			case "finished", "running":
+			default:
+				return a.usage("profile.cli.error.games", "Value", games)
+			}
 			if id == "me" {
 				if err := a.needToken(); err != nil {
 					return err
 				}
+			}
+			if games != "" {
+				return a.playerGames(cmd, id, games, cursor, all)
 			}
 			res, err := a.api.GetPlayerProfileWithResponse(cmd.Context(), id)
 			if err := a.result(res, err, http.StatusOK); err != nil {
@@ -122,13 +139,71 @@ func (a *app) profileCommand() *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			a.printPlayerProfile(res.JSON200)
+			a.printPlayerProfile(id, res.JSON200)
 			return nil
 		}),
 	}
+	f := cmd.Flags()
+	f.StringVar(&games, "games", "", a.l.T("profile.cli.flag.games"))
+	f.BoolVar(&all, "all", false, a.l.T("profile.cli.flag.all"))
+	f.StringVar(&cursor, "cursor", "", a.l.T("profile.cli.flag.cursor"))
+	_ = cmd.RegisterFlagCompletionFunc("games", cobra.FixedCompletions([]string{"finished", "running"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
 }
 
-func (a *app) printPlayerProfile(p *apiclient.PlayerProfile) {
+// playerGames prints a player's finished or running games: one page (the
+// one after cursor), or with all every page. With --json, each page's
+// body on its own line.
+func (a *app) playerGames(cmd *cobra.Command, id, status, cursor string, all bool) error {
+	l := a.l
+	st := apiclient.ListPlayerGamesParamsStatus(status)
+	heading := map[string]string{"finished": "profile.cli.list.finished", "running": "profile.cli.running"}[status]
+	printed := false
+	for {
+		params := &apiclient.ListPlayerGamesParams{Status: &st}
+		if cursor != "" {
+			params.Cursor = &cursor
+		}
+		res, err := a.api.ListPlayerGamesWithResponse(cmd.Context(), id, params)
+		if err := a.result(res, err, http.StatusOK); err != nil {
+			return err
+		}
+		page := res.JSON200
+		if a.jsonOut {
+			if err := a.printJSON(res.Body); err != nil {
+				return err
+			}
+		} else {
+			if page.GamesHidden {
+				fmt.Fprintln(a.out, l.T("profile.cli.hidden"))
+				return nil
+			}
+			if !printed {
+				fmt.Fprintln(a.out, l.T(heading))
+				if len(page.Games) == 0 {
+					fmt.Fprintln(a.out, "  "+l.T("profile.cli.list.none"))
+				}
+				printed = true
+			}
+			a.printProfileGames(page.Games)
+		}
+		next := deref(page.NextCursor)
+		if next == "" {
+			return nil
+		}
+		if !all {
+			if !a.jsonOut {
+				fmt.Fprintln(a.out, l.T("profile.cli.list.more", "Player", id, "Status", status, "Cursor", next))
+			}
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// printPlayerProfile prints a profile; id is the player as the command
+// named them (for the hint that pages on through their games).
+func (a *app) printPlayerProfile(id string, p *apiclient.PlayerProfile) {
 	l := a.l
 	out := a.out
 	fmt.Fprintln(out, p.Name)
@@ -179,39 +254,50 @@ func (a *app) printPlayerProfile(p *apiclient.PlayerProfile) {
 			fmt.Fprintln(out, "  "+l.T("profile.cli.h2h_line", "Name", p.Name, "Ahead", l.Num(h.Ahead), "Behind", l.Num(h.Behind), "Tied", l.Num(h.Tied)))
 		}
 	}
-	games := func(title string, list *[]apiclient.ProfileGame) {
+	games := func(title string, list *[]apiclient.ProfileGame, status string, more *string) {
 		if list == nil || len(*list) == 0 {
 			return
 		}
 		section(title)
-		for _, g := range *list {
-			var opp []string
-			for _, o := range g.Opponents {
-				opp = append(opp, a.profileSeatName(o))
-			}
-			what := ""
-			switch {
-			case g.Rank != nil && *g.Rank == 1:
-				what = l.T("profile.game.won", "Points", l.N("game.points", deref(g.Score)))
-			case g.Rank != nil:
-				what = l.T("profile.game.placed", "Rank", l.Num(*g.Rank), "Points", l.N("game.points", deref(g.Score)))
-			case g.ToAct != nil:
-				var names []string
-				for _, s := range *g.ToAct {
-					names = append(names, a.profileSeatName(s))
-				}
-				what = l.T("profile.game.turn_of", "Names", l.List(names))
-			}
-			against := ""
-			if len(opp) > 0 {
-				against = l.T("profile.game.against") + " " + l.List(opp)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", g.Id, a.ruleset(g.Ruleset), against, what, l.Date(g.LastMoveAt))
+		a.printProfileGames(*list)
+		if more != nil && *more != "" {
+			fmt.Fprintln(out, "  "+l.T("profile.cli.list.more", "Player", id, "Status", status, "Cursor", *more))
 		}
-		_ = tw.Flush()
 	}
-	games("profile.cli.running", p.RunningGames)
-	games("profile.cli.recent", p.RecentGames)
+	games("profile.cli.running", p.RunningGames, "running", p.RunningGamesCursor)
+	games("profile.cli.recent", p.RecentGames, "finished", p.RecentGamesCursor)
+}
+
+// printProfileGames prints games of a player's profile (or of their
+// list), one a line.
+func (a *app) printProfileGames(list []apiclient.ProfileGame) {
+	l := a.l
+	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	for _, g := range list {
+		var opp []string
+		for _, o := range g.Opponents {
+			opp = append(opp, a.profileSeatName(o))
+		}
+		what := ""
+		switch {
+		case g.Rank != nil && *g.Rank == 1:
+			what = l.T("profile.game.won", "Points", l.N("game.points", deref(g.Score)))
+		case g.Rank != nil:
+			what = l.T("profile.game.placed", "Rank", l.Num(*g.Rank), "Points", l.N("game.points", deref(g.Score)))
+		case g.ToAct != nil:
+			var names []string
+			for _, s := range *g.ToAct {
+				names = append(names, a.profileSeatName(s))
+			}
+			what = l.T("profile.game.turn_of", "Names", l.List(names))
+		}
+		against := ""
+		if len(opp) > 0 {
+			against = l.T("profile.game.against") + " " + l.List(opp)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", g.Id, a.ruleset(g.Ruleset), against, what, l.Date(g.LastMoveAt))
+	}
+	_ = tw.Flush()
 }
 
 // profileSeatName is a profile game's seat in words: the player's name, or the

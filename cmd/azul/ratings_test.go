@@ -96,3 +96,70 @@ func TestRatingsAndProfileCommands(t *testing.T) {
 	}
 	visitor.wantCode(exitUsage, "profile", "a/b")
 }
+
+// TestProfileGamesCommand: 'azul profile P --games finished|running'
+// pages through a player's games: the first page and the command for the
+// next, --cursor that page, --all every page.
+func TestProfileGamesCommand(t *testing.T) {
+	srv := newServer(t)
+	ana, visitor := newUser(t, srv.URL), newUser(t, srv.URL)
+	ana.register("Ana")
+	var who struct {
+		ID string `json:"id"`
+	}
+	ana.mustJSON(&who, "account", "show")
+	var g struct {
+		ID string `json:"id"`
+	}
+	var ids []string
+	for range 22 {
+		ana.mustJSON(&g, "new", "--seat", "me", "--seat", "bot:random")
+		ana.must("move", g.ID, "resign")
+		ids = append(ids, g.ID)
+	}
+	count := func(out string) int {
+		n := 0
+		for _, id := range ids {
+			if strings.Contains(out, id) {
+				n++
+			}
+		}
+		return n
+	}
+	// The profile lists 10, and says how to see the rest.
+	out := visitor.must("profile", who.ID)
+	if count(out) != 10 || !strings.Contains(out, "More: azul profile "+who.ID+" --games finished --cursor ") {
+		t.Errorf("the profile:\n%s", out)
+	}
+	first := visitor.must("profile", who.ID, "--games", "finished")
+	i := strings.Index(first, "--cursor ")
+	if !strings.HasPrefix(first, "Finished games:\n") || count(first) != 20 || i < 0 || !strings.Contains(first, ids[21]) || strings.Contains(first, ids[1]) {
+		t.Fatalf("the first page:\n%s", first)
+	}
+	cursor := strings.TrimSpace(first[i+len("--cursor "):])
+	if rest := visitor.must("profile", who.ID, "--games", "finished", "--cursor", cursor); count(rest) != 2 || !strings.Contains(rest, ids[0]) || strings.Contains(rest, "More:") {
+		t.Errorf("the second page:\n%s", rest)
+	}
+	if all := visitor.must("profile", who.ID, "--games", "finished", "--all"); count(all) != 22 || strings.Contains(all, "More:") {
+		t.Errorf("--all:\n%s", all)
+	}
+	if running := ana.must("profile", "--games", "running"); !strings.Contains(running, "Running games:\n  No games.") {
+		t.Errorf("no running games:\n%s", running)
+	}
+	var page struct {
+		Games []struct {
+			ID string `json:"id"`
+		} `json:"games"`
+		NextCursor string `json:"next_cursor"`
+	}
+	visitor.mustJSON(&page, "profile", who.ID, "--games", "finished")
+	if len(page.Games) != 20 || page.NextCursor == "" {
+		t.Errorf("--json: %+v", page)
+	}
+	if msg := visitor.wantCode(exitUsage, "profile", who.ID, "--games", "open"); !strings.Contains(msg, "--games must be finished or running") {
+		t.Errorf("--games open: %q", msg)
+	}
+	if msg := visitor.wantCode(exitUsage, "profile", who.ID, "--all"); !strings.Contains(msg, "--all and --cursor go with --games") {
+		t.Errorf("--all alone: %q", msg)
+	}
+}

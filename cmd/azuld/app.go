@@ -43,6 +43,9 @@ var commandHelp = map[string]string{
 		"AZUL_DATABASE_URL), then exit.",
 	"projections rebuild": "Rebuild the read models (games list, turn inboxes) from the events, then exit.",
 	"version":             "Print the version.",
+	"reports": "List the players' reports of table-talk messages (POST /v1/games/{id}/messages/{v}/report),\n" +
+		"newest first (at most 1000): when, the game and the message's version, the reporter's and\n" +
+		"the author's ids, the reason and the message. Changes nothing.",
 	"health": "Ask the server listening on the HTTP address for /readyz: exit status 0 when it is\n" +
 		"ready, 1 when not or when it does not answer (a container health check with no shell).",
 	"verify": "Re-derive every draw and event of a game from its revealed (or public) seed and its\n" +
@@ -64,6 +67,7 @@ Usage:
   azuld projections rebuild      rebuild the read models from the events
   azuld verify <game | file>     check a game's draws against its seed
   azuld verify --all             check every game of the database
+  azuld reports                  list the players' reports of table-talk messages
   azuld health                   exit 0 when the server at the HTTP address is ready
   azuld dkim keygen --out <file> write a DKIM signing key and print its DNS record
   azuld version                  print the version
@@ -96,6 +100,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = a.rebuildProjections(ctx, args[1:])
 	case "verify":
 		err = a.verify(ctx, args)
+	case "reports":
+		err = a.reports(ctx, args)
 	case "health":
 		err = a.health(ctx, args)
 	case "dkim":

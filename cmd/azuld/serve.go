@@ -147,6 +147,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	// The replicas share their limits through the database (limits).
 	limiter := limits.New(pool, limits.Options{Off: !cfg.RateLimits.on})
 	registerLimiterMetrics(reg, limiter)
+	// Messages to the table sent by mail count against the limits of
+	// table talk, as those from the pages and the API do.
+	if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
+		notifier.LimitTalk(rl)
+	}
 	if limiter.Off() {
 		log.Warn("rate limits are off (AZUL_RATE_LIMITS=off): nothing stops a stranger from registering, guessing tokens or flooding mail")
 	}

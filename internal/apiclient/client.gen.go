@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for CreateGameChat.
+const (
+	CreateGameChatPlayers CreateGameChat = "players"
+	CreateGameChatPublic  CreateGameChat = "public"
+)
+
+// Valid indicates whether the value is a known member of the CreateGameChat enum.
+func (e CreateGameChat) Valid() bool {
+	switch e {
+	case CreateGameChatPlayers:
+		return true
+	case CreateGameChatPublic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateGameVisibility.
 const (
 	CreateGameVisibilityPrivate CreateGameVisibility = "private"
@@ -57,6 +75,24 @@ func (e EventMetaActorKind) Valid() bool {
 	}
 }
 
+// Defines values for GameResponseChat.
+const (
+	GameResponseChatPlayers GameResponseChat = "players"
+	GameResponseChatPublic  GameResponseChat = "public"
+)
+
+// Valid indicates whether the value is a known member of the GameResponseChat enum.
+func (e GameResponseChat) Valid() bool {
+	switch e {
+	case GameResponseChatPlayers:
+		return true
+	case GameResponseChatPublic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameResponseStatus.
 const (
 	GameResponseStatusActive   GameResponseStatus = "active"
@@ -90,6 +126,24 @@ func (e GameResponseVisibility) Valid() bool {
 	case GameResponseVisibilityPrivate:
 		return true
 	case GameResponseVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameStateChat.
+const (
+	GameStateChatPlayers GameStateChat = "players"
+	GameStateChatPublic  GameStateChat = "public"
+)
+
+// Valid indicates whether the value is a known member of the GameStateChat enum.
+func (e GameStateChat) Valid() bool {
+	switch e {
+	case GameStateChatPlayers:
+		return true
+	case GameStateChatPublic:
 		return true
 	default:
 		return false
@@ -168,6 +222,24 @@ func (e GameSummaryVisibility) Valid() bool {
 	case GameSummaryVisibilityPrivate:
 		return true
 	case GameSummaryVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessagesChat.
+const (
+	MessagesChatPlayers MessagesChat = "players"
+	MessagesChatPublic  MessagesChat = "public"
+)
+
+// Valid indicates whether the value is a known member of the MessagesChat enum.
+func (e MessagesChat) Valid() bool {
+	switch e {
+	case MessagesChatPlayers:
+		return true
+	case MessagesChatPublic:
 		return true
 	default:
 		return false
@@ -255,6 +327,24 @@ func (e PlayerEmailStatus) Valid() bool {
 	case PlayerEmailStatusUndeliverable:
 		return true
 	case PlayerEmailStatusUnverified:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayerGamesStatus.
+const (
+	PlayerGamesStatusFinished PlayerGamesStatus = "finished"
+	PlayerGamesStatusRunning  PlayerGamesStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the PlayerGamesStatus enum.
+func (e PlayerGamesStatus) Valid() bool {
+	switch e {
+	case PlayerGamesStatusFinished:
+		return true
+	case PlayerGamesStatusRunning:
 		return true
 	default:
 		return false
@@ -678,6 +768,24 @@ func (e SetAccountLanguageFormdataBodyLanguage) Valid() bool {
 	}
 }
 
+// Defines values for MuteFormFormdataBodyMuted.
+const (
+	MuteFormFormdataBodyMutedN0 MuteFormFormdataBodyMuted = "0"
+	MuteFormFormdataBodyMutedN1 MuteFormFormdataBodyMuted = "1"
+)
+
+// Valid indicates whether the value is a known member of the MuteFormFormdataBodyMuted enum.
+func (e MuteFormFormdataBodyMuted) Valid() bool {
+	switch e {
+	case MuteFormFormdataBodyMutedN0:
+		return true
+	case MuteFormFormdataBodyMutedN1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChooseLanguageParamsLang.
 const (
 	ChooseLanguageParamsLangDe ChooseLanguageParamsLang = "de"
@@ -696,6 +804,24 @@ func (e ChooseLanguageParamsLang) Valid() bool {
 	case ChooseLanguageParamsLangIt:
 		return true
 	case ChooseLanguageParamsLangNl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayerGamesPageParamsStatus.
+const (
+	PlayerGamesPageParamsStatusFinished PlayerGamesPageParamsStatus = "finished"
+	PlayerGamesPageParamsStatusRunning  PlayerGamesPageParamsStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the PlayerGamesPageParamsStatus enum.
+func (e PlayerGamesPageParamsStatus) Valid() bool {
+	switch e {
+	case PlayerGamesPageParamsStatusFinished:
+		return true
+	case PlayerGamesPageParamsStatusRunning:
 		return true
 	default:
 		return false
@@ -828,6 +954,24 @@ func (e InboundEmail200JSONResponseBodyOutcome) Valid() bool {
 	}
 }
 
+// Defines values for ListPlayerGamesParamsStatus.
+const (
+	ListPlayerGamesParamsStatusFinished ListPlayerGamesParamsStatus = "finished"
+	ListPlayerGamesParamsStatusRunning  ListPlayerGamesParamsStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the ListPlayerGamesParamsStatus enum.
+func (e ListPlayerGamesParamsStatus) Valid() bool {
+	switch e {
+	case ListPlayerGamesParamsStatusFinished:
+		return true
+	case ListPlayerGamesParamsStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListRatingsParamsProvisional.
 const (
 	ListRatingsParamsProvisionalN0 ListRatingsParamsProvisional = 0
@@ -848,7 +992,9 @@ func (e ListRatingsParamsProvisional) Valid() bool {
 
 // CreateGame Examples: {"options":{"wall":"coloured"},"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"random"}]}
 type CreateGame struct {
-	Options *Options `json:"options,omitempty"`
+	// Chat Who reads the game's table talk (GET /v1/games/{id}/messages) besides its players: `players` (the default: nobody else; the events routes, the stream and the export show others the message events without their text) or `public` (whoever may watch the game). Carried over by a rematch.
+	Chat    *CreateGameChat `json:"chat,omitempty"`
+	Options *Options        `json:"options,omitempty"`
 
 	// Rated Whether the result changes the seats' ratings. Default true, but false with a `seed`: a game whose bag order is public cannot be rated (`rated: true` with a `seed` is a 400).
 	Rated   *bool      `json:"rated,omitempty"`
@@ -863,6 +1009,9 @@ type CreateGame struct {
 	// Visibility `public`: anyone may watch and replay the game, and it is on the watch list. `private`: once every seat is taken, only its seated players may read it; everyone else gets the 404 of a game that does not exist. While a seat is free, anyone with the id may read and join it. Default: `public` for a rated game, `private` for an unrated one.
 	Visibility *CreateGameVisibility `json:"visibility,omitempty"`
 }
+
+// CreateGameChat Who reads the game's table talk (GET /v1/games/{id}/messages) besides its players: `players` (the default: nobody else; the events routes, the stream and the export show others the message events without their text) or `public` (whoever may watch the game). Carried over by a rematch.
+type CreateGameChat string
 
 // CreateGameVisibility `public`: anyone may watch and replay the game, and it is on the watch list. `private`: once every seat is taken, only its seated players may read it; everyone else gets the 404 of a game that does not exist. While a seat is free, anyone with the id may read and join it. Default: `public` for a rated game, `private` for an unrated one.
 type CreateGameVisibility string
@@ -987,9 +1136,12 @@ type GameResponse struct {
 		Marker *bool           `json:"marker,omitempty"`
 		Tiles  *map[string]int `json:"tiles,omitempty"`
 	} `json:"center,omitempty"`
-	CreatedAt *time.Time `json:"created_at,omitempty"`
-	CreatedBy *string    `json:"created_by,omitempty"`
-	Deadline  *time.Time `json:"deadline,omitempty"`
+
+	// Chat Who reads the table talk besides the players (games created before the setting existed: `players`)
+	Chat      *GameResponseChat `json:"chat,omitempty"`
+	CreatedAt *time.Time        `json:"created_at,omitempty"`
+	CreatedBy *string           `json:"created_by,omitempty"`
+	Deadline  *time.Time        `json:"deadline,omitempty"`
 
 	// Declined the ids of the players who declined their reserved seat of this rematch
 	Declined  *[]string          `json:"declined,omitempty"`
@@ -1045,6 +1197,9 @@ type GameResponse struct {
 	YourSeats  []int                   `json:"your_seats"`
 }
 
+// GameResponseChat Who reads the table talk besides the players (games created before the setting existed: `players`)
+type GameResponseChat string
+
 // GameResponseStatus defines model for GameResponse.Status.
 type GameResponseStatus string
 
@@ -1058,9 +1213,12 @@ type GameState struct {
 		Marker *bool           `json:"marker,omitempty"`
 		Tiles  *map[string]int `json:"tiles,omitempty"`
 	} `json:"center,omitempty"`
-	CreatedAt *time.Time `json:"created_at,omitempty"`
-	CreatedBy *string    `json:"created_by,omitempty"`
-	Deadline  *time.Time `json:"deadline,omitempty"`
+
+	// Chat Who reads the table talk besides the players (games created before the setting existed: `players`)
+	Chat      *GameStateChat `json:"chat,omitempty"`
+	CreatedAt *time.Time     `json:"created_at,omitempty"`
+	CreatedBy *string        `json:"created_by,omitempty"`
+	Deadline  *time.Time     `json:"deadline,omitempty"`
 
 	// Declined the ids of the players who declined their reserved seat of this rematch
 	Declined  *[]string          `json:"declined,omitempty"`
@@ -1113,6 +1271,9 @@ type GameState struct {
 	Visibility *GameStateVisibility `json:"visibility,omitempty"`
 	Wild       *string              `json:"wild,omitempty"`
 }
+
+// GameStateChat Who reads the table talk besides the players (games created before the setting existed: `players`)
+type GameStateChat string
 
 // GameStateStatus defines model for GameState.Status.
 type GameStateStatus string
@@ -1195,6 +1356,51 @@ type LegalMoves struct {
 	ToAct   []int `json:"to_act"`
 	Version int   `json:"version"`
 }
+
+// Message defines model for Message.
+type Message struct {
+	At time.Time `json:"at"`
+
+	// Author The author's name, read now; `former player` for an erased account
+	Author string `json:"author"`
+
+	// Channel How it was written: web, api, cli or email
+	Channel string `json:"channel"`
+
+	// Erased The author's account was erased (author is then `former player`)
+	Erased *bool `json:"erased,omitempty"`
+
+	// PlayerId The author's id (kept when the account is erased)
+	PlayerId string `json:"player_id"`
+
+	// Seat The author's seat
+	Seat int `json:"seat"`
+
+	// Text 1 to 500 characters; newlines kept
+	Text string `json:"text"`
+
+	// Version The message's version in the game's log: its place in the replay (GET /v1/games/{id}/state?version=N shows the game as it was when it was written)
+	Version int `json:"version"`
+}
+
+// MessagePost Examples: {"text":"Good game!"}
+type MessagePost struct {
+	// Text 1 to 500 characters once trimmed (CRLF read as a newline); no control characters but newlines
+	Text string `json:"text"`
+}
+
+// Messages defines model for Messages.
+type Messages struct {
+	Chat     MessagesChat `json:"chat"`
+	GameId   string       `json:"game_id"`
+	Messages []Message    `json:"messages"`
+
+	// Muted The caller, a player of the game, muted its table talk
+	Muted bool `json:"muted"`
+}
+
+// MessagesChat defines model for Messages.Chat.
+type MessagesChat string
 
 // Move A move in JSON (DESIGN.md §5). Colours are lower-case English names.
 //
@@ -1434,6 +1640,17 @@ type MoveResult struct {
 // MoveResultStatus defines model for MoveResult.Status.
 type MoveResultStatus string
 
+// MuteRequest defines model for MuteRequest.
+type MuteRequest struct {
+	Muted bool `json:"muted"`
+}
+
+// MuteResult defines model for MuteResult.
+type MuteResult struct {
+	GameId string `json:"game_id"`
+	Muted  bool   `json:"muted"`
+}
+
 // NewToken defines model for NewToken.
 type NewToken struct {
 	CreatedAt time.Time          `json:"created_at"`
@@ -1479,6 +1696,25 @@ type Player struct {
 // PlayerEmailStatus How azuld treats the address: ok (mailed), unverified (mailed nothing but the verification link until its owner follows it; ok when the server does not verify addresses), undeliverable (a hard bounce or complaint came back: not mailed until verified again), none (no address).
 type PlayerEmailStatus string
 
+// PlayerGames defines model for PlayerGames.
+type PlayerGames struct {
+	Games []ProfileGame `json:"games"`
+
+	// GamesHidden the player hides their games from the caller: `games` is empty
+	GamesHidden bool `json:"games_hidden"`
+
+	// Next the address of the next page
+	Next *string `json:"next,omitempty"`
+
+	// NextCursor the `cursor` of the next page; absent on the last
+	NextCursor *string            `json:"next_cursor,omitempty"`
+	PlayerId   openapi_types.UUID `json:"player_id"`
+	Status     PlayerGamesStatus  `json:"status"`
+}
+
+// PlayerGamesStatus defines model for PlayerGames.Status.
+type PlayerGamesStatus string
+
 // PlayerProfile defines model for PlayerProfile.
 type PlayerProfile struct {
 	// Bot Set for a bot kind
@@ -1503,11 +1739,17 @@ type PlayerProfile struct {
 	// RecentGames The latest finished games, at most 10
 	RecentGames *[]ProfileGame `json:"recent_games,omitempty"`
 
+	// RecentGamesCursor When the player has older finished games than `recent_games` lists: the `cursor` of GET /v1/players/{id}/games?status=finished that lists them
+	RecentGamesCursor *string `json:"recent_games_cursor,omitempty"`
+
 	// Results The most played first
 	Results []ResultSummary `json:"results"`
 
 	// RunningGames Running games, the latest move first, at most 20
 	RunningGames *[]ProfileGame `json:"running_games,omitempty"`
+
+	// RunningGamesCursor When the player has more running games than `running_games` lists: the `cursor` of GET /v1/players/{id}/games?status=running that lists them
+	RunningGamesCursor *string `json:"running_games_cursor,omitempty"`
 }
 
 // PlayerRatings defines model for PlayerRatings.
@@ -1722,6 +1964,20 @@ type Registration struct {
 // RegistrationLanguage The player's language (mails, pages, problem details); absent: the best match of Accept-Language, else en. Any other value is a 400 listing the supported ones.
 type RegistrationLanguage string
 
+// ReportRequest defines model for ReportRequest.
+type ReportRequest struct {
+	// Reason Why (optional, at most 500 characters)
+	Reason *string `json:"reason,omitempty"`
+}
+
+// ReportResult defines model for ReportResult.
+type ReportResult struct {
+	// Created false: the caller had reported this message before
+	Created bool   `json:"created"`
+	GameId  string `json:"game_id"`
+	Version int    `json:"version"`
+}
+
 // ResultSummary defines model for ResultSummary.
 type ResultSummary struct {
 	BestScore int `json:"best_score"`
@@ -1768,10 +2024,13 @@ type Seat struct {
 	// Budget a search bot's thinking time per move
 	Budget *string `json:"budget,omitempty"`
 
+	// Imported a seat of an imported game (POST /v1/games/import): its player played it where the log comes from; player_id is an opaque id the import gave that player, which no account here holds, and the seat has no name and no profile
+	Imported *bool `json:"imported,omitempty"`
+
 	// Left set when the seat's player left the game (deleted their account): "bot", the bot plays the seat from then on; "forfeit", the seat resigned
 	Left *SeatLeft `json:"left,omitempty"`
 
-	// Name the player's name, read from their account ("former player" once it is deleted)
+	// Name the player's name, read from their account ("former player" once it is deleted); none on a seat of an imported game
 	Name     *string `json:"name,omitempty"`
 	PlayerId *string `json:"player_id,omitempty"`
 
@@ -2042,11 +2301,14 @@ type AccountRevokeTokenFormFormdataBody struct {
 
 // CreateGameFormFormdataBody defines parameters for CreateGameForm.
 type CreateGameFormFormdataBody struct {
-	Board        *string `form:"board,omitempty" json:"board,omitempty"`
-	Csrf         *string `form:"csrf,omitempty" json:"csrf,omitempty"`
-	Key          *string `form:"key,omitempty" json:"key,omitempty"`
-	OnTimeout    *string `form:"on_timeout,omitempty" json:"on_timeout,omitempty"`
-	PerMove      *string `form:"per_move,omitempty" json:"per_move,omitempty"`
+	Board     *string `form:"board,omitempty" json:"board,omitempty"`
+	Csrf      *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Key       *string `form:"key,omitempty" json:"key,omitempty"`
+	OnTimeout *string `form:"on_timeout,omitempty" json:"on_timeout,omitempty"`
+	PerMove   *string `form:"per_move,omitempty" json:"per_move,omitempty"`
+
+	// PublicChat `on`: the game's table talk is public (chat `public`)
+	PublicChat   *string `form:"public_chat,omitempty" json:"public_chat,omitempty"`
 	RemindBefore *string `form:"remind_before,omitempty" json:"remind_before,omitempty"`
 	Ruleset      *string `form:"ruleset,omitempty" json:"ruleset,omitempty"`
 	Seat0        *string `form:"seat0,omitempty" json:"seat0,omitempty"`
@@ -2067,6 +2329,30 @@ type DeclineFormFormdataBody struct {
 type JoinFormFormdataBody struct {
 	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
 	Seat *string `form:"seat,omitempty" json:"seat,omitempty"`
+}
+
+// SayFormFormdataBody defines parameters for SayForm.
+type SayFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+
+	// Key The form's idempotency key: the same form posted twice writes once
+	Key  *string `form:"key,omitempty" json:"key,omitempty"`
+	Text *string `form:"text,omitempty" json:"text,omitempty"`
+}
+
+// MuteFormFormdataBody defines parameters for MuteForm.
+type MuteFormFormdataBody struct {
+	Csrf  *string                    `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Muted *MuteFormFormdataBodyMuted `form:"muted,omitempty" json:"muted,omitempty"`
+}
+
+// MuteFormFormdataBodyMuted defines parameters for MuteForm.
+type MuteFormFormdataBodyMuted string
+
+// ReportFormFormdataBody defines parameters for ReportForm.
+type ReportFormFormdataBody struct {
+	Csrf   *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+	Reason *string `form:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // RematchFormFormdataBody defines parameters for RematchForm.
@@ -2094,6 +2380,15 @@ type ChooseLanguageParamsLang string
 type ProfilePageParams struct {
 	Chart *string `form:"chart,omitempty" json:"chart,omitempty"`
 }
+
+// PlayerGamesPageParams defines parameters for PlayerGamesPage.
+type PlayerGamesPageParams struct {
+	Status *PlayerGamesPageParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	Cursor *string                      `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// PlayerGamesPageParamsStatus defines parameters for PlayerGamesPage.
+type PlayerGamesPageParamsStatus string
 
 // RatingsPageParams defines parameters for RatingsPage.
 type RatingsPageParams struct {
@@ -2218,6 +2513,18 @@ type LegalMovesParams struct {
 	Seat *SeatParameter `form:"seat,omitempty" json:"seat,omitempty"`
 }
 
+// ListMessagesParams defines parameters for ListMessages.
+type ListMessagesParams struct {
+	// After Only messages with a version above this
+	After *int `form:"after,omitempty" json:"after,omitempty"`
+}
+
+// PostMessageParams defines parameters for PostMessage.
+type PostMessageParams struct {
+	// IdempotencyKey Makes a retried request happen once: a retry with the same key and body returns the first result and writes nothing; the same key with another body is 422. A key is remembered for 7 days; a retry after that is a new request. Printable ASCII, at most 200 characters.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // MoveTextBody defines parameters for Move.
 type MoveTextBody = string
 
@@ -2229,7 +2536,7 @@ type MoveParams struct {
 	// IdempotencyKey Makes a retried request happen once: a retry with the same key and body returns the first result and writes nothing; the same key with another body is 422. A key is remembered for 7 days; a retry after that is a new request. Printable ASCII, at most 200 characters.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 
-	// IfMatch The version the move was decided against: a number, plain or quoted ("12"). Another version in the database means 409.
+	// IfMatch The version the move was decided against: a number, plain or quoted ("12"). Another version in the database means 409, unless everything after it is table talk (game.message events change nothing in the game): the move then goes through.
 	IfMatch *string `json:"If-Match,omitempty"`
 }
 
@@ -2295,6 +2602,18 @@ type CreateTokenJSONBody struct {
 	Name string `json:"name"`
 }
 
+// ListPlayerGamesParams defines parameters for ListPlayerGames.
+type ListPlayerGamesParams struct {
+	Status *ListPlayerGamesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	Limit  *int                         `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page (or a profile's `recent_games_cursor`, `running_games_cursor`)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListPlayerGamesParamsStatus defines parameters for ListPlayerGames.
+type ListPlayerGamesParamsStatus string
+
 // ListRatingsParams defines parameters for ListRatings.
 type ListRatingsParams struct {
 	Ruleset Ruleset `form:"ruleset" json:"ruleset"`
@@ -2357,6 +2676,15 @@ type DeclineFormFormdataRequestBody DeclineFormFormdataBody
 // JoinFormFormdataRequestBody defines body for JoinForm for application/x-www-form-urlencoded ContentType.
 type JoinFormFormdataRequestBody JoinFormFormdataBody
 
+// SayFormFormdataRequestBody defines body for SayForm for application/x-www-form-urlencoded ContentType.
+type SayFormFormdataRequestBody SayFormFormdataBody
+
+// MuteFormFormdataRequestBody defines body for MuteForm for application/x-www-form-urlencoded ContentType.
+type MuteFormFormdataRequestBody MuteFormFormdataBody
+
+// ReportFormFormdataRequestBody defines body for ReportForm for application/x-www-form-urlencoded ContentType.
+type ReportFormFormdataRequestBody ReportFormFormdataBody
+
 // RematchFormFormdataRequestBody defines body for RematchForm for application/x-www-form-urlencoded ContentType.
 type RematchFormFormdataRequestBody RematchFormFormdataBody
 
@@ -2377,6 +2705,15 @@ type CreateGameJSONRequestBody = CreateGame
 
 // JoinGameJSONRequestBody defines body for JoinGame for application/json ContentType.
 type JoinGameJSONRequestBody JoinGameJSONBody
+
+// PostMessageJSONRequestBody defines body for PostMessage for application/json ContentType.
+type PostMessageJSONRequestBody = MessagePost
+
+// MuteMessagesJSONRequestBody defines body for MuteMessages for application/json ContentType.
+type MuteMessagesJSONRequestBody = MuteRequest
+
+// ReportMessageJSONRequestBody defines body for ReportMessage for application/json ContentType.
+type ReportMessageJSONRequestBody = ReportRequest
 
 // MoveJSONRequestBody defines body for Move for application/json ContentType.
 type MoveJSONRequestBody = MovePost
@@ -3714,6 +4051,52 @@ type ClientInterface interface {
 	// Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 	JoinFormWithFormdataBody(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SayFormWithBody Write to the table from the game's page
+	//
+	// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+	SayFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SayFormWithFormdataBody Write to the table from the game's page
+	//
+	// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+	SayFormWithFormdataBody(ctx context.Context, id GameID, body SayFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteFormWithBody Mute or unmute a game's table talk from its page
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+	MuteFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteFormWithFormdataBody Mute or unmute a game's table talk from its page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+	MuteFormWithFormdataBody(ctx context.Context, id GameID, body MuteFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReportFormWithBody Report another player's message from the game's page
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+	ReportFormWithBody(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReportFormWithFormdataBody Report another player's message from the game's page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+	ReportFormWithFormdataBody(ctx context.Context, id GameID, version int, body ReportFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RematchFormWithBody Ask for the rematch of a finished game from its page
 	//
 	// Takes any type of body and a specified content type.
@@ -3759,6 +4142,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /players/{id} (the `ProfilePage` operationId).
 	ProfilePage(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlayerGamesPage A page of a player's finished or running games
+	//
+	// The lists of GET /v1/players/{id}/games for people: 20 games a page, the latest move first, with an "Older games" link to the next page (no script). Hidden games and private games are left out as on the profile. Counted against the `profile_reads` limit.
+	//
+	// Corresponds with GET /players/{id}/games (the `PlayerGamesPage` operationId).
+	PlayerGamesPage(ctx context.Context, id string, params *PlayerGamesPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RatingsPage The leaderboard page
 	//
@@ -3875,6 +4265,8 @@ type ClientInterface interface {
 
 	// ImportGameWithBody Store an exported log as a new game; every event is re-validated by folding and the fairness check, and a log that fails is refused whole
 	//
+	// Anyone can write a log, so the ids of the players it names prove nothing: each is replaced by an opaque id (a UUID of version 8, one per player) in every event, and the seats are marked imported. They belong to nobody here, the importer included: an imported game counts in no player's results, game lists or turns. The game's own events are stored as they are, so it verifies like the original. An imported game is public and never rated.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/games/import (the `ImportGame` operationId).
@@ -3903,6 +4295,8 @@ type ClientInterface interface {
 	GameDiff(ctx context.Context, id GameID, params *GameDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GameEvents The game's audit trail, oldest first: every event with its actor, channel, notation, a one-line description and undone marks
+	//
+	//  Table talk (`game.message`) of a game whose `chat` is `players` is shown to anyone but its players with an empty `data` and a description that says only that a seat wrote to the table; the same holds for the diff, the stream and the export.
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `GameEvents` operationId).
 	GameEvents(ctx context.Context, id GameID, params *GameEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3934,6 +4328,67 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/legal-moves (the `LegalMoves` operationId).
 	LegalMoves(ctx context.Context, id GameID, params *LegalMovesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListMessages A game's table talk
+	//
+	// The messages the game's players wrote to the table, oldest first, after version `after`. Players always read them; anyone else who may read the game only when its `chat` is `public`: otherwise the list is empty (no error). A private game answers 404 to strangers, as every game route.
+	//
+	// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+	ListMessages(ctx context.Context, id GameID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostMessageWithBody Write to the table
+	//
+	// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessageWithBody(ctx context.Context, id GameID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostMessage Write to the table
+	//
+	// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessage(ctx context.Context, id GameID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteMessagesWithBody Mute or unmute a game's table talk
+	//
+	// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessagesWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteMessages Mute or unmute a game's table talk
+	//
+	// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessages(ctx context.Context, id GameID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReportMessageWithBody Report another player's message
+	//
+	// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+	ReportMessageWithBody(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReportMessage Report another player's message
+	//
+	// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+	ReportMessage(ctx context.Context, id GameID, version int, body ReportMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MoveWithBody Make a move
 	//
@@ -4160,10 +4615,17 @@ type ClientInterface interface {
 
 	// GetPlayerProfile A player's (or a bot kind's) public profile
 	//
-	// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+	// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first; the rest through GET /v1/players/{id}/games), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
 	//
 	// Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
 	GetPlayerProfile(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPlayerGames A player's finished or running games, a page at a time
+	//
+	// The game lists of the player's profile, whole: their finished games (`status=finished`, the default) or their running games (`status=running`), the latest move first, each from the player's side as on the profile. Pages by `cursor` like GET /v1/games (the profile's `recent_games_cursor` and `running_games_cursor` continue its lists). Shows what the profile shows: nothing (`games_hidden: true`) when the player hides their games from the caller, and no private game the caller holds no seat in. A bot kind, an erased player and an id that is not a player answer 404. Counted, with the profile, against the client address's `profile_reads` limit.
+	//
+	// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+	ListPlayerGames(ctx context.Context, id string, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPlayerRatings A player's ratings
 	//
@@ -4637,6 +5099,112 @@ func (c *Client) JoinFormWithFormdataBody(ctx context.Context, id GameID, body J
 	return c.Client.Do(req)
 }
 
+// SayFormWithBody Write to the table from the game's page
+//
+// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+func (c *Client) SayFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSayFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SayFormWithFormdataBody Write to the table from the game's page
+//
+// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+func (c *Client) SayFormWithFormdataBody(ctx context.Context, id GameID, body SayFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSayFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteFormWithBody Mute or unmute a game's table talk from its page
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+func (c *Client) MuteFormWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteFormRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteFormWithFormdataBody Mute or unmute a game's table talk from its page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+func (c *Client) MuteFormWithFormdataBody(ctx context.Context, id GameID, body MuteFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReportFormWithBody Report another player's message from the game's page
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+func (c *Client) ReportFormWithBody(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReportFormRequestWithBody(c.Server, id, version, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReportFormWithFormdataBody Report another player's message from the game's page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+func (c *Client) ReportFormWithFormdataBody(ctx context.Context, id GameID, version int, body ReportFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReportFormRequestWithFormdataBody(c.Server, id, version, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RematchFormWithBody Ask for the rematch of a finished game from its page
 //
 // Takes any type of body and a specified content type.
@@ -4753,6 +5321,23 @@ func (c *Client) Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /players/{id} (the `ProfilePage` operationId).
 func (c *Client) ProfilePage(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewProfilePageRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlayerGamesPage A page of a player's finished or running games
+//
+// The lists of GET /v1/players/{id}/games for people: 20 games a page, the latest move first, with an "Older games" link to the next page (no script). Hidden games and private games are left out as on the profile. Counted against the `profile_reads` limit.
+//
+// Corresponds with GET /players/{id}/games (the `PlayerGamesPage` operationId).
+func (c *Client) PlayerGamesPage(ctx context.Context, id string, params *PlayerGamesPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlayerGamesPageRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5048,6 +5633,8 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 
 // ImportGameWithBody Store an exported log as a new game; every event is re-validated by folding and the fairness check, and a log that fails is refused whole
 //
+// Anyone can write a log, so the ids of the players it names prove nothing: each is replaced by an opaque id (a UUID of version 8, one per player) in every event, and the seats are marked imported. They belong to nobody here, the importer included: an imported game counts in no player's results, game lists or turns. The game's own events are stored as they are, so it verifies like the original. An imported game is public and never rated.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/games/import (the `ImportGame` operationId).
@@ -5127,6 +5714,8 @@ func (c *Client) GameDiff(ctx context.Context, id GameID, params *GameDiffParams
 
 // GameEvents The game's audit trail, oldest first: every event with its actor, channel, notation, a one-line description and undone marks
 //
+//	Table talk (`game.message`) of a game whose `chat` is `players` is shown to anyone but its players with an empty `data` and a description that says only that a seat wrote to the table; the same holds for the diff, the stream and the export.
+//
 // Corresponds with GET /v1/games/{id}/events (the `GameEvents` operationId).
 func (c *Client) GameEvents(ctx context.Context, id GameID, params *GameEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGameEventsRequest(c.Server, id, params)
@@ -5198,6 +5787,137 @@ func (c *Client) JoinGame(ctx context.Context, id GameID, params *JoinGameParams
 // Corresponds with GET /v1/games/{id}/legal-moves (the `LegalMoves` operationId).
 func (c *Client) LegalMoves(ctx context.Context, id GameID, params *LegalMovesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLegalMovesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMessages A game's table talk
+//
+// The messages the game's players wrote to the table, oldest first, after version `after`. Players always read them; anyone else who may read the game only when its `chat` is `public`: otherwise the list is empty (no error). A private game answers 404 to strangers, as every game route.
+//
+// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+func (c *Client) ListMessages(ctx context.Context, id GameID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMessagesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostMessageWithBody Write to the table
+//
+// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *Client) PostMessageWithBody(ctx context.Context, id GameID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostMessageRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostMessage Write to the table
+//
+// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *Client) PostMessage(ctx context.Context, id GameID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostMessageRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteMessagesWithBody Mute or unmute a game's table talk
+//
+// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *Client) MuteMessagesWithBody(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteMessagesRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteMessages Mute or unmute a game's table talk
+//
+// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *Client) MuteMessages(ctx context.Context, id GameID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteMessagesRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReportMessageWithBody Report another player's message
+//
+// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+func (c *Client) ReportMessageWithBody(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReportMessageRequestWithBody(c.Server, id, version, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReportMessage Report another player's message
+//
+// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+func (c *Client) ReportMessage(ctx context.Context, id GameID, version int, body ReportMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReportMessageRequest(c.Server, id, version, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5763,11 +6483,28 @@ func (c *Client) RegisterPlayer(ctx context.Context, body RegisterPlayerJSONRequ
 
 // GetPlayerProfile A player's (or a bot kind's) public profile
 //
-// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first; the rest through GET /v1/players/{id}/games), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
 //
 // Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
 func (c *Client) GetPlayerProfile(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPlayerProfileRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPlayerGames A player's finished or running games, a page at a time
+//
+// The game lists of the player's profile, whole: their finished games (`status=finished`, the default) or their running games (`status=running`), the latest move first, each from the player's side as on the profile. Pages by `cursor` like GET /v1/games (the profile's `recent_games_cursor` and `running_games_cursor` continue its lists). Shows what the profile shows: nothing (`games_hidden: true`) when the player hides their games from the caller, and no private game the caller holds no seat in. A bot kind, an erased player and an id that is not a player answer 404. Counted, with the profile, against the client address's `profile_reads` limit.
+//
+// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+func (c *Client) ListPlayerGames(ctx context.Context, id string, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPlayerGamesRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6484,6 +7221,154 @@ func NewJoinFormRequestWithBody(server string, id GameID, contentType string, bo
 	return req, nil
 }
 
+// NewSayFormRequestWithFormdataBody calls the generic SayForm builder with application/x-www-form-urlencoded body
+func NewSayFormRequestWithFormdataBody(server string, id GameID, body SayFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewSayFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewSayFormRequestWithBody constructs an http.Request for the SayForm method, with any body, and a specified content type
+func NewSayFormRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewMuteFormRequestWithFormdataBody calls the generic MuteForm builder with application/x-www-form-urlencoded body
+func NewMuteFormRequestWithFormdataBody(server string, id GameID, body MuteFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewMuteFormRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewMuteFormRequestWithBody constructs an http.Request for the MuteForm method, with any body, and a specified content type
+func NewMuteFormRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/messages/mute", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReportFormRequestWithFormdataBody calls the generic ReportForm builder with application/x-www-form-urlencoded body
+func NewReportFormRequestWithFormdataBody(server string, id GameID, version int, body ReportFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewReportFormRequestWithBody(server, id, version, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewReportFormRequestWithBody constructs an http.Request for the ReportForm method, with any body, and a specified content type
+func NewReportFormRequestWithBody(server string, id GameID, version int, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games/%s/messages/%s/report", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRematchFormRequestWithFormdataBody calls the generic RematchForm builder with application/x-www-form-urlencoded body
 func NewRematchFormRequestWithFormdataBody(server string, id GameID, body RematchFormFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6773,6 +7658,79 @@ func NewProfilePageRequest(server string, id string, params *ProfilePageParams) 
 		if params.Chart != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "chart", *params.Chart, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlayerGamesPageRequest constructs an http.Request for the PlayerGamesPage method
+func NewPlayerGamesPageRequest(server string, id string, params *PlayerGamesPageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/players/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7903,6 +8861,230 @@ func NewLegalMovesRequest(server string, id GameID, params *LegalMovesParams) (*
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewListMessagesRequest constructs an http.Request for the ListMessages method
+func NewListMessagesRequest(server string, id GameID, params *ListMessagesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostMessageRequest calls the generic PostMessage builder with application/json body
+func NewPostMessageRequest(server string, id GameID, params *PostMessageParams, body PostMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostMessageRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPostMessageRequestWithBody constructs an http.Request for the PostMessage method, with any body, and a specified content type
+func NewPostMessageRequestWithBody(server string, id GameID, params *PostMessageParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewMuteMessagesRequest calls the generic MuteMessages builder with application/json body
+func NewMuteMessagesRequest(server string, id GameID, body MuteMessagesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMuteMessagesRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewMuteMessagesRequestWithBody constructs an http.Request for the MuteMessages method, with any body, and a specified content type
+func NewMuteMessagesRequestWithBody(server string, id GameID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages/mute", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReportMessageRequest calls the generic ReportMessage builder with application/json body
+func NewReportMessageRequest(server string, id GameID, version int, body ReportMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReportMessageRequestWithBody(server, id, version, "application/json", bodyReader)
+}
+
+// NewReportMessageRequestWithBody constructs an http.Request for the ReportMessage method, with any body, and a specified content type
+func NewReportMessageRequestWithBody(server string, id GameID, version int, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/messages/%s/report", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9052,6 +10234,91 @@ func NewGetPlayerProfileRequest(server string, id string) (*http.Request, error)
 	return req, nil
 }
 
+// NewListPlayerGamesRequest constructs an http.Request for the ListPlayerGames method
+func NewListPlayerGamesRequest(server string, id string, params *ListPlayerGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetPlayerRatingsRequest constructs an http.Request for the GetPlayerRatings method
 func NewGetPlayerRatingsRequest(server string, id openapi_types.UUID) (*http.Request, error) {
 	var err error
@@ -9544,6 +10811,52 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /games/{id}/join (the `JoinForm` operationId).
 	JoinFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body JoinFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*JoinFormResponse, error)
 
+	// SayFormWithBodyWithResponse Write to the table from the game's page
+	//
+	// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+	SayFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SayFormResponse, error)
+
+	// SayFormWithFormdataBodyWithResponse Write to the table from the game's page
+	//
+	// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+	SayFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body SayFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*SayFormResponse, error)
+
+	// MuteFormWithBodyWithResponse Mute or unmute a game's table talk from its page
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+	MuteFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteFormResponse, error)
+
+	// MuteFormWithFormdataBodyWithResponse Mute or unmute a game's table talk from its page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+	MuteFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body MuteFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*MuteFormResponse, error)
+
+	// ReportFormWithBodyWithResponse Report another player's message from the game's page
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+	ReportFormWithBodyWithResponse(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReportFormResponse, error)
+
+	// ReportFormWithFormdataBodyWithResponse Report another player's message from the game's page
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+	ReportFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, version int, body ReportFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*ReportFormResponse, error)
+
 	// RematchFormWithBodyWithResponse Ask for the rematch of a finished game from its page
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -9601,6 +10914,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /players/{id} (the `ProfilePage` operationId).
 	ProfilePageWithResponse(ctx context.Context, id string, params *ProfilePageParams, reqEditors ...RequestEditorFn) (*ProfilePageResponse, error)
+
+	// PlayerGamesPageWithResponse A page of a player's finished or running games
+	//
+	// The lists of GET /v1/players/{id}/games for people: 20 games a page, the latest move first, with an "Older games" link to the next page (no script). Hidden games and private games are left out as on the profile. Counted against the `profile_reads` limit.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /players/{id}/games (the `PlayerGamesPage` operationId).
+	PlayerGamesPageWithResponse(ctx context.Context, id string, params *PlayerGamesPageParams, reqEditors ...RequestEditorFn) (*PlayerGamesPageResponse, error)
 
 	// RatingsPageWithResponse The leaderboard page
 	//
@@ -9731,6 +11053,8 @@ type ClientWithResponsesInterface interface {
 
 	// ImportGameWithBodyWithResponse Store an exported log as a new game; every event is re-validated by folding and the fairness check, and a log that fails is refused whole
 	//
+	// Anyone can write a log, so the ids of the players it names prove nothing: each is replaced by an opaque id (a UUID of version 8, one per player) in every event, and the seats are marked imported. They belong to nobody here, the importer included: an imported game counts in no player's results, game lists or turns. The game's own events are stored as they are, so it verifies like the original. An imported game is public and never rated.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/games/import (the `ImportGame` operationId).
@@ -9768,6 +11092,8 @@ type ClientWithResponsesInterface interface {
 
 	// GameEventsWithResponse The game's audit trail, oldest first: every event with its actor, channel, notation, a one-line description and undone marks
 	//
+	//  Table talk (`game.message`) of a game whose `chat` is `players` is shown to anyone but its players with an empty `data` and a description that says only that a seat wrote to the table; the same holds for the diff, the stream and the export.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `GameEvents` operationId).
@@ -9804,6 +11130,69 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/legal-moves (the `LegalMoves` operationId).
 	LegalMovesWithResponse(ctx context.Context, id GameID, params *LegalMovesParams, reqEditors ...RequestEditorFn) (*LegalMovesResponse, error)
+
+	// ListMessagesWithResponse A game's table talk
+	//
+	// The messages the game's players wrote to the table, oldest first, after version `after`. Players always read them; anyone else who may read the game only when its `chat` is `public`: otherwise the list is empty (no error). A private game answers 404 to strangers, as every game route.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+	ListMessagesWithResponse(ctx context.Context, id GameID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*ListMessagesResponse, error)
+
+	// PostMessageWithBodyWithResponse Write to the table
+	//
+	// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessageWithBodyWithResponse(ctx context.Context, id GameID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostMessageResponse, error)
+
+	// PostMessageWithResponse Write to the table
+	//
+	// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+	PostMessageWithResponse(ctx context.Context, id GameID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*PostMessageResponse, error)
+
+	// MuteMessagesWithBodyWithResponse Mute or unmute a game's table talk
+	//
+	// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessagesWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error)
+
+	// MuteMessagesWithResponse Mute or unmute a game's table talk
+	//
+	// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+	MuteMessagesWithResponse(ctx context.Context, id GameID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error)
+
+	// ReportMessageWithBodyWithResponse Report another player's message
+	//
+	// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+	ReportMessageWithBodyWithResponse(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReportMessageResponse, error)
+
+	// ReportMessageWithResponse Report another player's message
+	//
+	// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+	ReportMessageWithResponse(ctx context.Context, id GameID, version int, body ReportMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*ReportMessageResponse, error)
 
 	// MoveWithBodyWithResponse Make a move
 	//
@@ -10066,12 +11455,21 @@ type ClientWithResponsesInterface interface {
 
 	// GetPlayerProfileWithResponse A player's (or a bot kind's) public profile
 	//
-	// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+	// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first; the rest through GET /v1/players/{id}/games), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/players/{id} (the `GetPlayerProfile` operationId).
 	GetPlayerProfileWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetPlayerProfileResponse, error)
+
+	// ListPlayerGamesWithResponse A player's finished or running games, a page at a time
+	//
+	// The game lists of the player's profile, whole: their finished games (`status=finished`, the default) or their running games (`status=running`), the latest move first, each from the player's side as on the profile. Pages by `cursor` like GET /v1/games (the profile's `recent_games_cursor` and `running_games_cursor` continue its lists). Shows what the profile shows: nothing (`games_hidden: true`) when the player hides their games from the caller, and no private game the caller holds no seat in. A bot kind, an erased player and an id that is not a player answer 404. Counted, with the profile, against the client address's `profile_reads` limit.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+	ListPlayerGamesWithResponse(ctx context.Context, id string, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*ListPlayerGamesResponse, error)
 
 	// GetPlayerRatingsWithResponse A player's ratings
 	//
@@ -10662,6 +12060,108 @@ func (r JoinFormResponse) ContentType() string {
 	return ""
 }
 
+type SayFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r SayFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SayFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SayFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SayFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MuteFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r MuteFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MuteFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MuteFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MuteFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReportFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r ReportFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReportFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReportFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReportFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RematchFormResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10914,6 +12414,40 @@ func (r ProfilePageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ProfilePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PlayerGamesPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r PlayerGamesPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlayerGamesPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlayerGamesPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlayerGamesPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12134,6 +13668,394 @@ func (r LegalMovesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LegalMovesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListMessagesResponse429Headers the declared response headers of an HTTP 429 response for ListMessages
+type ListMessagesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListMessagesResponse503Headers the declared response headers of an HTTP 503 response for ListMessages
+type ListMessagesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Messages
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListMessagesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMessagesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMessagesResponse) GetJSON200() *Messages {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListMessagesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMessagesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostMessageResponse429Headers the declared response headers of an HTTP 429 response for PostMessage
+type PostMessageResponse429Headers struct {
+	RetryAfter *int
+}
+
+// PostMessageResponse503Headers the declared response headers of an HTTP 503 response for PostMessage
+type PostMessageResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PostMessageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Message
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostMessageResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostMessageResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostMessageResponse) GetJSON201() *Message {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON422() *ProblemResponse {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PostMessageResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostMessageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostMessageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostMessageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostMessageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// MuteMessagesResponse429Headers the declared response headers of an HTTP 429 response for MuteMessages
+type MuteMessagesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// MuteMessagesResponse503Headers the declared response headers of an HTTP 503 response for MuteMessages
+type MuteMessagesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type MuteMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MuteResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *MuteMessagesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MuteMessagesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MuteMessagesResponse) GetJSON200() *MuteResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r MuteMessagesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r MuteMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MuteMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MuteMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MuteMessagesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReportMessageResponse429Headers the declared response headers of an HTTP 429 response for ReportMessage
+type ReportMessageResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReportMessageResponse503Headers the declared response headers of an HTTP 503 response for ReportMessage
+type ReportMessageResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ReportMessageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReportResult
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ReportResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReportMessageResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReportMessageResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReportMessageResponse) GetJSON200() *ReportResult {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ReportMessageResponse) GetJSON201() *ReportResult {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReportMessageResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ReportMessageResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ReportMessageResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ReportMessageResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ReportMessageResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReportMessageResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReportMessageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReportMessageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReportMessageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReportMessageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13976,6 +15898,96 @@ func (r GetPlayerProfileResponse) ContentType() string {
 	return ""
 }
 
+// ListPlayerGamesResponse429Headers the declared response headers of an HTTP 429 response for ListPlayerGames
+type ListPlayerGamesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListPlayerGamesResponse503Headers the declared response headers of an HTTP 503 response for ListPlayerGames
+type ListPlayerGamesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListPlayerGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlayerGames
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPlayerGamesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPlayerGamesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPlayerGamesResponse) GetJSON200() *PlayerGames {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPlayerGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPlayerGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPlayerGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPlayerGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPlayerRatingsResponse429Headers the declared response headers of an HTTP 429 response for GetPlayerRatings
 type GetPlayerRatingsResponse429Headers struct {
 	RetryAfter *int
@@ -14698,6 +16710,88 @@ func (c *ClientWithResponses) JoinFormWithFormdataBodyWithResponse(ctx context.C
 	return ParseJoinFormResponse(rsp)
 }
 
+// SayFormWithBodyWithResponse Write to the table from the game's page
+//
+// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+func (c *ClientWithResponses) SayFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SayFormResponse, error) {
+	rsp, err := c.SayFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSayFormResponse(rsp)
+}
+
+// SayFormWithFormdataBodyWithResponse Write to the table from the game's page
+//
+// The table-talk form of a game's page, without script (POST /v1/games/{id}/messages with the page's script). Counted against the messages limits.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/messages (the `SayForm` operationId).
+func (c *ClientWithResponses) SayFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body SayFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*SayFormResponse, error) {
+	rsp, err := c.SayFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSayFormResponse(rsp)
+}
+
+// MuteFormWithBodyWithResponse Mute or unmute a game's table talk from its page
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+func (c *ClientWithResponses) MuteFormWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteFormResponse, error) {
+	rsp, err := c.MuteFormWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteFormResponse(rsp)
+}
+
+// MuteFormWithFormdataBodyWithResponse Mute or unmute a game's table talk from its page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/messages/mute (the `MuteForm` operationId).
+func (c *ClientWithResponses) MuteFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, body MuteFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*MuteFormResponse, error) {
+	rsp, err := c.MuteFormWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteFormResponse(rsp)
+}
+
+// ReportFormWithBodyWithResponse Report another player's message from the game's page
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+func (c *ClientWithResponses) ReportFormWithBodyWithResponse(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReportFormResponse, error) {
+	rsp, err := c.ReportFormWithBody(ctx, id, version, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReportFormResponse(rsp)
+}
+
+// ReportFormWithFormdataBodyWithResponse Report another player's message from the game's page
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /games/{id}/messages/{version}/report (the `ReportForm` operationId).
+func (c *ClientWithResponses) ReportFormWithFormdataBodyWithResponse(ctx context.Context, id GameID, version int, body ReportFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*ReportFormResponse, error) {
+	rsp, err := c.ReportFormWithFormdataBody(ctx, id, version, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReportFormResponse(rsp)
+}
+
 // RematchFormWithBodyWithResponse Ask for the rematch of a finished game from its page
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -14802,6 +16896,21 @@ func (c *ClientWithResponses) ProfilePageWithResponse(ctx context.Context, id st
 		return nil, err
 	}
 	return ParseProfilePageResponse(rsp)
+}
+
+// PlayerGamesPageWithResponse A page of a player's finished or running games
+//
+// The lists of GET /v1/players/{id}/games for people: 20 games a page, the latest move first, with an "Older games" link to the next page (no script). Hidden games and private games are left out as on the profile. Counted against the `profile_reads` limit.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /players/{id}/games (the `PlayerGamesPage` operationId).
+func (c *ClientWithResponses) PlayerGamesPageWithResponse(ctx context.Context, id string, params *PlayerGamesPageParams, reqEditors ...RequestEditorFn) (*PlayerGamesPageResponse, error) {
+	rsp, err := c.PlayerGamesPage(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlayerGamesPageResponse(rsp)
 }
 
 // RatingsPageWithResponse The leaderboard page
@@ -15035,6 +17144,8 @@ func (c *ClientWithResponses) CreateGameWithResponse(ctx context.Context, params
 
 // ImportGameWithBodyWithResponse Store an exported log as a new game; every event is re-validated by folding and the fairness check, and a log that fails is refused whole
 //
+// Anyone can write a log, so the ids of the players it names prove nothing: each is replaced by an opaque id (a UUID of version 8, one per player) in every event, and the seats are marked imported. They belong to nobody here, the importer included: an imported game counts in no player's results, game lists or turns. The game's own events are stored as they are, so it verifies like the original. An imported game is public and never rated.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/games/import (the `ImportGame` operationId).
@@ -15102,6 +17213,8 @@ func (c *ClientWithResponses) GameDiffWithResponse(ctx context.Context, id GameI
 
 // GameEventsWithResponse The game's audit trail, oldest first: every event with its actor, channel, notation, a one-line description and undone marks
 //
+//	Table talk (`game.message`) of a game whose `chat` is `players` is shown to anyone but its players with an empty `data` and a description that says only that a seat wrote to the table; the same holds for the diff, the stream and the export.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/games/{id}/events (the `GameEvents` operationId).
@@ -15167,6 +17280,111 @@ func (c *ClientWithResponses) LegalMovesWithResponse(ctx context.Context, id Gam
 		return nil, err
 	}
 	return ParseLegalMovesResponse(rsp)
+}
+
+// ListMessagesWithResponse A game's table talk
+//
+// The messages the game's players wrote to the table, oldest first, after version `after`. Players always read them; anyone else who may read the game only when its `chat` is `public`: otherwise the list is empty (no error). A private game answers 404 to strangers, as every game route.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/messages (the `ListMessages` operationId).
+func (c *ClientWithResponses) ListMessagesWithResponse(ctx context.Context, id GameID, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*ListMessagesResponse, error) {
+	rsp, err := c.ListMessages(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMessagesResponse(rsp)
+}
+
+// PostMessageWithBodyWithResponse Write to the table
+//
+// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *ClientWithResponses) PostMessageWithBodyWithResponse(ctx context.Context, id GameID, params *PostMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostMessageResponse, error) {
+	rsp, err := c.PostMessageWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostMessageResponse(rsp)
+}
+
+// PostMessageWithResponse Write to the table
+//
+// A player of the game (open, running or finished) writes a message to the other players. It is an event of the game's log (`game.message`, its author named by id) and changes nothing in the game: a move sent with the If-Match of the version before it still goes through. Counted against the `messages_game` (per player and game) and `messages` (per account) limits. 403 for anyone without a seat; 400 for an empty text, one longer than 500 characters or one with control characters.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/messages (the `PostMessage` operationId).
+func (c *ClientWithResponses) PostMessageWithResponse(ctx context.Context, id GameID, params *PostMessageParams, body PostMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*PostMessageResponse, error) {
+	rsp, err := c.PostMessage(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostMessageResponse(rsp)
+}
+
+// MuteMessagesWithBodyWithResponse Mute or unmute a game's table talk
+//
+// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *ClientWithResponses) MuteMessagesWithBodyWithResponse(ctx context.Context, id GameID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error) {
+	rsp, err := c.MuteMessagesWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteMessagesResponse(rsp)
+}
+
+// MuteMessagesWithResponse Mute or unmute a game's table talk
+//
+// A player's choice not to be sent the game's messages (no mail, no unread mark on the page). The messages stay readable. 403 for anyone without a seat.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/games/{id}/messages/mute (the `MuteMessages` operationId).
+func (c *ClientWithResponses) MuteMessagesWithResponse(ctx context.Context, id GameID, body MuteMessagesJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteMessagesResponse, error) {
+	rsp, err := c.MuteMessages(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteMessagesResponse(rsp)
+}
+
+// ReportMessageWithBodyWithResponse Report another player's message
+//
+// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+func (c *ClientWithResponses) ReportMessageWithBodyWithResponse(ctx context.Context, id GameID, version int, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReportMessageResponse, error) {
+	rsp, err := c.ReportMessageWithBody(ctx, id, version, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReportMessageResponse(rsp)
+}
+
+// ReportMessageWithResponse Report another player's message
+//
+// A player of the game reports another player's message to the operators (`azuld reports`, docs/OPERATIONS.md). One report per player and message: 201 the first time, 200 after. 403 for anyone without a seat; 404 when no message has that version; 400 for one's own message or a reason over 500 characters.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/messages/{version}/report (the `ReportMessage` operationId).
+func (c *ClientWithResponses) ReportMessageWithResponse(ctx context.Context, id GameID, version int, body ReportMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*ReportMessageResponse, error) {
+	rsp, err := c.ReportMessage(ctx, id, version, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReportMessageResponse(rsp)
 }
 
 // MoveWithBodyWithResponse Make a move
@@ -15628,7 +17846,7 @@ func (c *ClientWithResponses) RegisterPlayerWithResponse(ctx context.Context, bo
 
 // GetPlayerProfileWithResponse A player's (or a bot kind's) public profile
 //
-// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
+// What anyone may read about a player: the name, the day they registered (`member_since`), their ratings in every rule set and number of players, their results (finished games, wins, places, mean place and score, best score per rule set and number of players), their latest finished games (at most 10) and running games (at most 20, the latest move first; the rest through GET /v1/players/{id}/games), and, for a signed-in caller who is another player, how the two did in the finished games both sat in (`head_to_head`). Never an address. A player who hides their games (`hide_games`, PATCH /v1/me) shows `games_hidden: true` and no game lists nor head-to-head to anyone but themselves; their ratings and results stay. A bot kind's profile has its name (in the reader's language), ratings and results in rated games. An erased player, an unknown bot kind and an id that is none of these answer 404. Counted, with the leaderboard, against the client address's `profile_reads` limit. See docs/ratings.md.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15639,6 +17857,21 @@ func (c *ClientWithResponses) GetPlayerProfileWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseGetPlayerProfileResponse(rsp)
+}
+
+// ListPlayerGamesWithResponse A player's finished or running games, a page at a time
+//
+// The game lists of the player's profile, whole: their finished games (`status=finished`, the default) or their running games (`status=running`), the latest move first, each from the player's side as on the profile. Pages by `cursor` like GET /v1/games (the profile's `recent_games_cursor` and `running_games_cursor` continue its lists). Shows what the profile shows: nothing (`games_hidden: true`) when the player hides their games from the caller, and no private game the caller holds no seat in. A bot kind, an erased player and an id that is not a player answer 404. Counted, with the profile, against the client address's `profile_reads` limit.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+func (c *ClientWithResponses) ListPlayerGamesWithResponse(ctx context.Context, id string, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*ListPlayerGamesResponse, error) {
+	rsp, err := c.ListPlayerGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPlayerGamesResponse(rsp)
 }
 
 // GetPlayerRatingsWithResponse A player's ratings
@@ -16010,6 +18243,54 @@ func ParseJoinFormResponse(rsp *http.Response) (*JoinFormResponse, error) {
 	return response, nil
 }
 
+// ParseSayFormResponse parses an HTTP response from a SayFormWithResponse call
+func ParseSayFormResponse(rsp *http.Response) (*SayFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SayFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseMuteFormResponse parses an HTTP response from a MuteFormWithResponse call
+func ParseMuteFormResponse(rsp *http.Response) (*MuteFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MuteFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseReportFormResponse parses an HTTP response from a ReportFormWithResponse call
+func ParseReportFormResponse(rsp *http.Response) (*ReportFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReportFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseRematchFormResponse parses an HTTP response from a RematchFormWithResponse call
 func ParseRematchFormResponse(rsp *http.Response) (*RematchFormResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16138,6 +18419,22 @@ func ParseProfilePageResponse(rsp *http.Response) (*ProfilePageResponse, error) 
 	}
 
 	response := &ProfilePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParsePlayerGamesPageResponse parses an HTTP response from a PlayerGamesPageWithResponse call
+func ParsePlayerGamesPageResponse(rsp *http.Response) (*PlayerGamesPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlayerGamesPageResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -17090,6 +19387,370 @@ func ParseLegalMovesResponse(rsp *http.Response) (*LegalMovesResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListMessagesResponse parses an HTTP response from a ListMessagesWithResponse call
+func ParseListMessagesResponse(rsp *http.Response) (*ListMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Messages
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListMessagesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMessagesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostMessageResponse parses an HTTP response from a PostMessageWithResponse call
+func ParsePostMessageResponse(rsp *http.Response) (*PostMessageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostMessageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Message
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PostMessageResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostMessageResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseMuteMessagesResponse parses an HTTP response from a MuteMessagesWithResponse call
+func ParseMuteMessagesResponse(rsp *http.Response) (*MuteMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MuteMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MuteResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers MuteMessagesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers MuteMessagesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReportMessageResponse parses an HTTP response from a ReportMessageWithResponse call
+func ParseReportMessageResponse(rsp *http.Response) (*ReportMessageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReportMessageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReportResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ReportResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReportMessageResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReportMessageResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18673,6 +21334,90 @@ func ParseGetPlayerProfileResponse(rsp *http.Response) (*GetPlayerProfileRespons
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPlayerProfileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPlayerGamesResponse parses an HTTP response from a ListPlayerGamesWithResponse call
+func ParseListPlayerGamesResponse(rsp *http.Response) (*ListPlayerGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPlayerGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlayerGames
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListPlayerGamesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPlayerGamesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/api"
@@ -41,7 +43,9 @@ func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log}
+	// One registry, as serve has: /metrics then exports the follower's lag.
+	reg := prometheus.NewRegistry()
+	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log, Metrics: reg}
 	if o.SMTPURL != "" {
 		mailer, err := notify.NewSMTPMailer(o.SMTPURL)
 		if err != nil {
@@ -69,7 +73,7 @@ func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
 		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 		done <- struct{}{}
 	}()
-	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier})
+	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier, Metrics: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

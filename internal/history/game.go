@@ -16,15 +16,11 @@ package history
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,49 +31,6 @@ import (
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
 )
-
-// Server event types as play writes them (play.EvGameCreated, ...).
-const (
-	evGameCreated  = play.EvGameCreated
-	evSeatJoined   = play.EvSeatJoined
-	evSeedRevealed = play.EvSeedRevealed
-)
-
-// gameCreated is the payload of game.created as play.Service writes it
-// (play's own type is unexported; the tests check that both agree byte for
-// byte on games played through play.Service).
-type gameCreated struct {
-	Config         engine.Config     `json:"config"`
-	Seats          []play.Seat       `json:"seats"`
-	TimeControl    *play.TimeControl `json:"time_control,omitempty"`
-	SeedCommitment string            `json:"seed_commitment"`
-	Seed           string            `json:"seed,omitempty"`
-	CreatedBy      string            `json:"created_by"`
-	Rated          *bool             `json:"rated,omitempty"`
-	Visibility     string            `json:"visibility,omitempty"`
-	Takebacks      *bool             `json:"takebacks,omitempty"`
-}
-
-// settings are the settings play gives a game created without any: a
-// game with a public seed is unrated and private and allows take-backs,
-// any other rated and public without take-backs.
-func settings(publicSeed bool) play.Settings {
-	if publicSeed {
-		return play.Settings{Rated: false, Visibility: play.VisibilityPrivate, Takebacks: true}
-	}
-	return play.Settings{Rated: true, Visibility: play.VisibilityPublic, Takebacks: false}
-}
-
-// seatJoined is the payload of game.joined.
-type seatJoined struct {
-	Seat     int    `json:"seat"`
-	PlayerID string `json:"player_id"`
-}
-
-// seedRevealed is the payload of game.seed_revealed.
-type seedRevealed struct {
-	Seed string `json:"seed"`
-}
 
 // Spec is one game to play.
 type Spec struct {
@@ -216,21 +169,19 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Config.Ruleset, err)
 	}
-	start, err := encodeEngine(startEvents)
+	start, err := play.EngineEvents(startEvents)
 	if err != nil {
 		return nil, err
 	}
-	set := settings(spec.PublicSeed)
-	created := gameCreated{Config: spec.Config, Seats: seats, SeedCommitment: spec.Seed.Commitment(), CreatedBy: spec.Creator,
-		Rated: &set.Rated, Visibility: set.Visibility, Takebacks: &set.Takebacks}
-	if spec.PublicSeed {
-		created.Seed = spec.Seed.String()
-	}
+	// A game created with a seat free, or every seat taken, with the
+	// settings of a request that chose none.
+	created := play.GameCreation{Config: spec.Config, Seats: seats, Seed: spec.Seed, PublicSeed: spec.PublicSeed,
+		Settings: play.DefaultSettings(spec.PublicSeed), CreatedBy: spec.Creator}
 	if spec.JoinSeat >= 0 {
 		created.Seats = slices.Clone(seats)
 		created.Seats[spec.JoinSeat].PlayerID = ""
 	}
-	first, err := serverEvent(evGameCreated, created)
+	first, err := play.CreatedEvent(created)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +198,7 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		g.Appends = append(g.Appends, Append{At: at, Meta: creatorMeta, Events: append([]events.NewEvent{first}, start...)})
 	} else {
 		g.Appends = append(g.Appends, Append{At: at, Meta: creatorMeta, Events: []events.NewEvent{first}})
-		joined, err := serverEvent(evSeatJoined, seatJoined{Seat: spec.JoinSeat, PlayerID: seats[spec.JoinSeat].PlayerID})
+		joined, err := play.JoinedEvent(spec.JoinSeat, seats[spec.JoinSeat].PlayerID)
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +247,7 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		if err != nil {
 			return nil, fmt.Errorf("game %s: seat %d plays %s: %w", g.ID, seat, canonical, err)
 		}
-		if a.Events, err = encodeEngine(decided); err != nil {
+		if a.Events, err = play.EngineEvents(decided); err != nil {
 			return nil, err
 		}
 		if err := fold.events(decided, version); err != nil {
@@ -304,7 +255,7 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		}
 		state = fold.state
 		if state.Over() && !spec.PublicSeed {
-			reveal, err := serverEvent(evSeedRevealed, seedRevealed{Seed: spec.Seed.String()})
+			reveal, err := play.SeedRevealedEvent(spec.Seed)
 			if err != nil {
 				return nil, err
 			}
@@ -315,11 +266,8 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 		if kind == "" && rng.Float64() < spec.Keyed {
 			key := uuid.NewString()
 			a.Meta.CommandID = key
-			a.Key = &IdempotencyKey{
-				Scope:       "move:" + g.ID + ":player:" + seats[seat].PlayerID,
-				Key:         key,
-				RequestHash: requestHash(strconv.Itoa(seat), string(canonical)),
-			}
+			scope, hash := play.MoveKey(g.ID, a.Meta.Actor, seat, canonical)
+			a.Key = &IdempotencyKey{Scope: scope, Key: key, RequestHash: hash}
 		}
 		a.Meta.Command, a.Meta.Notation = canonical, move.Notation
 		a.At, a.toAct, a.active = at, state.ToAct(), !state.Over()
@@ -333,8 +281,8 @@ func PlayGame(reg engine.Registry, spec Spec) (*Game, error) {
 }
 
 // snapshotEvery is how many events azuld lets pass between snapshots
-// (play.Config.SnapshotEvery's default, which azuld serve keeps).
-const snapshotEvery = 64
+// (azuld serve keeps play's default).
+const snapshotEvery = play.DefaultSnapshotEvery
 
 // tracker follows a game's engine state as play folds it: the version of
 // the last random reveal, whether engine events followed it, and the last
@@ -392,50 +340,17 @@ func (f *tracker) snapshot(version int64) (*Snapshot, error) {
 	return &Snapshot{Version: version, State: state, RevealVersion: f.revealVersion, Status: status, Seed: f.seed}, nil
 }
 
-// snapshotEnvelope is the stored form of a snapshot (play's snapshot).
-type snapshotEnvelope struct {
-	Game          *play.Game      `json:"game"`
-	Config        engine.Config   `json:"config"`
-	State         json.RawMessage `json:"state"`
-	RevealVersion int64           `json:"reveal_version"`
-}
-
 // snapshotData encodes the snapshot taken after the i-th append.
 func (g *Game) snapshotData(i int) ([]byte, error) {
 	s := g.Appends[i].Snapshot
 	// Every seat is taken by then (a snapshot needs a started game).
-	seats := slices.Clone(g.seats)
 	view := &play.Game{
-		ID: g.ID, Status: s.Status, Version: s.Version, Seats: seats,
-		SeedCommitment: g.commitment, Seed: s.Seed, Settings: settings(g.publicSeed), CreatedBy: g.creator,
+		// A generated game has no table talk: its last move is its version.
+		ID: g.ID, Config: g.config, Status: s.Status, Version: s.Version, StateVersion: s.Version, Seats: slices.Clone(g.seats),
+		SeedCommitment: g.commitment, Seed: s.Seed, Settings: play.DefaultSettings(g.publicSeed), CreatedBy: g.creator,
 		CreatedAt: g.Appends[0].At, UpdatedAt: g.Appends[i].At,
 	}
-	data, err := json.Marshal(snapshotEnvelope{Game: view, Config: g.config, State: s.State, RevealVersion: s.RevealVersion})
-	if err != nil {
-		return nil, fmt.Errorf("snapshot of game %s: %w", g.ID, err)
-	}
-	return data, nil
-}
-
-// aggregateFormat is play's snapshot envelope format (play.aggregateFormat):
-// a snapshot whose format differs from the server's is ignored, so the
-// tests check that this one is the server's.
-const aggregateFormat = 3
-
-// SnapshotFormat is the format number azuld gives its snapshots with
-// these rules (play's snapshotFormat).
-func SnapshotFormat(reg engine.Registry) int {
-	ids := make([]string, 0, len(reg))
-	for id := range reg {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	h := fnv.New32a()
-	fmt.Fprintf(h, "aggregate:%d", aggregateFormat)
-	for _, id := range ids {
-		fmt.Fprintf(h, ";%s:%d", id, reg[id].StateFormat())
-	}
-	return int(h.Sum32() & 0x7fffffff)
+	return play.SnapshotData(view, s.State, s.RevealVersion)
 }
 
 // mover is the seat that moves next and its bot kind ("" for a player):
@@ -506,36 +421,4 @@ func channel(rng *rand.Rand) string {
 		return "web"
 	}
 	return "cli"
-}
-
-// serverEvent encodes a server event as play does.
-func serverEvent(eventType string, payload any) (events.NewEvent, error) {
-	data, err := json.Marshal(payload)
-	if err != nil {
-		return events.NewEvent{}, fmt.Errorf("encode %s: %w", eventType, err)
-	}
-	return events.NewEvent{Type: eventType, Schema: 1, Data: data}, nil
-}
-
-// encodeEngine encodes engine events as play does.
-func encodeEngine(evs []engine.Event) ([]events.NewEvent, error) {
-	out := make([]events.NewEvent, 0, len(evs))
-	for _, e := range evs {
-		data, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
-		}
-		out = append(out, events.NewEvent{Type: e.EventType(), Schema: e.SchemaVersion(), Data: data})
-	}
-	return out, nil
-}
-
-// requestHash fingerprints a command as play does for its idempotency
-// key.
-func requestHash(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		fmt.Fprintf(h, "%d:%s;", len(p), p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -155,7 +155,7 @@ func Generate(ctx context.Context, pool *pgxpool.Pool, opts Options) (Stats, err
 	stats := Stats{Players: len(players)}
 	reg := rulesets.All()
 	folds := play.New(play.Config{Rules: reg})
-	format := SnapshotFormat(reg)
+	format := play.SnapshotFormat(reg)
 	total := opts.Finished + opts.Running
 	// Games are played one batch ahead of the writing, so that the
 	// engine's work and the database's overlap.

@@ -172,6 +172,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Rate > 0 {
 		run.pace = &pacer{every: time.Duration(float64(time.Second) / cfg.Rate)}
 	}
+	// The follower's lag comes from azuld's own histogram, read before and
+	// after the run (a server without it just has no figure).
+	lagBefore, lagKnown, _ := scrapeHistogram(ctx, cfg.HTTP, cfg.URL, followerLagMetric)
 	begun := time.Now()
 	done := make(chan struct{})
 	var reporter sync.WaitGroup
@@ -204,6 +207,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		run.mail.close()
 	}
 	sum := rec.summary(cfg, elapsed)
+	if lagKnown {
+		// The run's context has ended: read with the caller's.
+		if after, ok, err := scrapeHistogram(context.WithoutCancel(ctx), cfg.HTTP, cfg.URL, followerLagMetric); err == nil && ok {
+			sum.Follower = followerLag(lagBefore, after)
+		}
+	}
 	if sum.Moves == 0 {
 		if err := errors.Join(fatal...); err != nil {
 			return sum, err

@@ -161,6 +161,9 @@ type Summary struct {
 	// Feel is what the players felt of the moves besides their answers:
 	// the turn mail, the bot's answer, the web page (nil: not measured).
 	Feel *Feel `json:"feel,omitempty"`
+	// Follower is the lag of azuld's log follower over the run, from its
+	// /metrics (nil: not exported).
+	Follower *FollowerLag `json:"follower_lag,omitempty"`
 }
 
 // summary is the run's summary so far.
@@ -239,6 +242,9 @@ func (s Summary) Text() string {
 		fmt.Fprintf(&b, "  %s: %d", k, s.Errors[k])
 	}
 	fmt.Fprintf(&b, "\nretries      %d  conflicts %d\n", s.Retries, s.Conflicts)
+	if f := s.Follower; f != nil {
+		fmt.Fprintf(&b, "follower lag p50 %.1f ms  p99 %.1f ms  (%d appends, azuld's histogram)\n", f.P50, f.P99, f.Samples)
+	}
 	if s.Feel != nil {
 		feel := func(name string, f *FeelLatency) {
 			if f == nil {

@@ -61,11 +61,13 @@ func newRunner(osUser string) (runner, error) {
 // command prepares a program run that ends with ctx. The program is
 // interrupted rather than killed, so that an initdb cut short removes what
 // it wrote (a half-made data dir would pass for a cluster at the next
-// start); it is killed if it has not exited 10 seconds later.
+// start); it is killed if it has not exited a minute later. (Ten seconds
+// were too few on a machine busy writing to its disk: initdb was killed
+// while it removed its files.)
 func (r runner) command(ctx context.Context, path string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
+	cmd.WaitDelay = time.Minute
 	r.prepare(cmd)
 	return cmd
 }

@@ -141,10 +141,15 @@ func TimedOut(s Sender, r Recipient, g GameInfo, notation string, now time.Time)
 // language, names the broken rule) and, when r may move, lists the legal
 // moves at g.Version.
 func Refused(s Sender, r Recipient, g GameInfo, reason string, moves []engine.Move, now time.Time) Mail {
+	return refused(s, r, g, reason, moves, now)
+}
+
+// refused is Refused with more to say after the reason (extra).
+func refused(s Sender, r Recipient, g GameInfo, reason string, moves []engine.Move, now time.Time, extra ...string) Mail {
 	l := s.localizer(r)
-	d := doc{intro: []string{
+	d := doc{intro: append([]string{
 		l.T("mail.refused.line", "Game", gameName(l, g), "Reason", sentence(oneLine(reason, 400))),
-	}, board: true}
+	}, extra...), board: true}
 	switch {
 	case len(moves) > 0:
 		d.intro = append(d.intro, l.T("mail.refused.again"))

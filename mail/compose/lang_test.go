@@ -85,7 +85,25 @@ func kindsIn(t testing.TB, lang string) map[string]Mail {
 	stopped.Stopped = true
 	notYours := r
 	notYours.Seat = 1
+	// Table talk: Bob's messages, one of two lines, and one of a player
+	// whose account is gone.
+	tg := g
+	tg.Version = 23
+	tg.Talk = []TalkItem{
+		{Author: "Bob", At: now.Add(-50 * time.Minute), Text: "Good luck!"},
+		{Author: "Bob", At: now.Add(-3 * time.Minute), Text: "That red line was mine.\nWell played."},
+	}
+	tgMany := tg
+	tgMany.Talk = append(append([]TalkItem(nil), tg.Talk...), TalkItem{Author: "", At: now.Add(-time.Minute), Text: "Hello"})
+	tgMany.TalkEarlier = 4
 	return map[string]Mail{
+		"talk":             Talk(sender, r, tg, now),
+		"talk-many":        Talk(sender, notYours, tgMany, now),
+		"turn-talk":        Turn(sender, r, tg, moves, nil, now),
+		"talk-posted":      TalkPosted(sender, r, g, moves, now),
+		"refused-talked":   RefusedTalked(sender, r, g, l.T("mail.refusal.no_such_number", "Number", "120", "Max", "97"), moves, true, now),
+		"refused-limited":  RefusedTalked(sender, r, g, l.T("mail.refusal.no_such_number", "Number", "120", "Max", "97"), moves, false, now),
+		"refused-talk":     Refused(sender, r, g, l.T("talkmail.refusal.limited"), moves, now),
 		"turn":             Turn(sender, r, g, moves, &deadline, now),
 		"turn-new":         Turn(sender, Recipient{Name: "Ann", Address: "ann@example.net", SeatToken: token, Inviter: "Bob", Lang: lang, Zone: zone}, g2, moves, nil, now),
 		"turn-pavilion":    Turn(sender, pr, pg, pav.LegalMoves(pseat), &deadline, now),
@@ -143,6 +161,7 @@ func TestGoldenLanguages(t *testing.T) {
 			check(kind+"."+lang+".txt", "Subject: "+m.Subject+"\n\n"+m.Text)
 		}
 		check("turn."+lang+".html", mails["turn"].HTML)
+		check("talk-many."+lang+".html", mails["talk-many"].HTML)
 	}
 }
 
@@ -187,7 +206,9 @@ var htmlTags = regexp.MustCompile(`<[^>]*>|&[a-z#0-9]+;`)
 // message id may be missing.
 func TestPseudoLocaleEveryMail(t *testing.T) {
 	allowed := []string{"Ann", "Bob", "ann@example.net", gameID, token, "https://azul.example.org/games/", "https://azul.example.org/v1/mail/stop?token=",
-		"https://azul.example.org/signin/link/abcdefghijklmnopqrstuvwxyz234567", "01935f3c"}
+		"https://azul.example.org/signin/link/abcdefghijklmnopqrstuvwxyz234567", "01935f3c",
+		// The players' own words at the table.
+		"Good luck!", "That red line was mine.", "Well played.", "Hello"}
 	for kind, m := range kindsIn(t, i18n.Pseudo) {
 		for part, text := range map[string]string{"subject": m.Subject, "text": m.Text, "html": htmlTags.ReplaceAllString(m.HTML, " ")} {
 			if found := i18n.Bypassed(text, allowed...); len(found) > 0 {

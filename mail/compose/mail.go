@@ -121,6 +121,12 @@ type GameInfo struct {
 	// News is what happened since the reader's last move; the turn,
 	// reminder and game-over mails tell it first.
 	News []NewsItem
+	// Talk are the other players' messages at the table since the
+	// reader's last mail, oldest first: the turn, reminder and game-over
+	// mails show them after the news, a talk mail is made of them.
+	// TalkEarlier counts older ones left out (they are on the game's page).
+	Talk        []TalkItem
+	TalkEarlier int
 }
 
 // Mail is one rendered message. Bytes writes it out.

@@ -40,6 +40,11 @@ type doc struct {
 	subject string
 	// drawn caches the drawn table: both parts show it.
 	drawn []block
+	// talkAfterIntro shows the table talk (game.Talk) right after the
+	// intro, without a heading (the mail is about it); otherwise it
+	// follows the news under its heading. outro are paragraphs after it.
+	talkAfterIntro bool
+	outro          []string
 }
 
 // table is the table the mail shows in the text part: drawn from the
@@ -139,7 +144,17 @@ func (d *doc) text() string {
 	var b strings.Builder
 	b.WriteString(d.greeting + "\n\n")
 	b.WriteString(newsText(newsBlocks(l, d.game, d.seat, d.news)))
+	talk := talkBlocks(l, d.game.Talk)
+	if !d.talkAfterIntro {
+		b.WriteString(talkText(l, l.T("talkmail.mail.heading"), talk, d.game.TalkEarlier))
+	}
 	for _, p := range d.intro {
+		b.WriteString(wrap(p, textWidth) + "\n\n")
+	}
+	if d.talkAfterIntro {
+		b.WriteString(talkText(l, "", talk, d.game.TalkEarlier))
+	}
+	for _, p := range d.outro {
 		b.WriteString(wrap(p, textWidth) + "\n\n")
 	}
 	if board := d.table(); board != "" {
@@ -259,6 +274,9 @@ func (d *doc) html() string {
 		"Greeting":  d.greeting,
 		"News":      newsBlocks(l, d.game, d.seat, d.news),
 		"Intro":     d.intro,
+		"Outro":     d.outro,
+		"Talk":      d.talkData(),
+		"TalkFirst": !d.talkAfterIntro,
 		"Final":     d.final,
 		"FinalHead": l.T("mail.final.heading_html"),
 		"GameURL":   d.gameURL,
@@ -331,7 +349,16 @@ var page = template.Must(template.New("mail").Parse(`<!DOCTYPE html>
 {{end}}{{with .Seats}}<table cellpadding="4" style="border-collapse:collapse;margin-bottom:12px">
 {{range .}}<tr style="vertical-align:top;border-top:1px solid #dddddd"><td><b>{{.Name}}</b></td><td style="white-space:nowrap">{{.Total}}</td><td style="font-size:13px">{{range $i, $it := .Items}}{{if $i}}<br>{{end}}{{$it}}{{end}}</td></tr>
 {{end}}</table>
-{{end}}{{end}}{{range .Intro}}<p>{{.}}</p>
+{{end}}{{end}}{{if .TalkFirst}}{{with .Talk}}{{with .Heading}}<p style="margin-bottom:4px">{{.}}</p>
+{{end}}{{with .Earlier}}<p style="margin:0 0 8px 12px;font-size:13px;color:#666666">{{.}}</p>
+{{end}}{{range .Blocks}}<div style="margin:0 0 10px 12px;padding-left:8px;border-left:3px solid #dddddd"><div style="font-size:13px;color:#666666">{{.Head}}</div>
+<div>{{range $i, $l := .Lines}}{{if $i}}<br>{{end}}{{$l}}{{end}}</div></div>
+{{end}}{{end}}{{end}}{{range .Intro}}<p>{{.}}</p>
+{{end}}{{if not .TalkFirst}}{{with .Talk}}{{with .Heading}}<p style="margin-bottom:4px">{{.}}</p>
+{{end}}{{with .Earlier}}<p style="margin:0 0 8px 12px;font-size:13px;color:#666666">{{.}}</p>
+{{end}}{{range .Blocks}}<div style="margin:0 0 10px 12px;padding-left:8px;border-left:3px solid #dddddd"><div style="font-size:13px;color:#666666">{{.Head}}</div>
+<div>{{range $i, $l := .Lines}}{{if $i}}<br>{{end}}{{$l}}{{end}}</div></div>
+{{end}}{{end}}{{end}}{{range .Outro}}<p>{{.}}</p>
 {{end}}{{with .Board}}<div style="margin:12px 0;overflow-x:auto">
 {{.}}</div>
 {{end}}{{with .Scores}}<p>{{.}}</p>

@@ -38,7 +38,13 @@ type env struct {
 	// browser is the first tab; it keeps the browser alive.
 	browser context.Context
 	shots   string
+	// mails keeps what the job workers mail (an env with workers);
+	// POST /v1/inbound/email takes replies with inboundSecret.
+	mails *mailbox
 }
+
+// inboundSecret authenticates the tests' POST /v1/inbound/email.
+const inboundSecret = "browser-inbound-secret"
 
 type testWriter struct{ t testing.TB }
 
@@ -80,7 +86,7 @@ func newEnvWith(t testing.TB, workers bool) *env {
 // embedded one), such as the pseudo-locale's.
 func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	t.Helper()
-	e := &env{t: t}
+	e := &env{t: t, mails: &mailbox{}}
 	dbURL := pg.NewDatabase(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := pgxpool.New(ctx, dbURL)
@@ -91,7 +97,7 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	var notifier *notify.Notifier
 	if workers {
 		notifier, err = notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
-			Logger: log, Workers: 1, FetchPollInterval: 50 * time.Millisecond})
+			Logger: log, Workers: 1, FetchPollInterval: 50 * time.Millisecond, Mailer: e.mails})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +126,7 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	}()
 	srv, err := api.New(api.Config{
 		Service: e.svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier,
-		Metrics: prometheus.NewRegistry(), Heartbeat: 5 * time.Second, Catalogue: cat,
+		Metrics: prometheus.NewRegistry(), Heartbeat: 5 * time.Second, Catalogue: cat, InboundSecret: inboundSecret,
 	})
 	if err != nil {
 		t.Fatal(err)

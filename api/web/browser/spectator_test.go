@@ -68,7 +68,7 @@ func TestSpectatorWatchesLive(t *testing.T) {
 	before := e.game(id).Version
 	v.waitJS(fmt.Sprintf(`document.getElementById('app').dataset.version == '%d' && document.getElementById('app').dataset.live == 'on'`, before), "the live table")
 	noControls(t, v, "before the move")
-	if text := eval[string](v, `document.getElementById('settings')?.textContent || ''`); text != "rated · public · no take-backs" {
+	if text := eval[string](v, `document.getElementById('settings')?.textContent || ''`); text != "rated · public · no take-backs · table talk for the players" {
 		t.Errorf("the settings line says %q", text)
 	}
 	v.shot("spectator")

@@ -8,6 +8,7 @@ import { drawOffer, drawBoard, tileRow, isPavilion } from './draw.js';
 import { markChanges, describeFinal, rulesetName, actorText, markWild } from './common.js';
 import { t, num, time, colour } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
+import { readMessages, replayTalk } from './talk.js';
 
 export async function startReplay(root) {
   const r = { root, id: root.dataset.game, states: new Map(), branch: null, seq: 0, takebacks: takebackTracker() };
@@ -20,6 +21,7 @@ export async function startReplay(root) {
       el('div', { id: 'stage' }, el('section', { id: 'offer', 'aria-label': t('web.js.offer') }), el('section', { id: 'boards', 'aria-label': t('web.js.boards') })),
       el('aside', { id: 'side' },
         el('section', { id: 'step', 'aria-live': 'polite', 'aria-label': t('web.js.rp.this_step') }),
+        el('section', { id: 'talk', class: 'talk', 'aria-label': t('talk.web.heading') }),
         el('section', { id: 'analysis', 'aria-label': t('web.js.an.label') }),
         el('section', { id: 'chapters', 'aria-label': t('web.js.rp.chapters') }),
         el('section', { id: 'tb' }),
@@ -43,12 +45,15 @@ export async function startReplay(root) {
 // loadMeta reads the game, its log and its rounds, and splits the log
 // into the main line and the undone branches.
 async function loadMeta(r) {
-  const [game, events, rounds] = await Promise.all([
+  const [game, events, rounds, talk] = await Promise.all([
     api('GET', gamePath(r.id)), allEvents(r.id),
     // Chapters are a help: a game without rounds yet still replays.
     api('GET', gamePath(r.id, '/rounds')).catch(() => ({ rounds: [] })),
+    // The table talk, for those who may read it (else an empty list).
+    readMessages(r.id),
   ]);
   r.game = game;
+  r.talk = talk.messages || [];
   r.takebacks.seen(game).then((o) => o && say(r, o.text, o.kind), () => {});
   r.events = new Map(events.map((e) => [e.version, e]));
   r.main = events.filter((e) => !e.undone).map((e) => e.version);
@@ -175,6 +180,7 @@ async function show(r, v) {
   if (seq !== r.seq) return;
   draw(r, st);
   stepPanel(r, v, diff);
+  replayTalk(r.root.querySelector('#talk'), r.talk || [], v);
   analyse(r, v);
   if (diff) markChanges(r.root.querySelector('#stage'), diff.changes, true);
   r.root.dataset.branch = r.branch ? r.branch.index : '';

@@ -7,6 +7,7 @@ import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
 import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
 import { rematchPanel } from './rematch.js';
+import { enhanceTalk } from './talk.js';
 
 export async function startTable(root) {
   const id = root.dataset.game;
@@ -16,6 +17,8 @@ export async function startTable(root) {
   root.classList.add('table-view');
   // The server's join form (a free seat) is kept: it works without script.
   t.join = root.querySelector('form.join');
+  // So is its table-talk panel, which the script then takes over.
+  t.talkSection = root.querySelector('section#talk');
   root.replaceChildren(
     el('header', { class: 'game-head' }, el('h1', { id: 'title' }, tr('web.js.game')), el('p', { id: 'status', 'aria-live': 'polite' })),
     el('p', { id: 'notice', class: 'notice', role: 'status', 'aria-live': 'polite', hidden: true }),
@@ -24,6 +27,7 @@ export async function startTable(root) {
     el('section', { id: 'boards', 'aria-label': tr('web.js.boards') }),
     el('section', { id: 'extra' }),
   );
+  t.talk = enhanceTalk(t.talkSection, id, root.dataset.player || '', (m, k) => notice(t, m, k), root.dataset.version);
   root.addEventListener('keydown', (e) => onKey(t, e));
   root.addEventListener('click', (e) => {
     const target = e.target.closest ? e.target.closest('.pick') : null;
@@ -45,6 +49,8 @@ async function reload(t) {
   t.sel = null;
   t.chooser = null;
   render(t);
+  // A new version may be a message: the panel reads them again.
+  if (t.talk && before > 0 && g.version > before) t.talk.refresh().catch(() => {});
   // A take-back request that was pending is answered: the notice that
   // it was asked for gives way to its outcome.
   t.takebacks.seen(g).then((o) => o && notice(t, o.text, o.kind), () => {});
@@ -52,8 +58,10 @@ async function reload(t) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
       markChanges(t.root, d.changes);
-      if (d.events.length && prose(d)) {
-        const last = d.events[d.events.length - 1];
+      // The last move, not table talk (the panel shows that).
+      const moves = d.events.filter((e) => e.type !== 'game.message');
+      if (moves.length && prose(d)) {
+        const last = moves[moves.length - 1];
         setStatusExtra(t, last.description);
       }
     } catch { /* the marks are a courtesy: the board is already current */ }
@@ -167,6 +175,7 @@ function render(t) {
   const rematch = rematchPanel(g, root.dataset.player || '', () => reload(t), (m, k) => notice(t, m, k));
   if (rematch) extra.append(rematch);
   if (g.status === 'open' && t.join) extra.append(t.join);
+  if (t.talkSection) extra.append(t.talkSection);
   if (g.deadline && g.status === 'active') {
     extra.append(el('p', { class: 'deadline' }, `${who ? tr('web.js.deadline', { Who: who }) : tr('web.js.deadline_seat')} `,
       el('time', { datetime: g.deadline }, time(g.deadline))));
@@ -188,7 +197,8 @@ function render(t) {
 function settingsText(g) {
   return [g.rated === false ? tr('web.js.settings.unrated') : tr('web.js.settings.rated'),
     g.visibility === 'private' ? tr('web.js.settings.private') : tr('web.js.settings.public'),
-    g.takebacks === false ? tr('web.js.settings.no_takebacks') : tr('web.js.settings.takebacks')].join(' · ');
+    g.takebacks === false ? tr('web.js.settings.no_takebacks') : tr('web.js.settings.takebacks'),
+    g.chat === 'public' ? tr('web.js.talk.chat_public') : tr('web.js.talk.chat_players')].join(' · ');
 }
 
 // moveList is the plain list of every legal move: the accessible

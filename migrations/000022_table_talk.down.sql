@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS message_reports;
+DROP TABLE IF EXISTS game_mutes;
