@@ -21,10 +21,17 @@ import (
 // parallel.
 func processUntil(t *testing.T, c *events.Consumer, want int, handle events.Handler) {
 	t.Helper()
+	processBatchesUntil(t, c, 100, want, handle)
+}
+
+// processBatchesUntil is processUntil with batches of at most limit
+// events.
+func processBatchesUntil(t *testing.T, c *events.Consumer, limit, want int, handle events.Handler) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	got := 0
 	for got < want {
-		n, err := c.Process(context.Background(), 100, handle)
+		n, err := c.Process(context.Background(), limit, handle)
 		if err != nil {
 			t.Fatal(err)
 		}
