@@ -338,7 +338,14 @@ func newTestNotifier(pool *pgxpool.Pool, relayAddr string, workers int, tune ...
 		Sender: compose.Sender{Domain: domain, From: mail.Address{Name: "azuld", Address: "azuld@" + domain}, BaseURL: "http://azuld.test"},
 		Mailer: mailer, Workers: workers,
 		FetchPollInterval: 10 * time.Millisecond, RetryPolicy: notify.FixedRetry(20 * time.Millisecond),
-		RescueStuckJobsAfter: 2 * time.Second, MailTimeout: time.Second, WebhookTimeout: time.Second,
+		// An attempt that runs out of time after the relay took the
+		// mail but before its answer came is sent again (SMTP delivers
+		// at least once): on a busy machine a second is too short.
+		// A job still marked running this long after it started is
+		// taken for one whose process died and is run again: far longer
+		// than an attempt may take plus the time a busy machine needs to
+		// record that it ended, or a slow delivery would go out twice.
+		RescueStuckJobsAfter: 15 * time.Second, MailTimeout: 5 * time.Second, WebhookTimeout: time.Second,
 		// The bot authors' endpoints of the tests are on loopback.
 		WebhookAllowPrivate: true,
 	}

@@ -77,7 +77,10 @@ func TestCrashDuringDeliveryLosesNothing(t *testing.T) {
 	e.relay.release()
 
 	e.start(e.newNotifier(2))
-	e.waitOpeningMails(g, ana, ben, 30*time.Second)
+	// The held job waits for river's rescuer (see
+	// TestWorkerProcessKilledMidDelivery).
+	e.waitOpeningMails(g, ana, ben, 2*time.Minute)
+	e.relay.onceEach(t)
 }
 
 // TestSMTPRetries: a relay answering 451 gets the mail again later.
