@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,12 +128,16 @@ func (s *stack) strayLogs(ctx context.Context) string {
 		return ""
 	}
 	var b strings.Builder
-	for _, m := range ms {
-		if m.State == "running" || m.State == "streaming" {
+	for _, n := range haNodes {
+		state := "not a member: its Patroni does not renew its key in etcd"
+		if i := slices.IndexFunc(ms, func(m member) bool { return m.Name == n }); i >= 0 {
+			state = ms[i].State
+		}
+		if state == "running" || state == "streaming" {
 			continue
 		}
-		out, _ := docker(ctx, "logs", "--tail", "25", s.container(m.Name))
-		fmt.Fprintf(&b, "\nthe last lines of %s (%s):\n%s", m.Name, m.State, strings.TrimSpace(out))
+		out, _ := docker(ctx, "logs", "--tail", "40", s.container(n))
+		fmt.Fprintf(&b, "\nthe last lines of %s (%s):\n%s", n, state, strings.TrimSpace(out))
 	}
 	return b.String()
 }
