@@ -95,17 +95,7 @@ func TestWithConnectTimeout(t *testing.T) {
 // seed no longer matches its published commitment fails, named.
 func TestVerifyAll(t *testing.T) {
 	t.Parallel()
-	url := pg.NewDatabase(t)
-	env := map[string]string{"AZUL_DATABASE_URL": url, "AZUL_LOG_LEVEL": "warn"}
-	run := func(args ...string) (int, string) {
-		var out, errOut bytes.Buffer
-		a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
-		code := a.run(t.Context(), args)
-		return code, out.String() + errOut.String()
-	}
-	if code, out := run("migrate"); code != 0 {
-		t.Fatalf("migrate: %d %s", code, out)
-	}
+	url, _, run := migratedDatabase(t)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -14,17 +13,7 @@ import (
 // TestReportsCommand: azuld reports lists a reported message with its
 // reason and text, newest first; with none it says so.
 func TestReportsCommand(t *testing.T) {
-	url := pg.NewDatabase(t)
-	env := map[string]string{"AZUL_DATABASE_URL": url, "AZUL_LOG_LEVEL": "warn"}
-	run := func(args ...string) (int, string) {
-		var out, errOut bytes.Buffer
-		a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
-		code := a.run(t.Context(), args)
-		return code, out.String() + errOut.String()
-	}
-	if code, out := run("migrate"); code != 0 {
-		t.Fatalf("migrate: %d %s", code, out)
-	}
+	url, _, run := migratedDatabase(t)
 	if code, out := run("reports"); code != 0 || strings.TrimSpace(out) != "No reports." {
 		t.Fatalf("reports of none: %d %q", code, out)
 	}

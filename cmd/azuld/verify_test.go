@@ -16,17 +16,7 @@ import (
 // TestVerifyCommand checks a stored game by id, its export as a file,
 // and a tampered copy of the export.
 func TestVerifyCommand(t *testing.T) {
-	url := pg.NewDatabase(t)
-	env := map[string]string{"AZUL_DATABASE_URL": url, "AZUL_LOG_LEVEL": "warn"}
-	run := func(args ...string) (int, string) {
-		var out, errOut bytes.Buffer
-		a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
-		code := a.run(t.Context(), args)
-		return code, out.String() + errOut.String()
-	}
-	if code, out := run("migrate"); code != 0 {
-		t.Fatalf("migrate: %d %s", code, out)
-	}
+	url, env, run := migratedDatabase(t)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
@@ -96,4 +86,23 @@ func TestVerifyCommand(t *testing.T) {
 	if code, _ := run("verify", filepath.Join(dir, "missing.jsonl")); code != 1 {
 		t.Fatalf("verify of a missing file: exit %d", code)
 	}
+}
+
+// migratedDatabase is a fresh database migrated by "azuld migrate", and
+// a runner of azuld's commands on it (exit code, stdout and stderr) with
+// the environment env, which the test may change.
+func migratedDatabase(t *testing.T) (url string, env map[string]string, run func(args ...string) (int, string)) {
+	t.Helper()
+	url = pg.NewDatabase(t)
+	env = map[string]string{"AZUL_DATABASE_URL": url, "AZUL_LOG_LEVEL": "warn"}
+	run = func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
+		code := a.run(t.Context(), args)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := run("migrate"); code != 0 {
+		t.Fatalf("migrate: %d %s", code, out)
+	}
+	return url, env, run
 }
