@@ -285,20 +285,25 @@ func (pavilionFamily) eval(s *pavilion.State, seat int) float64 {
 	return pavilionEval(s, seat)
 }
 
+// spPlayoutRandomEvery: a playout plays the better of two random moves
+// one move in this many, the cheap score's best otherwise. With 4 the
+// search won less in three variants of four and about the same in
+// monochrome (docs/BENCHMARKS.md, "The greedier playout policy"); 64 won
+// no more than 16 on a first screen.
+const spPlayoutRandomEvery = 16
+
 // quick is the playout policy: mostly the move a careful player would
 // make by a cheap score (takes by the tiles they bring that have a space
 // to go to, less the token's cost; placements by the plan's gain less the
-// tiles they cost), one move in sixteen the better of two random moves,
-// so that the playouts of one move still differ. With one in four the
-// search won less in three variants of four and the same in monochrome
-// (docs/BENCHMARKS.md, "The greedier playout policy").
+// tiles they cost), one move in spPlayoutRandomEvery the better of two
+// random moves, so that the playouts of one move still differ.
 func (pavilionFamily) quick(s *pavilion.State, seat int, legal []pavilion.Cmd, rng *rand.Rand) pavilion.Cmd {
 	if len(legal) == 1 || (legal[0].Kind != pavilion.CmdTake && legal[0].Kind != pavilion.CmdPlace) {
 		return legal[rng.IntN(len(legal))]
 	}
 	p := s.Seat(seat)
 	b := newSPBoard(&p, s.Monochrome())
-	if rng.IntN(16) == 0 {
+	if rng.IntN(spPlayoutRandomEvery) == 0 {
 		a, c := legal[rng.IntN(len(legal))], legal[rng.IntN(len(legal))]
 		if quickValue(s, &b, c) > quickValue(s, &b, a) {
 			return c
