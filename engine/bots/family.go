@@ -56,8 +56,18 @@ type family[S any, C comparable, E any] interface {
 	// best by the greedy estimate.
 	rootWidth() int
 	// switchMargin is how much better (in mean reward) the search's
-	// choice must be than the greedy estimate's to be played instead.
+	// choice must be than the greedy estimate's for an analysis to prefer
+	// it (see selectChild).
 	switchMargin() float64
+	// overrules reports whether the bot's search plays its most tried
+	// move, with the verdict best, instead of the greedy estimate's
+	// choice, with the verdict est.
+	overrules(best, est verdict) bool
+	// spread is how far the estimated margin between two seats at a
+	// playout's end may still move before the game ends, in points: a
+	// playout's win is then the chance the margin gives, not its sign. 0
+	// where the playout ended the game or the sign is to be counted.
+	spread(s *S) float64
 	// exploration is the UCB1 constant of the search's selection, for
 	// rewards in [0, 1].
 	exploration() float64
@@ -104,6 +114,16 @@ func (azulFamily) playoutMoves(dst []azul.Cmd, s *azul.State, seat int) []azul.C
 func (azulFamily) horizon() int { return 1 }
 
 func (azulFamily) switchMargin() float64 { return 0.03 }
+
+// An Azul search plays its choice when its mean reward is ahead of the
+// estimate's by the switch margin.
+func (f azulFamily) overrules(best, est verdict) bool {
+	return best.reward >= est.reward+f.switchMargin()
+}
+
+// An Azul playout wins by the sign of the estimated margin (its figures
+// were measured so).
+func (azulFamily) spread(*azul.State) float64 { return 0 }
 
 // The Azul search's exploration constant (its figures were measured with
 // it).
@@ -238,6 +258,38 @@ func (pavilionFamily) horizon() int { return 1 }
 // the checklist bot and 23 % as one seat among greedy ones at 3 players;
 // with 0.1, 79.5 % and 37.5 %).
 func (pavilionFamily) switchMargin() float64 { return 0.1 }
+
+// spSwitchPoints is the mean margin, in points against the best other
+// seat, by which the bot's search must rate its choice above the
+// estimate's to play it; spSwitchTolerance is how much mean reward it may
+// give up for them. Judged by mean reward alone (the switch margin), the
+// search kept to the estimate's choice wherever the game looked won or
+// lost, since points change the reward little there; judged by points
+// alone, it took chances that lost as many games as the points won
+// (docs/BENCHMARKS.md, "The search's choice by points").
+const (
+	spSwitchPoints    = 1.0
+	spSwitchTolerance = 0.02
+)
+
+func (pavilionFamily) overrules(best, est verdict) bool {
+	return best.diff >= est.diff+spSwitchPoints && best.reward >= est.reward-spSwitchTolerance
+}
+
+// spSpreadPerRound is how far, in points, the margin between two seats
+// may move in a round still to play; over k rounds it moves √k times as
+// far. At a round's end the estimate judges walls that five, four, …
+// rounds will change: a lead of two points is far from a won game, and
+// counting it as one made the search indifferent to every move that kept
+// a lead or left a deficit (docs/BENCHMARKS.md). 8 judged worse than 4.
+const spSpreadPerRound = 4.0
+
+func (pavilionFamily) spread(s *pavilion.State) float64 {
+	if s.Over() {
+		return 0
+	}
+	return spSpreadPerRound * math.Sqrt(float64(pavilion.Rounds-s.Round()+1))
+}
 
 // The Summer Pavilion search's exploration constant. At 3,500 playouts
 // against greedy, 200 games each on the same seeds, 1.0 won 80.5 % on the

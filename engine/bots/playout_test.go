@@ -160,3 +160,65 @@ func TestSearchRootHoldsTheEstimatesBestMoves(t *testing.T) {
 		}
 	}
 }
+
+// A lead at a round's end is judged by how many rounds are left to change
+// it: the spread narrows from round to round and is nil once the game is
+// over, where a playout's win is the final scores' sign.
+func TestPavilionSpreadNarrowsAsTheRoundsPass(t *testing.T) {
+	root := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{5})
+	f := pavilionFamily{}
+	x := newSearcher(f, &root, 1)
+	last := f.spread(&root)
+	if last <= 0 {
+		t.Fatalf("spread at the first deal %.2f, want more than 0", last)
+	}
+	st := root
+	for !st.Over() {
+		round := st.Round()
+		x.playout(&st)
+		if st.Over() {
+			break
+		}
+		if st.Round() != round+1 {
+			t.Fatalf("a playout from round %d stopped in round %d", round, st.Round())
+		}
+		got := f.spread(&st)
+		if got >= last || got <= 0 {
+			t.Fatalf("spread in round %d: %.2f after %.2f, want less and more than 0", st.Round(), got, last)
+		}
+		last = got
+	}
+	if got := f.spread(&st); got != 0 {
+		t.Fatalf("spread once the game is over: %.2f, want 0", got)
+	}
+	if got := (azulFamily{}).spread(nil); got != 0 {
+		t.Fatalf("Azul spread %.2f, want 0: its playouts win by the sign", got)
+	}
+}
+
+// The Summer Pavilion bot plays its search's move instead of the
+// estimate's only when it is a point better in mean margin without giving
+// up mean reward; Azul's only by its switch margin in mean reward.
+func TestSearchOverrulesTheEstimateOnlyByItsRules(t *testing.T) {
+	est := verdict{visits: 1000, reward: 0.60, diff: 5.0}
+	for _, c := range []struct {
+		name string
+		best verdict
+		want bool
+	}{
+		{"a point better, same reward", verdict{visits: 1200, reward: 0.60, diff: 6.0}, true},
+		{"a point better, a little less reward", verdict{visits: 1200, reward: 0.585, diff: 6.5}, true},
+		{"half a point better", verdict{visits: 1200, reward: 0.65, diff: 5.5}, false},
+		{"points better at a cost in reward", verdict{visits: 1200, reward: 0.55, diff: 9.0}, false},
+	} {
+		if got := (pavilionFamily{}).overrules(c.best, est); got != c.want {
+			t.Errorf("Pavilion, %s: overrules %v, want %v", c.name, got, c.want)
+		}
+	}
+	if (azulFamily{}).overrules(verdict{reward: 0.62, diff: 9}, est) {
+		t.Error("Azul overrules at 0.02 more reward, want only at its switch margin of 0.03")
+	}
+	if !(azulFamily{}).overrules(verdict{reward: 0.64, diff: 4}, est) {
+		t.Error("Azul keeps to the estimate at 0.04 more reward, want its search's move")
+	}
+}

@@ -180,6 +180,10 @@ func (x *searcher[S, C, E, F]) iterate() {
 			value[seat] = f.eval(st, seat)
 		}
 	}
+	spread := 0.0
+	if !over {
+		spread = f.spread(st)
+	}
 	for _, i := range x.path {
 		nd := &x.nodes[i]
 		other := math.Inf(-1)
@@ -196,8 +200,12 @@ func (x *searcher[S, C, E, F]) iterate() {
 		case d == 0:
 			win = 0.5
 		}
+		chance := win
+		if spread > 0 {
+			chance = 0.5 + 0.5*math.Tanh(d/spread)
+		}
 		nd.visits++
-		nd.reward += winWeight*win + (1-winWeight)*(0.5+0.5*math.Tanh(d/marginScale))
+		nd.reward += winWeight*chance + (1-winWeight)*(0.5+0.5*math.Tanh(d/marginScale))
 		nd.diff += d
 		nd.win += win
 	}
@@ -320,7 +328,14 @@ func (x *searcher[S, C, E, F]) playout(st *S) {
 // rootStats are the root's children: move, visits, mean reward and mean
 // final score difference to the best other seat, for the mover.
 type rootStat[C comparable] struct {
-	move   C
+	move C
+	verdict
+}
+
+// verdict is what a search's playouts say of a move: how often they
+// tried it, its mean reward, and its mean final score difference and
+// share of wins, for its mover.
+type verdict struct {
 	visits int
 	reward float64
 	diff   float64
@@ -332,7 +347,7 @@ func (x *searcher[S, C, E, F]) rootStats() []rootStat[C] {
 	out := make([]rootStat[C], 0, root.count)
 	for i := root.first; i < root.first+root.count; i++ {
 		c := &x.nodes[i]
-		st := rootStat[C]{move: c.move, visits: int(c.visits)}
+		st := rootStat[C]{move: c.move, verdict: verdict{visits: int(c.visits)}}
 		if c.visits > 0 {
 			st.reward = c.reward / float64(c.visits)
 			st.diff = c.diff / float64(c.visits)
@@ -360,7 +375,7 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 	// search overrules it only when its playouts say clearly better. An
 	// analysis names the move its playouts rate best, the one its table
 	// shows ahead.
-	if g := stats[0]; !x.rootAll && top.move != g.move && top.reward < g.reward+x.f.switchMargin() {
+	if g := stats[0]; !x.rootAll && top.move != g.move && !x.f.overrules(top.verdict, g.verdict) {
 		return g.move, true
 	}
 	return top.move, true
