@@ -25,7 +25,9 @@
 // tries its own best moves by the estimate against the other seats' greedy
 // replies, steers its playouts with a heuristic policy (the same plan's gains,
 // takes by the tiles that have a space to go to), cuts them at the round's
-// end and takes the estimate as their value.
+// end and takes the estimate as their value (a lead there counting as the
+// chance of winning it gives, with the rounds still to play), and plays its
+// own choice over the estimate's when its playouts rate it a point better.
 //
 // The checklist bot is a yardstick for measuring them (cmd/azul-tournament),
 // not a seat's choice: a one-move lookahead by a player's checklist written
