@@ -266,7 +266,8 @@ func (pavilionFamily) switchMargin() float64 { return 0.1 }
 // search kept to the estimate's choice wherever the game looked won or
 // lost, since points change the reward little there; judged by points
 // alone, it took chances that lost as many games as the points won
-// (docs/BENCHMARKS.md, "The search's choice by points").
+// (docs/BENCHMARKS.md, "A lead's chance, and the search's choice by
+// points").
 const (
 	spSwitchPoints    = 1.0
 	spSwitchTolerance = 0.02

@@ -180,10 +180,7 @@ func (x *searcher[S, C, E, F]) iterate() {
 			value[seat] = f.eval(st, seat)
 		}
 	}
-	spread := 0.0
-	if !over {
-		spread = f.spread(st)
-	}
+	spread := f.spread(st) // 0 once the game is over: a win is a win
 	for _, i := range x.path {
 		nd := &x.nodes[i]
 		other := math.Inf(-1)
