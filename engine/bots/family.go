@@ -26,8 +26,9 @@ type family[S any, C comparable, E any] interface {
 	over(s *S) bool
 	players(s *S) int
 	score(s *S, seat int) int
-	// eval is the greedy estimate of seat's final score from s: points
-	// now, what the round's end will bring, what is still to lose.
+	// eval is the estimate of seat's final score from s where a playout
+	// stopped (with a horizon, the end of its stretch): points now, what
+	// the round's end will bring, what is still to lose.
 	eval(s *S, seat int) float64
 	// judge is eval with what matters only when one seat compares its
 	// own moves (what a take leaves to the next seat): the greedy choice
@@ -334,7 +335,12 @@ func (pavilionFamily) judge(s *pavilion.State, seat int) float64 {
 	return pavilionEval(s, seat) - pavilionDenial(s, seat)
 }
 
+// A Pavilion playout stops at a round's start (see stretch), where the
+// round's tiles are still to come; the game's end scores itself.
 func (pavilionFamily) eval(s *pavilion.State, seat int) float64 {
+	if s.Phase() == pavilion.PhaseAcquire {
+		return pavilionRoundStartEval(s, seat)
+	}
 	return pavilionEval(s, seat)
 }
 

@@ -320,8 +320,30 @@ func spPlan(b *spBoard, hand *pavilion.Tiles, wild pavilion.Colour, mono bool) f
 	}
 }
 
-// pavilionEval estimates seat's final score from s.
+// pavilionEval estimates seat's final score from s, as a seat judges its
+// moves in the course of a round: the tiles in hand become this round's
+// placements, the rounds after it bring the tiles partial bonuses need.
 func pavilionEval(s *pavilion.State, seat int) float64 {
+	return pavilionEstimate(s, seat, pavilion.Rounds-s.Round())
+}
+
+// pavilionRoundStartEval estimates seat's final score at the start of a
+// round, before a tile is taken: where the search's playouts stop (see
+// pavilionFamily.stretch). The round's own tiles are still to come, so
+// partial bonuses may draw on them as on the later rounds'. Judged as in
+// the course of a round, every partial star and numbered bonus would be
+// worthless at the last round's start, though a whole round of tiles can
+// still complete it, and judged a round short before. Counting the round
+// won the search five to seven points more of its games against greedy
+// in three variants of four (docs/BENCHMARKS.md, "The round ahead at a
+// playout's end").
+func pavilionRoundStartEval(s *pavilion.State, seat int) float64 {
+	return pavilionEstimate(s, seat, pavilion.Rounds-s.Round()+1)
+}
+
+// pavilionEstimate estimates seat's final score from s with roundsAhead
+// rounds of tiles still to come after the hand.
+func pavilionEstimate(s *pavilion.State, seat int, roundsAhead int) float64 {
 	p := s.Seat(seat)
 	score := float64(p.Score)
 	if s.Over() {
@@ -357,7 +379,7 @@ func pavilionEval(s *pavilion.State, seat int) float64 {
 		next := s.WildOrder()[round]
 		score += spKeep*float64(p.Kept.Total()) + (spKeepWild-spKeep)*float64(p.Kept[next])
 	}
-	return score + spBonuses(&b, mono, pavilion.Rounds-round)
+	return score + spBonuses(&b, mono, roundsAhead)
 }
 
 // pavilionDenial is what the best take left to the next seat to act

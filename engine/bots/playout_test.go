@@ -1,6 +1,7 @@
 package bots
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -220,5 +221,54 @@ func TestSearchOverrulesTheEstimateOnlyByItsRules(t *testing.T) {
 	}
 	if !(azulFamily{}).overrules(verdict{reward: 0.64, diff: 4}, est) {
 		t.Error("Azul keeps to the estimate at 0.04 more reward, want its search's move")
+	}
+}
+
+// Where the search's playouts stop, at a round's start, the round's own
+// tiles are still to come: the estimate there counts them for the partial
+// bonuses, which in the course of a round only the later rounds can
+// complete. At the last round's start partial bonuses are then still worth
+// something; in the course of the last round, beyond the hand, nothing.
+func TestPavilionRoundStartCountsTheRoundAhead(t *testing.T) {
+	root := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: 2}, engine.Seed{7})
+	f := pavilionFamily{}
+	x := newSearcher(f, &root, 1)
+	st := root
+	for st.Round() < pavilion.Rounds {
+		x.playout(&st)
+		if st.Over() {
+			t.Fatalf("the game ended in round %d", st.Round())
+		}
+	}
+	if st.Phase() != pavilion.PhaseAcquire {
+		t.Fatalf("a playout stopped in phase %v, want the acquisition of the next round", st.Phase())
+	}
+	for seat := range st.Players() {
+		p := st.Seat(seat)
+		mono := st.Monochrome()
+		b, hand := newSPBoard(&p, mono), p.Hand
+		spPlan(&b, &hand, st.Wild(), mono) // the tiles kept from the round before
+		partial := spBonuses(&b, mono, 1) - spBonuses(&b, mono, 0)
+		if partial <= 0 {
+			t.Fatalf("seat %d has no partial bonus at the last round's start: the game does not test the estimate", seat)
+		}
+		during, start := pavilionEval(&st, seat), f.eval(&st, seat)
+		if math.Abs(start-during-partial) > 1e-9 {
+			t.Errorf("seat %d: the round's start estimated %.2f, in the course of the round %.2f: want %.2f more, the partial bonuses a round of tiles can bring", seat, start, during, partial)
+		}
+	}
+	// In the course of a round the search judges as greedy does.
+	mid := root
+	for mid.Phase() == pavilion.PhaseAcquire {
+		seat := mid.Actor()
+		x.legal = f.playoutMoves(x.legal[:0], &mid, seat)
+		if _, err := f.play(&mid, seat, f.quick(&mid, seat, x.legal, x.rng), x.rng, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seat := range mid.Players() {
+		if got, want := f.eval(&mid, seat), pavilionEval(&mid, seat); got != want {
+			t.Errorf("seat %d in phase %v: estimated %.2f, want greedy's %.2f", seat, mid.Phase(), got, want)
+		}
 	}
 }
