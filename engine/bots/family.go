@@ -28,7 +28,8 @@ type family[S any, C comparable, E any] interface {
 	score(s *S, seat int) int
 	// eval is the estimate of seat's final score from s where a playout
 	// stopped (with a horizon, the end of its stretch): points now, what
-	// the round's end will bring, what is still to lose.
+	// the round's end will bring, what is still to lose; where a round
+	// starts, what moving first in it is worth.
 	eval(s *S, seat int) float64
 	// judge is eval with what matters only when one seat compares its
 	// own moves (what a take leaves to the next seat): the greedy choice

@@ -62,6 +62,11 @@ const (
 	// spTileCost is what a placement's tiles cost the plan per tile:
 	// tiles spent on one space are not spent on another.
 	spTileCost = 0.35
+	// spFirstPick is moving first in a round, judged at the round's start:
+	// the first choice of the fresh factories, which the token's cost paid
+	// for in the round before. Without it the search's playouts counted the
+	// cost and not what it buys (docs/BENCHMARKS.md, "The first pick").
+	spFirstPick = 2.0
 )
 
 // spFeatureMasks are the spaces around each window, statue and pillar
@@ -337,8 +342,14 @@ func pavilionEval(s *pavilion.State, seat int) float64 {
 // won the search five to seven points more of its games against greedy
 // in three variants of four (docs/BENCHMARKS.md, "The round ahead at a
 // playout's end").
+//
+// The seat that moves first in the round gets spFirstPick.
 func pavilionRoundStartEval(s *pavilion.State, seat int) float64 {
-	return pavilionEstimate(s, seat, pavilion.Rounds-s.Round()+1)
+	v := pavilionEstimate(s, seat, pavilion.Rounds-s.Round()+1)
+	if s.Actor() == seat {
+		v += spFirstPick
+	}
+	return v
 }
 
 // pavilionEstimate estimates seat's final score from s with roundsAhead

@@ -80,22 +80,35 @@ func pavilionStart(tb testing.TB, cfg engine.Config, seed engine.Seed) pavilion.
 	return s
 }
 
-// The estimate that judges a playout's end treats the seats alike: at a
-// game's first deal every seat has the same board, hand and score, so all
-// are estimated the same, whoever takes first. (What a take leaves to the
-// next seat only orders one seat's own moves: judge, not eval.)
+// The estimate that judges a playout's end treats the seats alike but for
+// the first pick: at a game's first deal every seat has the same board,
+// hand and score, so all are estimated the same but the seat that takes
+// first, which gets what moving first is worth. (What a take leaves to
+// the next seat only orders one seat's own moves: judge, not eval.)
 func TestPavilionEstimateTreatsTheSeatsAlike(t *testing.T) {
+	f := pavilionFamily{}
 	for players := 2; players <= 4; players++ {
 		s := pavilionStart(t, engine.Config{Ruleset: pavilion.RulesetPavilion, Players: players}, engine.Seed{byte(players)})
+		actor := s.Actor()
 		first := pavilionEval(&s, 0)
 		for seat := 1; seat < players; seat++ {
 			if v := pavilionEval(&s, seat); v != first {
 				t.Errorf("%d players: seat %d is estimated %.2f, seat 0 %.2f", players, seat, v, first)
 			}
 		}
+		other := f.eval(&s, (actor+1)%players)
+		for seat := range players {
+			want := other
+			if seat == actor {
+				want += spFirstPick
+			}
+			if v := f.eval(&s, seat); v != want {
+				t.Errorf("%d players: at the round's start seat %d (seat %d moves first) is estimated %.2f, want %.2f", players, seat, actor, v, want)
+			}
+		}
 		// Judging its own takes, the seat to act does weigh what it leaves.
-		if actor := s.Actor(); (pavilionFamily{}).judge(&s, actor) != first {
-			t.Errorf("%d players: the seat to act judges the position %.2f, not %.2f", players, (pavilionFamily{}).judge(&s, actor), first)
+		if got := f.judge(&s, actor); got != first {
+			t.Errorf("%d players: the seat to act judges the position %.2f, not %.2f", players, got, first)
 		}
 	}
 }
@@ -253,8 +266,11 @@ func TestPavilionRoundStartCountsTheRoundAhead(t *testing.T) {
 			t.Fatalf("seat %d has no partial bonus at the last round's start: the game does not test the estimate", seat)
 		}
 		during, start := pavilionEval(&st, seat), f.eval(&st, seat)
+		if seat == st.Actor() {
+			partial += spFirstPick // the first choice of the round's factories
+		}
 		if math.Abs(start-during-partial) > 1e-9 {
-			t.Errorf("seat %d: the round's start estimated %.2f, in the course of the round %.2f: want %.2f more, the partial bonuses a round of tiles can bring", seat, start, during, partial)
+			t.Errorf("seat %d (seat %d moves first): the round's start estimated %.2f, in the course of the round %.2f: want %.2f more, the partial bonuses a round of tiles can bring and the first pick", seat, st.Actor(), start, during, partial)
 		}
 	}
 	// In the course of a round the search judges as greedy does.
