@@ -68,7 +68,11 @@ type node[C comparable] struct {
 	prior  float32
 	reward float64 // sum of the mover's rewards
 	diff   float64 // sum of the mover's final score minus the best other
-	win    float64 // sum of the mover's wins (ties half)
+	// diff2 is the sum of diff's squares: with diff and visits, the
+	// spread of the playouts, which says how far an analysis can trust
+	// the mean.
+	diff2 float64
+	win   float64 // sum of the mover's wins (ties half)
 }
 
 // searcher holds every buffer of a search, so that an iteration allocates
@@ -204,6 +208,7 @@ func (x *searcher[S, C, E, F]) iterate() {
 		nd.visits++
 		nd.reward += winWeight*chance + (1-winWeight)*(0.5+0.5*math.Tanh(d/marginScale))
 		nd.diff += d
+		nd.diff2 += d * d
 		nd.win += win
 	}
 	x.nodes[0].visits++
@@ -330,12 +335,14 @@ type rootStat[C comparable] struct {
 }
 
 // verdict is what a search's playouts say of a move: how often they
-// tried it, its mean reward, and its mean final score difference and
-// share of wins, for its mover.
+// tried it, its mean reward, and its mean final score difference (with
+// the sample standard deviation of the playouts' differences, 0 below two
+// playouts) and share of wins, for its mover.
 type verdict struct {
 	visits int
 	reward float64
 	diff   float64
+	diffSD float64
 	win    float64
 }
 
@@ -349,6 +356,11 @@ func (x *searcher[S, C, E, F]) rootStats() []rootStat[C] {
 			st.reward = c.reward / float64(c.visits)
 			st.diff = c.diff / float64(c.visits)
 			st.win = c.win / float64(c.visits)
+		}
+		if n := float64(c.visits); n > 1 {
+			// Rounding can leave the sum of squared deviations a hair
+			// below zero when every playout ended alike.
+			st.diffSD = math.Sqrt(max(0, (c.diff2-c.diff*c.diff/n)/(n-1)))
 		}
 		out = append(out, st)
 	}
