@@ -367,7 +367,8 @@ func (x *searcher[S, C, E, F]) rootStats() []rootStat[C] {
 	return out
 }
 
-// best is the most visited root move (the best mean reward among equals).
+// best is the bot's move: the most visited root move (the best mean
+// reward among equals), unless it does not overrule the estimate's.
 func (x *searcher[S, C, E, F]) best() (C, bool) {
 	var zero C
 	stats := x.rootStats()
@@ -381,10 +382,9 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 		}
 	}
 	// The root's first child is the greedy estimate's choice: the bot's
-	// search overrules it only when its playouts say clearly better. An
-	// analysis names the move its playouts rate best, the one its table
-	// shows ahead.
-	if g := stats[0]; !x.rootAll && top.move != g.move && !x.f.overrules(top.verdict, g.verdict) {
+	// search overrules it only when its playouts say clearly better. (An
+	// analysis ranks the moves itself, by the same playouts: Analyse.)
+	if g := stats[0]; top.move != g.move && !x.f.overrules(top.verdict, g.verdict) {
 		return g.move, true
 	}
 	return top.move, true
