@@ -357,14 +357,22 @@ func (x *searcher[S, C, E, F]) rootStats() []rootStat[C] {
 			st.diff = c.diff / float64(c.visits)
 			st.win = c.win / float64(c.visits)
 		}
-		if n := float64(c.visits); n > 1 {
-			// Rounding can leave the sum of squared deviations a hair
-			// below zero when every playout ended alike.
-			st.diffSD = math.Sqrt(max(0, (c.diff2-c.diff*c.diff/n)/(n-1)))
-		}
+		st.diffSD = sampleSD(c.diff, c.diff2, int(c.visits))
 		out = append(out, st)
 	}
 	return out
+}
+
+// sampleSD is the sample standard deviation of n values from their sum
+// and the sum of their squares; 0 below two values.
+func sampleSD(sum, sumSq float64, n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	m := float64(n)
+	// Rounding can leave the sum of squared deviations a hair below zero
+	// when every value is the same.
+	return math.Sqrt(max(0, (sumSq-sum*sum/m)/(m-1)))
 }
 
 // best is the bot's move: the most visited root move (the best mean
