@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/engine/bots"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -82,11 +83,15 @@ func TestAnalysisOfFinishedGames(t *testing.T) {
 		_ = worker.Shutdown(ctx)
 	})
 	var got notify.Analysis
+	var raw struct {
+		Moves []map[string]any `json:"moves"`
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		res := ana.call(http.MethodGet, path, nil)
 		if res.Status == http.StatusOK {
 			res.decode(t, &got)
+			res.decode(t, &raw)
 			break
 		}
 		if res.Status != http.StatusAccepted || time.Now().After(deadline) {
@@ -107,5 +112,27 @@ func TestAnalysisOfFinishedGames(t *testing.T) {
 	}
 	if !played || !best {
 		t.Fatalf("played %q or best %q not among the moves", got.Played, got.Best)
+	}
+	// Ranked by what the search trusts: the best first, then by playouts,
+	// no move that was not searched before one that was; each searched
+	// move with the interval of its figure.
+	if got.Moves[0].Notation != got.Best {
+		t.Fatalf("best %q, but %q is first", got.Best, got.Moves[0].Notation)
+	}
+	for i, m := range got.Moves {
+		for _, field := range []string{"rank", "searched", "score_diff_margin", "visits"} {
+			if _, ok := raw.Moves[i][field]; !ok {
+				t.Fatalf("move %d has no %s: %v", i, field, raw.Moves[i])
+			}
+		}
+		if m.Rank != i+1 || m.Searched != (m.Visits >= bots.MinSearchedVisits) || m.ScoreDiffMargin < 0 || !m.Searched && m.ScoreDiffMargin != 0 {
+			t.Fatalf("move %d: %+v", i, m)
+		}
+		if i > 0 && (m.Visits > got.Moves[i-1].Visits || m.Searched && !got.Moves[i-1].Searched) {
+			t.Fatalf("move %d (%+v) after %+v", i, m, got.Moves[i-1])
+		}
+	}
+	if !got.Moves[0].Searched {
+		t.Fatalf("the best move was not searched: %+v", got.Moves[0])
 	}
 }

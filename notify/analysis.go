@@ -52,15 +52,26 @@ type Analysis struct {
 	Note     string         `json:"note"`
 }
 
-// AnalysedMove is one legal move with its evaluation.
+// AnalysedMove is one legal move with its evaluation. The moves of an
+// analysis are in the order of Rank: by the playouts the search gave
+// them, so that the first is Best and a move that was not searched
+// never comes before one that was.
 type AnalysedMove struct {
 	Move     json.RawMessage `json:"move"`
 	Notation string          `json:"notation"`
 	// ScoreDiff is the expected final score of the seat minus the best
-	// other seat's after this move; WinRate its share of won playouts.
-	ScoreDiff float64 `json:"score_diff"`
-	WinRate   float64 `json:"win_rate"`
-	Visits    int     `json:"visits"`
+	// other seat's after this move, give or take ScoreDiffMargin (the
+	// half-width of its 95 % interval; 0 when not Searched); WinRate its
+	// share of won playouts.
+	ScoreDiff       float64 `json:"score_diff"`
+	ScoreDiffMargin float64 `json:"score_diff_margin"`
+	WinRate         float64 `json:"win_rate"`
+	Visits          int     `json:"visits"`
+	Rank            int     `json:"rank"`
+	// Searched: the search tried the move often enough for its figures to
+	// mean something (bots.MinSearchedVisits playouts); the others had
+	// the playout or few every move gets.
+	Searched bool `json:"searched"`
 }
 
 // ErrAnalysisUnavailable: the position cannot be analysed (nobody moves
@@ -152,10 +163,12 @@ func (n *Notifier) analyse(ctx context.Context, gameID string, version int64) (*
 	out := &Analysis{
 		GameID: gameID, Version: version, Seat: seat, Played: recs[0].Meta.Notation,
 		Best: res.Best, Playouts: res.Playouts, Computed: n.now().UTC(),
-		Note: "score_diff: the seat's expected final score minus the best other seat's, estimated by the search's playouts (of the rest of the game in Azul Mini; to the round's end, then valued by the bots' evaluation, in Summer Pavilion)",
+		Note: "score_diff: the seat's expected final score minus the best other seat's, estimated by the search's playouts (of the rest of the game in Azul Mini; to the round's end, then valued by the bots' evaluation, in Summer Pavilion), give or take score_diff_margin (95 % interval); " +
+			"the moves are ranked by the playouts the search gave them, searched ones first",
 	}
 	for _, m := range res.Moves {
-		out.Moves = append(out.Moves, AnalysedMove{Move: m.Move.JSON, Notation: m.Notation, ScoreDiff: m.ScoreDiff, WinRate: m.WinRate, Visits: m.Visits})
+		out.Moves = append(out.Moves, AnalysedMove{Move: m.Move.JSON, Notation: m.Notation, ScoreDiff: m.ScoreDiff, ScoreDiffMargin: m.ScoreDiffMargin,
+			WinRate: m.WinRate, Visits: m.Visits, Rank: m.Rank, Searched: m.Searched})
 	}
 	return out, nil
 }

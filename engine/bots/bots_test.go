@@ -317,3 +317,62 @@ func TestAnalysisNamesTheMoveItRatesBest(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysisRanksByWhatTheSearchTrusts: early in an Azul Mini game most
+// of the many legal moves get the one playout every move gets before the
+// search narrows down, and some of those single playouts end far ahead of
+// what the searched moves average. The ranking still puts the searched
+// moves first, most tried first, names the first one best, and gives
+// every searched move the interval of its mean.
+func TestAnalysisRanksByWhatTheSearchTrusts(t *testing.T) {
+	rules := rulesets.All()["azul-mini"]
+	evs, err := rules.Start(engine.Config{Ruleset: "azul-mini", Players: 2}, engine.Seed{9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.Fold(rules, nil, evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := s.ToAct()[0]
+	a, err := bots.Analyse(s, seat, 3000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := a.Moves[0]
+	luckiest, unsearched := first, 0
+	for _, m := range a.Moves {
+		if !m.Searched {
+			unsearched++
+			if m.ScoreDiff > luckiest.ScoreDiff {
+				luckiest = m
+			}
+		}
+	}
+	// The position is one where the figures alone would mislead.
+	if unsearched < len(a.Moves)/2 || luckiest.Notation == first.Notation {
+		t.Fatalf("%d of %d moves not searched; none of them ahead of %s's %.1f by its figure", unsearched, len(a.Moves), first.Notation, first.ScoreDiff)
+	}
+	t.Logf("%s: %d playouts, %+.1f ± %.1f; %s: %d playout, %+.1f", first.Notation, first.Visits, first.ScoreDiff, first.ScoreDiffMargin, luckiest.Notation, luckiest.Visits, luckiest.ScoreDiff)
+	if !first.Searched || a.Best != first.Notation {
+		t.Fatalf("first %+v, best %q", first, a.Best)
+	}
+	for i, m := range a.Moves {
+		if m.Rank != i+1 {
+			t.Fatalf("move %d (%s) has rank %d", i, m.Notation, m.Rank)
+		}
+		if m.Searched != (m.Visits >= bots.MinSearchedVisits) {
+			t.Fatalf("%s: %d playouts, searched %v", m.Notation, m.Visits, m.Searched)
+		}
+		if m.Searched && !(m.ScoreDiffMargin > 0 && m.ScoreDiffMargin < 20) || !m.Searched && m.ScoreDiffMargin != 0 {
+			t.Fatalf("%s: %d playouts, ± %v", m.Notation, m.Visits, m.ScoreDiffMargin)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := a.Moves[i-1]
+		if m.Visits > prev.Visits || m.Searched && !prev.Searched {
+			t.Fatalf("%s (%d playouts) ranked %d, after %s (%d playouts)", m.Notation, m.Visits, m.Rank, prev.Notation, prev.Visits)
+		}
+	}
+}

@@ -288,3 +288,26 @@ func TestPavilionRoundStartCountsTheRoundAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleSD: the spread an analysis's interval comes from, from the
+// sums a node keeps: the textbook sample of eight, one value alone (no
+// spread to speak of), and equal values whose sums round.
+func TestSampleSD(t *testing.T) {
+	var sum, sumSq float64
+	for _, d := range []float64{2, 4, 4, 4, 5, 5, 7, 9} {
+		sum, sumSq = sum+d, sumSq+d*d
+	}
+	if got, want := sampleSD(sum, sumSq, 8), math.Sqrt(32.0/7); math.Abs(got-want) > 1e-12 {
+		t.Errorf("eight values: %v, want %v", got, want)
+	}
+	if got := sampleSD(7, 49, 1); got != 0 {
+		t.Errorf("one value: %v, want 0", got)
+	}
+	sum, sumSq = 0, 0
+	for range 1000 {
+		sum, sumSq = sum+0.1, sumSq+0.01
+	}
+	if got := sampleSD(sum, sumSq, 1000); math.IsNaN(got) || got > 1e-6 {
+		t.Errorf("equal values: %v, want 0", got)
+	}
+}

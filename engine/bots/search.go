@@ -68,7 +68,11 @@ type node[C comparable] struct {
 	prior  float32
 	reward float64 // sum of the mover's rewards
 	diff   float64 // sum of the mover's final score minus the best other
-	win    float64 // sum of the mover's wins (ties half)
+	// diff2 is the sum of diff's squares: with diff and visits, the
+	// spread of the playouts, which says how far an analysis can trust
+	// the mean.
+	diff2 float64
+	win   float64 // sum of the mover's wins (ties half)
 }
 
 // searcher holds every buffer of a search, so that an iteration allocates
@@ -204,6 +208,7 @@ func (x *searcher[S, C, E, F]) iterate() {
 		nd.visits++
 		nd.reward += winWeight*chance + (1-winWeight)*(0.5+0.5*math.Tanh(d/marginScale))
 		nd.diff += d
+		nd.diff2 += d * d
 		nd.win += win
 	}
 	x.nodes[0].visits++
@@ -330,12 +335,14 @@ type rootStat[C comparable] struct {
 }
 
 // verdict is what a search's playouts say of a move: how often they
-// tried it, its mean reward, and its mean final score difference and
-// share of wins, for its mover.
+// tried it, its mean reward, and its mean final score difference (with
+// the sample standard deviation of the playouts' differences, 0 below two
+// playouts) and share of wins, for its mover.
 type verdict struct {
 	visits int
 	reward float64
 	diff   float64
+	diffSD float64
 	win    float64
 }
 
@@ -350,12 +357,26 @@ func (x *searcher[S, C, E, F]) rootStats() []rootStat[C] {
 			st.diff = c.diff / float64(c.visits)
 			st.win = c.win / float64(c.visits)
 		}
+		st.diffSD = sampleSD(c.diff, c.diff2, int(c.visits))
 		out = append(out, st)
 	}
 	return out
 }
 
-// best is the most visited root move (the best mean reward among equals).
+// sampleSD is the sample standard deviation of n values from their sum
+// and the sum of their squares; 0 below two values.
+func sampleSD(sum, sumSq float64, n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	m := float64(n)
+	// Rounding can leave the sum of squared deviations a hair below zero
+	// when every value is the same.
+	return math.Sqrt(max(0, (sumSq-sum*sum/m)/(m-1)))
+}
+
+// best is the bot's move: the most visited root move (the best mean
+// reward among equals), unless it does not overrule the estimate's.
 func (x *searcher[S, C, E, F]) best() (C, bool) {
 	var zero C
 	stats := x.rootStats()
@@ -369,10 +390,9 @@ func (x *searcher[S, C, E, F]) best() (C, bool) {
 		}
 	}
 	// The root's first child is the greedy estimate's choice: the bot's
-	// search overrules it only when its playouts say clearly better. An
-	// analysis names the move its playouts rate best, the one its table
-	// shows ahead.
-	if g := stats[0]; !x.rootAll && top.move != g.move && !x.f.overrules(top.verdict, g.verdict) {
+	// search overrules it only when its playouts say clearly better. (An
+	// analysis ranks the moves itself, by the same playouts: Analyse.)
+	if g := stats[0]; top.move != g.move && !x.f.overrules(top.verdict, g.verdict) {
 		return g.move, true
 	}
 	return top.move, true

@@ -13161,11 +13161,22 @@ type GameAnalysisResponse struct {
 		ComputedAt *time.Time `json:"computed_at,omitempty"`
 		GameId     *string    `json:"game_id,omitempty"`
 		Moves      *[]struct {
-			Move      *map[string]interface{} `json:"move,omitempty"`
-			Notation  *string                 `json:"notation,omitempty"`
-			ScoreDiff *float32                `json:"score_diff,omitempty"`
-			Visits    *int                    `json:"visits,omitempty"`
-			WinRate   *float32                `json:"win_rate,omitempty"`
+			Move     *map[string]interface{} `json:"move,omitempty"`
+			Notation *string                 `json:"notation,omitempty"`
+
+			// Rank The move's place, 1 for best: by visits (the search gives its playouts to the moves it rates best), among equal visits by the search's mean reward
+			Rank      *int     `json:"rank,omitempty"`
+			ScoreDiff *float32 `json:"score_diff,omitempty"`
+
+			// ScoreDiffMargin Half-width of the 95 % confidence interval of score_diff, from the spread of the move's playouts; 0 when the move was not searched
+			ScoreDiffMargin *float32 `json:"score_diff_margin,omitempty"`
+
+			// Searched The search tried the move often enough (8 playouts) for its figures to mean something; the other moves had only the playout every legal move gets first, and rank after every searched one
+			Searched *bool `json:"searched,omitempty"`
+
+			// Visits The playouts the search gave the move
+			Visits  *int     `json:"visits,omitempty"`
+			WinRate *float32 `json:"win_rate,omitempty"`
 		} `json:"moves,omitempty"`
 		Note     *string `json:"note,omitempty"`
 		Played   *string `json:"played,omitempty"`
@@ -13187,11 +13198,22 @@ func (r GameAnalysisResponse) GetJSON200() *struct {
 	ComputedAt *time.Time `json:"computed_at,omitempty"`
 	GameId     *string    `json:"game_id,omitempty"`
 	Moves      *[]struct {
-		Move      *map[string]interface{} `json:"move,omitempty"`
-		Notation  *string                 `json:"notation,omitempty"`
-		ScoreDiff *float32                `json:"score_diff,omitempty"`
-		Visits    *int                    `json:"visits,omitempty"`
-		WinRate   *float32                `json:"win_rate,omitempty"`
+		Move     *map[string]interface{} `json:"move,omitempty"`
+		Notation *string                 `json:"notation,omitempty"`
+
+		// Rank The move's place, 1 for best: by visits (the search gives its playouts to the moves it rates best), among equal visits by the search's mean reward
+		Rank      *int     `json:"rank,omitempty"`
+		ScoreDiff *float32 `json:"score_diff,omitempty"`
+
+		// ScoreDiffMargin Half-width of the 95 % confidence interval of score_diff, from the spread of the move's playouts; 0 when the move was not searched
+		ScoreDiffMargin *float32 `json:"score_diff_margin,omitempty"`
+
+		// Searched The search tried the move often enough (8 playouts) for its figures to mean something; the other moves had only the playout every legal move gets first, and rank after every searched one
+		Searched *bool `json:"searched,omitempty"`
+
+		// Visits The playouts the search gave the move
+		Visits  *int     `json:"visits,omitempty"`
+		WinRate *float32 `json:"win_rate,omitempty"`
 	} `json:"moves,omitempty"`
 	Note     *string `json:"note,omitempty"`
 	Played   *string `json:"played,omitempty"`
@@ -18975,11 +18997,22 @@ func ParseGameAnalysisResponse(rsp *http.Response) (*GameAnalysisResponse, error
 			ComputedAt *time.Time `json:"computed_at,omitempty"`
 			GameId     *string    `json:"game_id,omitempty"`
 			Moves      *[]struct {
-				Move      *map[string]interface{} `json:"move,omitempty"`
-				Notation  *string                 `json:"notation,omitempty"`
-				ScoreDiff *float32                `json:"score_diff,omitempty"`
-				Visits    *int                    `json:"visits,omitempty"`
-				WinRate   *float32                `json:"win_rate,omitempty"`
+				Move     *map[string]interface{} `json:"move,omitempty"`
+				Notation *string                 `json:"notation,omitempty"`
+
+				// Rank The move's place, 1 for best: by visits (the search gives its playouts to the moves it rates best), among equal visits by the search's mean reward
+				Rank      *int     `json:"rank,omitempty"`
+				ScoreDiff *float32 `json:"score_diff,omitempty"`
+
+				// ScoreDiffMargin Half-width of the 95 % confidence interval of score_diff, from the spread of the move's playouts; 0 when the move was not searched
+				ScoreDiffMargin *float32 `json:"score_diff_margin,omitempty"`
+
+				// Searched The search tried the move often enough (8 playouts) for its figures to mean something; the other moves had only the playout every legal move gets first, and rank after every searched one
+				Searched *bool `json:"searched,omitempty"`
+
+				// Visits The playouts the search gave the move
+				Visits  *int     `json:"visits,omitempty"`
+				WinRate *float32 `json:"win_rate,omitempty"`
 			} `json:"moves,omitempty"`
 			Note     *string `json:"note,omitempty"`
 			Played   *string `json:"played,omitempty"`

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -22,10 +25,94 @@ type analysis struct {
 	Played string `json:"played"`
 	Best   string `json:"best"`
 	Moves  []struct {
-		Notation  string  `json:"notation"`
-		ScoreDiff float64 `json:"score_diff"`
-		WinRate   float64 `json:"win_rate"`
+		Notation        string  `json:"notation"`
+		ScoreDiff       float64 `json:"score_diff"`
+		ScoreDiffMargin float64 `json:"score_diff_margin"`
+		WinRate         float64 `json:"win_rate"`
+		Visits          int     `json:"visits"`
+		Searched        bool    `json:"searched"`
 	} `json:"moves"`
+}
+
+// verdictWords are what the verdict line says in a language: of the best
+// move, of a move not searched, of a loss, a gain and a draw of the
+// points (with the number of points in the language's decimals).
+var verdictWords = map[string]struct {
+	best, unsearched, lost, gained, equal, notSearched, decimal string
+}{
+	"en": {"was the best", "was not searched", "lost %s points against the best", "scored %s points more than the best", "scored as well as the best", "not searched", "."},
+	"nl": {"was de beste", "is niet onderzocht", "verloor %s punten ten opzichte van de beste", "scoorde %s punten meer dan de beste", "scoorde even goed als de beste", "niet onderzocht", ","},
+}
+
+// checkAnalysis compares the panel, with every move listed, with the
+// API's analysis in the page's language: the moves in the API's ranked
+// order, the best first; how sure each figure is (± for a searched move,
+// "not searched" without figures for the others); and the verdict,
+// worded without a double negative, on the same best move as the table.
+func (p *player) checkAnalysis(want analysis, lang string) {
+	t := p.e.t
+	t.Helper()
+	w := verdictWords[lang]
+	order := eval[[]string](p, `[...document.querySelectorAll('#analysis tbody tr[data-notation]')].map(e => e.dataset.notation)`)
+	if len(order) != len(want.Moves) {
+		t.Fatalf("%s: the page lists %d moves, the API %d", lang, len(order), len(want.Moves))
+	}
+	if order[0] != want.Best || want.Moves[0].Notation != want.Best {
+		t.Fatalf("%s: the page ranks %q first, the API %q, whose best is %q", lang, order[0], want.Moves[0].Notation, want.Best)
+	}
+	for i, m := range want.Moves {
+		if order[i] != m.Notation {
+			t.Fatalf("%s: the page's move %d is %q, the API's %q", lang, i+1, order[i], m.Notation)
+		}
+	}
+	cells := eval[[]string](p, `[...document.querySelectorAll('#analysis tbody tr[data-notation]')].map(e => [...e.querySelectorAll('td.num')].map(c => c.textContent).join(' | '))`)
+	visits := eval[[]string](p, `[...document.querySelectorAll('#analysis tbody tr[data-notation]')].map(e => e.querySelector('th .visits').textContent)`)
+	interval := regexp.MustCompile(`^[+−±]\d+` + regexp.QuoteMeta(w.decimal) + `\d± \d+` + regexp.QuoteMeta(w.decimal) + `\d \| `)
+	for i, m := range want.Moves {
+		if digits := strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return r
+			}
+			return -1
+		}, visits[i]); digits != strconv.Itoa(m.Visits) {
+			t.Fatalf("%s: %s, tried %d times, shows %q", lang, m.Notation, m.Visits, visits[i])
+		}
+		switch {
+		case !m.Searched && (!strings.Contains(cells[i], w.notSearched) || strings.Contains(cells[i], "%")):
+			t.Fatalf("%s: %s, tried %d times, shows %q", lang, m.Notation, m.Visits, cells[i])
+		case m.Searched && m.ScoreDiffMargin > 0 && !interval.MatchString(cells[i]):
+			t.Fatalf("%s: %s, %+.1f ± %.1f, shows %q", lang, m.Notation, m.ScoreDiff, m.ScoreDiffMargin, cells[i])
+		}
+	}
+	verdict := eval[string](p, `document.querySelector('#analysis .verdict-line').textContent`)
+	played, best := -1, 0 // the API's best is its first, as checked above
+	for i, m := range want.Moves {
+		if m.Notation == want.Played {
+			played = i
+		}
+	}
+	if played < 0 {
+		t.Fatalf("%s: the move played, %q, is not in the analysis", lang, want.Played)
+	}
+	tenths := math.Round((want.Moves[best].ScoreDiff-want.Moves[played].ScoreDiff)*10) / 10
+	number := strings.Replace(fmt.Sprintf("%.1f", math.Abs(tenths)), ".", w.decimal, 1)
+	var says string
+	switch {
+	case played == best:
+		says = w.best
+	case !want.Moves[played].Searched:
+		says = w.unsearched
+	case tenths > 0:
+		says = fmt.Sprintf(w.lost, number)
+	case tenths < 0:
+		says = fmt.Sprintf(w.gained, number)
+	default:
+		says = w.equal
+	}
+	t.Logf("%s: %q", lang, verdict)
+	if !strings.Contains(verdict, says) || strings.Contains(verdict, "−") {
+		t.Fatalf("%s: the page says %q, want %q", lang, verdict, says)
+	}
 }
 
 // moveAfter is the first version from which a seat moves next (the
@@ -87,7 +174,7 @@ func (p *player) waitLong(expr, what string, d time.Duration) {
 // analyseInReplay has two bots play a game of the rule set, opens its
 // replay at the first position after version from where a seat moves,
 // asks for the analysis by keyboard and checks the panel against the API.
-func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int64) (gameState, int64) {
+func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int64) (gameState, int64, analysis) {
 	t.Helper()
 	done := e.botsGame(ann, ruleset)
 	v := e.moveAfter(done.ID, from)
@@ -116,23 +203,6 @@ func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int
 	if len(played) != 1 || played[0] != want.Played || len(best) != 1 || best[0] != want.Best {
 		t.Fatalf("the page marks played %q and best %q; the API says %q and %q", played, best, want.Played, want.Best)
 	}
-	verdict := eval[string](ann, `document.querySelector('#analysis .verdict-line').textContent`)
-	var pScore, bScore float64
-	for _, m := range want.Moves {
-		if m.Notation == want.Played {
-			pScore = m.ScoreDiff
-		}
-		if m.Notation == want.Best {
-			bScore = m.ScoreDiff
-		}
-	}
-	if want.Played == want.Best {
-		if !strings.Contains(verdict, "was the best") {
-			t.Fatalf("played the best move, the page says %q", verdict)
-		}
-	} else if loss := fmt.Sprintf("lost −%.1f point", math.Abs(bScore-pScore)); !strings.Contains(verdict, loss) {
-		t.Fatalf("the page says %q, want %q", verdict, loss)
-	}
 	// The short list, then every move by the keyboard.
 	rows := eval[int](ann, `document.querySelectorAll('#analysis tbody tr[data-notation]').length`)
 	if rows > 9 || rows < min(len(want.Moves), 8) {
@@ -148,10 +218,11 @@ func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int
 			t.Fatal("the focus left the button that lists every move")
 		}
 	}
+	ann.checkAnalysis(want, "en")
 	ann.viewport(390, 844)
 	ann.shot(ruleset + "-analysis-phone")
 	ann.viewport(1280, 900)
-	return done, v
+	return done, v, want
 }
 
 // TestReplayAnalysis: the replay of a finished game offers the analysis
@@ -163,7 +234,7 @@ func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int
 func TestReplayAnalysis(t *testing.T) {
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
-	done, v := analyseInReplay(t, e, ann, "azul-mini", 8)
+	done, v, want := analyseInReplay(t, e, ann, "azul-mini", 8)
 	analyseInReplay(t, e, ann, "summer-pavilion", 30)
 
 	// Another step has its own offer; back again, the analysis is there.
@@ -180,6 +251,20 @@ func TestReplayAnalysis(t *testing.T) {
 	// A reloaded page shows the analysis the browser holds, unasked.
 	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
 	ann.waitJS(`document.getElementById('analysis').dataset.state == 'done' && document.querySelector('#analysis tr.best')`, "the analysis from the browser's cache")
+
+	// In Dutch, with every move listed: Dutch words and decimals.
+	ann.speak("nl", "Europe/Amsterdam")
+	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, v))
+	ann.waitJS(`document.getElementById('analysis').dataset.state == 'done'`, "the analysis in Dutch")
+	if eval[bool](ann, `!!document.querySelector('#analysis button.more')`) {
+		if err := chromedp.Do(ann.ctx, chromedp.Click(chromedp.CSS("#analysis button.more"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ann.waitJS(fmt.Sprintf(`document.querySelectorAll('#analysis tbody tr[data-notation]').length == %d`, len(want.Moves)), "every move listed in Dutch")
+	ann.checkAnalysis(want, "nl")
+	ann.shot("azul-mini-analysis-nl")
+	ann.speak("en", "UTC")
 
 	// The last version has nothing to analyse.
 	ann.open(fmt.Sprintf("/games/%s/replay?version=%d", done.ID, done.Version))

@@ -98,11 +98,53 @@ export function newAnalysis(id) {
 }
 
 const dec = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const signed = (x) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${dec.format(Math.abs(x))}`;
+// tenths rounds to the one decimal the panel shows, so that neither a
+// sign nor a verdict makes a loss of a difference shown as 0.0.
+const tenths = (x) => Math.round(x * 10) / 10;
+const signed = (x) => { const r = tenths(x); return `${r > 0 ? '+' : r < 0 ? '−' : '±'}${dec.format(Math.abs(r))}`; };
 const pct = (x) => new Intl.NumberFormat(lang, { style: 'percent' }).format(Math.round(x * 100) / 100);
 // points is a number of points with one decimal: always CLDR's "other"
 // form in the four languages (1.0 points, 1,0 punten).
 const points = (x) => t('web.js.an.points', { N: dec.format(Math.abs(x)) });
+
+// searched reports whether the search looked into a move. An analysis
+// made before it said so has no field: then a move with more than the one
+// playout every move gets first counts as searched.
+const searched = (m) => m.searched ?? m.visits > 1;
+
+// ranked is the analysis's moves, best first, in the order the server
+// ranked them: by the playouts the search gave them. An analysis made
+// before the server ranked them is put in that order here, the best one
+// first among moves tried alike.
+function ranked(d) {
+  const moves = [...d.moves];
+  if (moves.every((m) => Number.isInteger(m.rank))) return moves.sort((x, y) => x.rank - y.rank);
+  return moves.sort((x, y) => (y.visits || 0) - (x.visits || 0) || (y.notation === d.best) - (x.notation === d.best));
+}
+
+// verdict is the line that says how the move played compares with the
+// best: both as the ranking has them, so that the two always agree.
+function verdict(d, moves, played, who, v, ruleset) {
+  const best = moves[0];
+  const line = (cls, ...parts) => el('p', { class: `verdict-line${cls ? ` ${cls}` : ''}` }, ...parts);
+  const args = { Who: who, Version: v + 1 };
+  if (!played) return line('', t('web.js.an.not_evaluated', { ...args, Move: say(d.played, ruleset) }));
+  if (played === best) return line('good', t('web.js.an.best', args));
+  const wins = { Played: pct(played.win_rate), Best: pct(best.win_rate) };
+  // A move the search did not look into has a playout or few to its
+  // name: too few to say by how much it was worse.
+  if (!searched(played)) return line('', t('web.js.an.unsearched', { ...args, Count: played.visits || 0 }));
+  const loss = tenths(best.score_diff - played.score_diff);
+  if (loss > 0) {
+    return line(loss >= 2 ? 'bad' : '', `${t('web.js.an.lost', args)} `, el('strong', { class: 'loss' }, points(loss)), ` ${t('web.js.an.against', wins)}`);
+  }
+  if (loss < 0) {
+    // Fewer playouts, a higher mean: the search still trusts the best
+    // more, and the line says so rather than call a gain a loss.
+    return line('', `${t('web.js.an.gained', args)} `, el('strong', {}, points(loss)), ` ${t('web.js.an.gained_against', wins)}`);
+  }
+  return line('', t('web.js.an.equal', { ...args, ...wins }));
+}
 
 // analysisPanel draws the panel for the position at version v into
 // section; ctx has the game (r.game), the events (by version) and
@@ -166,20 +208,11 @@ function result(section, a, d, game, v, redraw) {
     section.append(el('p', { class: 'muted' }, t('web.js.an.nothing')));
     return;
   }
-  const moves = [...d.moves].sort((x, y) => y.score_diff - x.score_diff || y.win_rate - x.win_rate);
-  const best = moves.find((m) => m.notation === d.best) || moves[0];
+  const moves = ranked(d);
+  const best = moves[0];
   const played = moves.find((m) => m.notation === d.played);
-  const who = seatName(game, d.seat);
-  let verdict;
   const ruleset = game.ruleset;
-  if (!played) verdict = el('p', { class: 'verdict-line' }, t('web.js.an.not_evaluated', { Who: who, Version: v + 1, Move: say(d.played, ruleset) }));
-  else if (played === best) verdict = el('p', { class: 'verdict-line good' }, t('web.js.an.best', { Who: who, Version: v + 1 }));
-  else {
-    const loss = best.score_diff - played.score_diff;
-    verdict = el('p', { class: `verdict-line${loss >= 2 ? ' bad' : ''}` }, `${t('web.js.an.lost', { Who: who, Version: v + 1 })} `,
-      el('strong', { class: 'loss' }, `−${points(loss)}`), ` ${t('web.js.an.against', { Played: pct(played.win_rate), Best: pct(best.win_rate) })}`);
-  }
-  section.append(verdict);
+  section.append(verdict(d, moves, played, seatName(game, d.seat), v, ruleset));
   const all = a.expanded.has(v);
   const shown = all ? moves : moves.filter((m, i) => i < shortList || m === played);
   const body = el('tbody', {});
@@ -191,11 +224,20 @@ function result(section, a, d, game, v, redraw) {
       gap = false;
     }
     const tags = [m === played ? el('span', { class: 'mark played' }, t('web.js.an.played')) : '', m === best ? el('span', { class: 'mark best' }, t('web.js.an.best_tag')) : ''];
+    // A move not searched shows no figures: one playout's +20 and 100 %
+    // would read as the best move of all.
+    const figures = searched(m)
+      // The interval goes under the figure, beside the playouts.
+      ? [el('td', { class: 'num' }, signed(m.score_diff), m.score_diff_margin > 0 ? [el('br'), el('span', { class: 'muted margin' }, `± ${dec.format(m.score_diff_margin)}`)] : ''),
+        el('td', { class: 'num' }, pct(m.win_rate))]
+      : [el('td', { colspan: 2, class: 'num muted not-searched', title: t('web.js.an.not_searched_title', { Count: m.visits || 0 }) }, t('web.js.an.not_searched'))];
     body.append(el('tr', { class: [m === played ? 'played' : '', m === best ? 'best' : ''].join(' ').trim(), 'data-notation': m.notation },
       el('td', { class: 'rank' }, num(i + 1)),
-      el('th', { scope: 'row', class: 'move' }, el('span', {}, say(m.notation, ruleset)), ...tags),
-      el('td', { class: 'num' }, signed(m.score_diff)),
-      el('td', { class: 'num' }, pct(m.win_rate))));
+      // The playouts go under the move rather than in a column of their
+      // own: the side panel is narrow, and the words for them are long.
+      el('th', { scope: 'row', class: 'move' }, el('span', {}, say(m.notation, ruleset)), ...tags, el('br'),
+        el('span', { class: 'muted visits', title: t('web.js.an.playouts_title') }, t('web.js.an.playouts', { Count: m.visits || 0 }))),
+      ...figures));
   });
   section.append(el('table', { class: 'analysis' },
     el('caption', { class: 'muted' }, `${t('web.js.an.legal_moves', { Count: moves.length })} · ${t('web.js.an.playouts', { Count: d.playouts })}`),
