@@ -116,9 +116,8 @@ type check struct {
 func NewChecker(terms []Term) *Checker {
 	c := &Checker{}
 	for _, t := range terms {
-		for _, f := range append([]string{t.Use}, t.Forms...) {
-			c.forms = append(c.forms, f)
-		}
+		c.forms = append(c.forms, t.Use)
+		c.forms = append(c.forms, t.Forms...)
 		if len(t.Keys) > 0 {
 			c.scoped = append(c.scoped, t)
 		}

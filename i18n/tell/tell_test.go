@@ -62,7 +62,7 @@ func TestLines(t *testing.T) {
 		"nl": {"Bob nam 3 rode tegels van F2: 2 naar patroonlijn 2, 1 naar de vloerlijn.", "Bob nam 2 witte tegels van F5 naar patroonlijn 5.",
 			"Ann nam 1 zwarte tegel en de startspelertegel uit het midden: 1 naar patroonlijn 4.", "Bob legde rood op de rode ster, vak 4"},
 		"de": {"Bob nahm 3 rote Fliesen von F2: 2 in Musterreihe 2, 1 in die Bodenreihe.", "Bob legte Rot auf den roten Stern, Feld 4"},
-		"it": {"Bob ha preso 3 piastrelle rosse da F2: 2 sulla riga modello 2, 1 sulla riga del pavimento.", "Bob ha collocato rosso sulla stella rossa, spazio 4"},
+		"it": {"Bob ha preso 3 piastrelle rosse da F2: 2 sulla riga modello 2, 1 sulla riga del pavimento.", "Bob ha collocato rosso sulla stella rossa, casella 4"},
 	}
 	for _, lang := range i18n.Languages {
 		l := cat.Localizer(lang, time.UTC)
