@@ -127,3 +127,26 @@ func TestItems(t *testing.T) {
 		t.Errorf("a seat without a name: %q", got)
 	}
 }
+
+// A bot's seat is said by the bot's name in the reader's words; a seat
+// without a bot keeps its player's name, and an unknown kind the name it
+// was given.
+func TestBotSeatsInTheReadersWords(t *testing.T) {
+	c, err := i18n.New(i18n.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tell.Table{Names: []string{"Ann", "search bot", "tortoise bot"}, Bots: []string{"", "search", "tortoise"}}
+	for lang, want := range map[string]string{"en": "search bot", "nl": "zoekbot", "de": "Such-Bot", "it": "bot di ricerca"} {
+		l := c.Localizer(lang, time.UTC)
+		if got := table.Name(l, 1); got != want {
+			t.Errorf("%s: the search bot is %q, want %q", lang, got, want)
+		}
+		if got := table.Name(l, 0); got != "Ann" {
+			t.Errorf("%s: Ann is %q", lang, got)
+		}
+		if got := table.Name(l, 2); got != "tortoise bot" {
+			t.Errorf("%s: an unknown kind is %q", lang, got)
+		}
+	}
+}
