@@ -93,6 +93,7 @@ func GlossaryExceptions(lang string) []GlossaryException {
 			GlossaryException{"api.detail.idempotency_key_chars", "spazi", blank},
 			GlossaryException{"api.input.talk_text_empty", "spazi", blank},
 			GlossaryException{"cli.cmd.replay.long", "spazio", "the space bar"},
+			GlossaryException{"profile.board.intro", "mano", "the idiom man mano (little by little), not the tiles beside a board"},
 		)
 	}
 	return nil
@@ -235,6 +236,7 @@ func glossaryNL() []Term {
 		{Concept: "floor_line", Use: "vloerlijn", Reject: []string{"vloerrij", "strafrij"}},
 		{Concept: "space", Use: "vak", Reject: []string{"veld", "velden", "muurveld", "muurvelden", "hokje"}},
 		{Concept: "player_board", Use: "spelersbord", Reject: []string{"spelerbord", "speelbord"}},
+		{Concept: "hand", Use: "naast het spelersbord", Forms: []string{"naast je spelersbord", "naast jouw spelersbord"}, Reject: []string{"hand", "in je hand", "in de hand"}},
 		{Concept: "star", Use: "ster (blauwe ster, rode ster, …)", Reject: []string{"sterfiguur"}},
 		{Concept: "centre_star", Use: "ster in het midden", Reject: []string{"middelste ster", "middenster", "centrale ster"}},
 		{Concept: "supply", Use: "voorraadbord", Reject: []string{"reservebord"}},
@@ -245,6 +247,7 @@ func glossaryNL() []Term {
 		{Concept: "complete_column", Use: "complete verticale lijn", Reject: []string{"kolom", "kolommen", "verticale rij", "volledige kolom", "volledige kolommen"}},
 		{Concept: "wall_side.coloured", Use: "zijde met de gekleurde muur", Reject: []string{"gekleurde kant"}},
 		{Concept: "wall_side.grey", Use: "grijze zijde", Reject: []string{"grijze kant"}},
+		{Concept: "board_side", Use: "zijde van het spelersbord", Reject: []string{"kant van het spelersbord", "kant van de plank"}},
 		{Concept: "board_side.coloured", Use: "zijde met de gekleurde sterren", Reject: []string{"veelkleurige kant", "veelkleurige zijde", "gekleurde kant"}},
 		{Concept: "board_side.monochrome", Use: "zijde met de sepiakleurige sterren", Reject: []string{"eenkleurige kant", "eenkleurige zijde", "sepiakleurige kant"}},
 		{Concept: "bonus", Use: "bonustegels", Reject: []string{"extra tegels"}},
@@ -268,6 +271,7 @@ func glossaryDE() []Term {
 		{Concept: "floor_line", Use: "Bodenreihe", Reject: []string{"Bodenleiste", "Strafreihe"}},
 		{Concept: "space", Use: "Feld", Reject: []string{"Kästchen", "Platz an der Wand"}},
 		{Concept: "player_board", Use: "Spielerablage", Reject: []string{"Spielertafel", "Spielertableau"}},
+		{Concept: "hand", Use: "neben der Spielerablage", Forms: []string{"neben deiner Spielerablage"}, Reject: []string{"Hand", "auf der Hand", "in der Hand"}},
 		{Concept: "star", Use: "Stern (blauer Stern, roter Stern, …)", Reject: []string{"Sternfeld"}},
 		{Concept: "centre_star", Use: "Stern in der Mitte", Reject: []string{"mittlerer Stern", "mittleren Stern", "mittlere Stern", "Mittelstern"}},
 		{Concept: "supply", Use: "Vorrat (die Vorrats-Felder des Spielplans)", Reject: []string{"Auslage"}},
@@ -300,6 +304,7 @@ func glossaryIT() []Term {
 		{Concept: "floor_line", Use: "riga del pavimento", Reject: []string{"linea del pavimento"}},
 		{Concept: "space", Use: "casella", Reject: []string{"spazio", "spazi"}},
 		{Concept: "player_board", Use: "plancia del giocatore", Reject: []string{"tabellone del giocatore"}},
+		{Concept: "hand", Use: "accanto alla plancia", Forms: []string{"accanto alla tua plancia", "accanto alla plancia del giocatore"}, Reject: []string{"mano", "in mano"}},
 		{Concept: "star", Use: "stella (stella blu, stella rossa, …)", Reject: []string{"figura a stella"}},
 		{Concept: "centre_star", Use: "stella al centro", Reject: []string{"stella centrale", "stella di mezzo"}},
 		{Concept: "supply", Use: "plancia di rifornimento (caselle di rifornimento)", Reject: []string{"plancia della riserva"}},

@@ -10,7 +10,7 @@ import (
 // concepts are the things every language's glossary names.
 var concepts = []string{
 	"bot.random", "bot.greedy", "bot.search", "seed", "factory", "centre",
-	"pattern_line", "wall", "floor_line", "space", "player_board", "star",
+	"pattern_line", "wall", "floor_line", "space", "player_board", "hand", "star",
 	"centre_star", "supply", "tower", "lid", "kept", "complete_row",
 	"complete_column", "wall_side.coloured", "wall_side.grey",
 	"board_side.coloured", "board_side.monochrome", "bonus", "wild", "pass",
