@@ -181,7 +181,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	}
 	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter, Lang: lang, Zone: zone}
 	l := n.cfg.Catalogue.Localizer(lang, zone)
-	info := gameInfo(g)
+	info := gameInfo(l, g)
 	info.Started = a.Started
 	var talk *talkClaim
 	switch a.Mail {
@@ -307,7 +307,7 @@ func (n *Notifier) readerOf(ctx context.Context, playerID string) (string, *time
 }
 
 // gameInfo is what every mail shows of a game.
-func gameInfo(g *play.Game) compose.GameInfo {
+func gameInfo(l *i18n.Localizer, g *play.Game) compose.GameInfo {
 	info := compose.GameInfo{ID: g.ID, Ruleset: g.Config.Ruleset, Version: g.Version, Board: g.Text(), ToAct: g.ToAct()}
 	var scores []int
 	if g.State != nil {
@@ -318,7 +318,10 @@ func gameInfo(g *play.Game) compose.GameInfo {
 	for seat, s := range g.Seats {
 		p := compose.PlayerScore{Seat: seat, Name: s.Name}
 		if p.Name == "" && s.Bot != "" {
-			p.Name = s.Bot + " bot"
+			p.Name = tell.BotName(l, s.Bot)
+			if p.Name == "" {
+				p.Name = s.Bot + " bot"
+			}
 		}
 		if seat < len(scores) {
 			p.Score = scores[seat]

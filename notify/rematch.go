@@ -128,7 +128,7 @@ func planRematch(after *play.Game, appended []events.Record, created bool, mailT
 // rematchMail renders the mails of rematches (ok false for another kind).
 func (n *Notifier) rematchMail(ctx context.Context, a MailArgs, g *play.Game, r compose.Recipient) (compose.Mail, bool, error) {
 	s := n.cfg.Sender
-	info := gameInfo(g)
+	info := gameInfo(n.cfg.Catalogue.Localizer(r.Lang, r.Zone), g)
 	switch a.Mail {
 	case compose.KindRematch:
 		return compose.RematchInvitation(s, r, info, a.Inviter, a.At), true, nil

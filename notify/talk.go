@@ -298,7 +298,7 @@ func (n *Notifier) sendTalkTo(ctx context.Context, a TalkArgs, to *string) (mess
 		return "", 0, err
 	}
 	r := compose.Recipient{Name: p.Name, Address: p.Email, Seat: a.Seat, SeatToken: token, Thread: thread, Lang: lang, Zone: zone}
-	info := gameInfo(g)
+	info := gameInfo(n.cfg.Catalogue.Localizer(lang, zone), g)
 	info.Talk, info.TalkEarlier = claim.items, claim.earlier
 	// The mail is named by the newest message it brings: sent again
 	// after a failure, it keeps its Message-ID.

@@ -147,8 +147,9 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 			switch {
 			case s.PlayerID == "" && s.Reserved != "" && s.Name != "":
 				names[i] = l.T("rematch.log.reserved_seat", "Name", s.Name)
-			case s.Imported:
-				// Nobody here: the seat is its number.
+			case s.Imported, s.namedBot() != "":
+				// Nobody here: the seat is its number. A bot is its
+				// kind's name in the reader's words.
 				names[i] = seat(i)
 			case names[i] == "":
 				names[i] = l.T("log.free_seat")
@@ -180,7 +181,11 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		if left.By == LeftForfeit {
 			return l.T("log.seat_left_forfeit", "Seat", strconv.Itoa(left.Seat))
 		}
-		return l.T("log.seat_left_bot", "Seat", strconv.Itoa(left.Seat), "Bot", left.Bot)
+		bot := tell.BotName(l, left.Bot)
+		if bot == "" {
+			bot = left.Bot
+		}
+		return l.T("log.seat_left_bot", "Seat", strconv.Itoa(left.Seat), "Bot", bot)
 	case EvSeedRevealed:
 		return l.T("log.seed_revealed", "Seed", g.Seed)
 	case EvRematch:
@@ -249,10 +254,12 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 // board's side.
 func (g *Game) table() tell.Table {
 	names := make([]string, len(g.Seats))
+	bots := make([]string, len(g.Seats))
 	for i, s := range g.Seats {
 		names[i] = s.displayName()
+		bots[i] = s.namedBot()
 	}
-	return tell.Table{Names: names, Monochrome: g.Config.Options.Board == "monochrome"}
+	return tell.Table{Names: names, Bots: bots, Monochrome: g.Config.Options.Board == "monochrome"}
 }
 
 // RoundSummary sums up one round of the line of play that stands (undone

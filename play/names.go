@@ -56,6 +56,15 @@ func (s Seat) displayName() string {
 	return s.Name
 }
 
+// namedBot is the kind of the bot a seat shows by its kind's name: a
+// bot's own seat, not one a player left (shown as the former player).
+func (s Seat) namedBot() string {
+	if s.Bot != "" && s.Name == "" && s.Left == "" {
+		return s.Bot
+	}
+	return ""
+}
+
 // playerNames reads the names of players by id (one query; ids of erased
 // accounts are simply not found).
 func (s *Service) playerNames(ctx context.Context, ids []string) (map[string]string, error) {

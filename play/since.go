@@ -111,6 +111,7 @@ func newsOf(reg engine.Registry, id string, recs []events.Record, seat int, name
 	news.Table = tell.Table{Monochrome: t.g.Config.Options.Board == "monochrome"}
 	for _, st := range t.g.Seats {
 		news.Table.Names = append(news.Table.Names, st.displayName())
+		news.Table.Bots = append(news.Table.Bots, st.namedBot())
 	}
 	if news.Items == nil {
 		news.Items = []NewsItem{}

@@ -235,8 +235,12 @@ func (a *app) seatNames(seats []apiclient.Seat, which []int) string {
 	return strings.Join(out, ", ")
 }
 
-// botName is a bot's kind in words: "random bot".
+// botName is a bot's kind in words: "random bot", "zoekbot"; a kind
+// this client does not know keeps its raw name.
 func (a *app) botName(kind string) string {
+	if id := "game.bot." + kind; a.cat.Has(id) {
+		return a.l.T(id)
+	}
 	return a.l.T("cli.seat.bot", "Kind", kind)
 }
 

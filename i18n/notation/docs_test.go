@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -134,7 +135,7 @@ var docTexts = map[string]docText{
 		initialNote: "Una lettera sola è l'iniziale di un colore solo in italiano; un'iniziale condivisa da più colori viene rifiutata.",
 		tokenNames: map[string]string{
 			"floor": "riga del pavimento", "C": "centro del tavolo", "take": "prendere", "place": "collocare", "keep": "tenere (passando)",
-			"pass": "passare", "bonus": "tessere bonus", "resign": "abbandonare", "tile": "piastrella (muro grigio)", "line": "riga modello",
+			"pass": "passare", "bonus": "piastrelle bonus", "resign": "abbandonare", "tile": "piastrella (muro grigio)", "line": "riga modello",
 			"to": "su (prima della riga)", "s": "stella (prima del suo numero)", "w": "jolly (prima del loro numero)",
 		},
 		examples: "Esempi", exampleHead: "| in italiano | la stessa mossa nella notazione |",
@@ -293,6 +294,25 @@ func TestNotationDocs(t *testing.T) {
 		}
 		if string(want) != got {
 			t.Errorf("%s is stale: go test ./i18n/notation -run TestNotationDocs -update rewrites it", path)
+		}
+	}
+}
+
+// TestNotationDocsUseTheGlossary: each page's own prose says the game's
+// things in its language's glossary terms. The words in backquotes are
+// the words a move may be written with, which stay accepted.
+func TestNotationDocsUseTheGlossary(t *testing.T) {
+	w, err := New(i18n.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := regexp.MustCompile("`[^`]*`")
+	for _, lang := range i18n.Languages {
+		checker := i18n.NewChecker(i18n.Glossary(lang))
+		for n, line := range strings.Split(notationDoc(t, w, lang), "\n") {
+			for _, r := range checker.Rejected("docs.notation", quoted.ReplaceAllString(line, " ")) {
+				t.Errorf("docs/notation-%s.md line %d says %q; the term for %s is %q", lang, n+1, r.Word, r.Term.Concept, r.Term.Use)
+			}
 		}
 	}
 }

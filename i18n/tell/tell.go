@@ -25,6 +25,10 @@ type Table struct {
 	// Names are the players' names by seat; an empty or missing one is
 	// said as "seat N" in the reader's words.
 	Names []string
+	// Bots are the bot kinds by seat ("search"), "" for a player's seat:
+	// a bot without a name is said by its kind's name in the reader's
+	// words ("zoekbot"), not the English the server names it with.
+	Bots []string
 	// Monochrome is Summer Pavilion's monochrome side, whose stars have
 	// no colour and are named by number.
 	Monochrome bool
@@ -32,10 +36,24 @@ type Table struct {
 
 // Name is a seat's name for the reader.
 func (t Table) Name(l *i18n.Localizer, seat int) string {
+	if seat >= 0 && seat < len(t.Bots) && t.Bots[seat] != "" {
+		if name := BotName(l, t.Bots[seat]); name != "" {
+			return name
+		}
+	}
 	if seat >= 0 && seat < len(t.Names) && t.Names[seat] != "" {
 		return t.Names[seat]
 	}
 	return l.T("tell.seat", "N", strconv.Itoa(seat))
+}
+
+// BotName is a bot kind's name in the reader's words, "" for a kind the
+// catalogue does not know.
+func BotName(l *i18n.Localizer, kind string) string {
+	if id := "game.bot." + kind; l.Catalogue().Has(id) {
+		return l.T(id)
+	}
+	return ""
 }
 
 // Line is one event in words, a sentence with its full stop. Every

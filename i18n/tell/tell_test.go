@@ -62,7 +62,7 @@ func TestLines(t *testing.T) {
 		"nl": {"Bob nam 3 rode tegels van F2: 2 naar patroonlijn 2, 1 naar de vloerlijn.", "Bob nam 2 witte tegels van F5 naar patroonlijn 5.",
 			"Ann nam 1 zwarte tegel en de startspelertegel uit het midden: 1 naar patroonlijn 4.", "Bob legde rood op de rode ster, vak 4"},
 		"de": {"Bob nahm 3 rote Fliesen von F2: 2 in Musterreihe 2, 1 in die Bodenreihe.", "Bob legte Rot auf den roten Stern, Feld 4"},
-		"it": {"Bob ha preso 3 piastrelle rosse da F2: 2 sulla riga modello 2, 1 sulla riga del pavimento.", "Bob ha collocato rosso sulla stella rossa, spazio 4"},
+		"it": {"Bob ha preso 3 piastrelle rosse da F2: 2 sulla riga modello 2, 1 sulla riga del pavimento.", "Bob ha collocato rosso sulla stella rossa, casella 4"},
 	}
 	for _, lang := range i18n.Languages {
 		l := cat.Localizer(lang, time.UTC)
@@ -125,5 +125,28 @@ func TestItems(t *testing.T) {
 	}
 	if got := (tell.Table{}).Name(l, 3); got != "seat 3" {
 		t.Errorf("a seat without a name: %q", got)
+	}
+}
+
+// A bot's seat is said by the bot's name in the reader's words; a seat
+// without a bot keeps its player's name, and an unknown kind the name it
+// was given.
+func TestBotSeatsInTheReadersWords(t *testing.T) {
+	c, err := i18n.New(i18n.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := tell.Table{Names: []string{"Ann", "search bot", "tortoise bot"}, Bots: []string{"", "search", "tortoise"}}
+	for lang, want := range map[string]string{"en": "search bot", "nl": "zoekbot", "de": "Such-Bot", "it": "bot di ricerca"} {
+		l := c.Localizer(lang, time.UTC)
+		if got := table.Name(l, 1); got != want {
+			t.Errorf("%s: the search bot is %q, want %q", lang, got, want)
+		}
+		if got := table.Name(l, 0); got != "Ann" {
+			t.Errorf("%s: Ann is %q", lang, got)
+		}
+		if got := table.Name(l, 2); got != "tortoise bot" {
+			t.Errorf("%s: an unknown kind is %q", lang, got)
+		}
 	}
 }
