@@ -51,8 +51,15 @@ type lobbyGame struct {
 	// CanJoin: a free seat the player may take.
 	CanJoin bool
 	Free    int
-	// Rated: the game changes its players' ratings.
-	Rated bool
+	// Rated: the game changes its players' ratings; Private: only its
+	// players see it. Marked is false when the line does not know them.
+	Rated, Private, Marked bool
+}
+
+// marked is a lobby line with the game's rated and private settings.
+func marked(lg lobbyGame, g projections.GameRow) lobbyGame {
+	lg.Rated, lg.Private, lg.Marked = !g.Unrated, g.Private, true
+	return lg
 }
 
 // lobbySize bounds each list of the lobby.
@@ -92,6 +99,7 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		mine[t.GameID] = true
 		lg := lobbyGame{ID: t.GameID, Ruleset: t.Ruleset, Since: t.Since, Deadline: t.Deadline}
 		if g, ok := byID[t.GameID]; ok {
+			lg = marked(lg, g)
 			lg.Players = playerNames(loc, g)
 		}
 		l.Turns = append(l.Turns, lg)
@@ -100,7 +108,7 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 	slices.SortStableFunc(l.Turns, func(a, b lobbyGame) int { return a.Since.Compare(b.Since) })
 	for _, g := range active {
 		if !mine[g.ID] {
-			l.Waiting = append(l.Waiting, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline})
+			l.Waiting = append(l.Waiting, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline}, g))
 		}
 	}
 	invited, _, err := w.svc.ListGames(ctx, projections.Filter{Invited: me.ID, Viewer: me.ID, Limit: lobbySize})
@@ -108,14 +116,14 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		return nil, err
 	}
 	for _, g := range invited {
-		l.Invitations = append(l.Invitations, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: invitationNames(loc, g, me.ID), Since: g.CreatedAt})
+		l.Invitations = append(l.Invitations, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: invitationNames(loc, g, me.ID), Since: g.CreatedAt}, g))
 	}
 	open, _, err := w.svc.ListGames(ctx, projections.Filter{Viewer: me.ID, Status: play.StatusOpen, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range open {
-		lg := lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.CreatedAt}
+		lg := marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.CreatedAt}, g)
 		seated, kept := false, false
 		for _, seat := range g.Seats {
 			if seat.PlayerID == "" && seat.Bot == "" && seat.Reserved == "" {
@@ -137,14 +145,14 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		return nil, err
 	}
 	for _, g := range finished {
-		l.Finished = append(l.Finished, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)})
+		l.Finished = append(l.Finished, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)}, g))
 	}
 	watch, _, err := w.svc.ListGames(ctx, projections.Filter{Watch: true, Viewer: me.ID, Without: me.ID, Limit: watchSize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range watch {
-		l.Watch = append(l.Watch, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Rated: !g.Unrated})
+		l.Watch = append(l.Watch, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt}, g))
 	}
 	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Invitations, l.Open, l.Finished, l.Watch} {
 		for i := range list {
