@@ -379,15 +379,18 @@ type tableSeat struct {
 // table is GET /games/{id}: the shell the table script draws in, with
 // the text board for readers without JavaScript.
 func (w *Web) table(c echo.Context) error {
-	return w.gamePage(c, "table")
+	return w.gamePage(c, "table", nil)
 }
 
 // replay is GET /games/{id}/replay?version=N.
 func (w *Web) replay(c echo.Context) error {
-	return w.gamePage(c, "replay")
+	return w.gamePage(c, "replay", nil)
 }
 
-func (w *Web) gamePage(c echo.Context, view string) error {
+// gamePage draws the table or the replay. refused, when set, is a
+// message the table talk's form did not send: the table is drawn again
+// with it in the form and the reason next to it.
+func (w *Web) gamePage(c echo.Context, view string, refused *talkRefusal) error {
 	s, err := w.session(c)
 	if err != nil {
 		return w.fail(c, nil, err)
@@ -436,6 +439,12 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	if p.Game.Talk, err = w.newTalkView(ctx, p.L, current, me, view, g.Version); err != nil {
 		return w.fail(c, s, err)
 	}
+	status := http.StatusOK
+	if refused != nil && p.Game.Talk.CanWrite {
+		status = refused.status
+		p.Game.Talk.Draft = refused.draft
+		p.Game.Talk.Error = errorText(p.L, refused.err, status, true)
+	}
 	p.Game.Key = uuid.NewString()
 	p.Game.Reported, _ = strconv.ParseInt(c.QueryParam("reported"), 10, 64)
 	if g.Status != play.StatusFinished {
@@ -443,7 +452,7 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 			return w.fail(c, s, err)
 		}
 	}
-	return w.render(c, http.StatusOK, view, p)
+	return w.render(c, status, view, p)
 }
 
 func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string, latest int64) *tableView {

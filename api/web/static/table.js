@@ -27,7 +27,7 @@ export async function startTable(root) {
     el('section', { id: 'boards', 'aria-label': tr('web.js.boards') }),
     el('section', { id: 'extra' }),
   );
-  t.talk = enhanceTalk(t.talkSection, id, root.dataset.player || '', (m, k) => notice(t, m, k), root.dataset.version);
+  t.talk = enhanceTalk(t.talkSection, id, root.dataset.player || '', root.dataset.version);
   root.addEventListener('keydown', (e) => onKey(t, e));
   root.addEventListener('click', (e) => {
     const target = e.target.closest ? e.target.closest('.pick') : null;
