@@ -77,6 +77,10 @@ func (w *Web) lobbyPage(c echo.Context, s *session) error {
 	}
 	p.Lobby = l
 	p.Address = w.addressBanner(s.Player)
+	if c.QueryParam("confirmed") == "1" && s.Player.EmailStatus == play.EmailOK {
+		// Back from the link that confirmed the address.
+		p.Notice = p.L.T("web.verify.confirmed", "Email", s.Player.Email)
+	}
 	return w.render(c, http.StatusOK, "lobby", p)
 }
 
