@@ -82,6 +82,12 @@ func TestLeaderboardToProfile(t *testing.T) {
 	// for either rating (the bot game's spans less than two points).
 	ann.speak("nl", "Europe/Amsterdam")
 	ann.viewport(375, 740)
+	ann.open("/ratings")
+	ann.waitJS(`document.querySelector('.board-note') && document.querySelectorAll('table.leaderboard tbody tr').length == 2`, "the Dutch leaderboard")
+	if r := eval[string](ann, `document.querySelector('table.leaderboard td.rating').textContent`); !strings.Contains(r, ",") {
+		t.Errorf("the Dutch leaderboard writes the rating %q", r)
+	}
+	ann.shot("ratings-nl-phone")
 	for _, chart := range []string{"azul-mini.2", "summer-pavilion-mini.2"} {
 		ann.open("/players/" + bob.id + "?chart=" + chart)
 		ann.waitJS(`document.querySelector('svg.rating-chart circle.pt')`, "Bob's chart in Dutch")
