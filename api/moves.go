@@ -188,7 +188,7 @@ func (s *Server) postMove(c echo.Context) error {
 		Notation:        mb.Notation,
 		ExpectedVersion: expected,
 		IdempotencyKey:  key,
-		Channel:         "api",
+		Channel:         channelOf(c),
 	})
 	if err != nil {
 		if key != "" && errors.Is(err, events.ErrOutcomeUnknown) {

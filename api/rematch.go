@@ -40,7 +40,7 @@ func (s *Server) rematch(c echo.Context) error {
 			return err
 		}
 	}
-	g, created, err := s.svc.Rematch(ctx, id, p, "api")
+	g, created, err := s.svc.Rematch(ctx, id, p, channelOf(c))
 	if errors.Is(err, play.ErrNotFinished) {
 		return newProblem(http.StatusConflict, ProblemNotFinished, "rematch_not_finished")
 	}
@@ -71,7 +71,7 @@ func (s *Server) declineGame(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	g, err := s.svc.Decline(c.Request().Context(), id, p, "api")
+	g, err := s.svc.Decline(c.Request().Context(), id, p, channelOf(c))
 	if errors.Is(err, play.ErrForbidden) {
 		return newProblem(http.StatusForbidden, ProblemForbidden, "decline_nothing")
 	}

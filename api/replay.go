@@ -237,7 +237,7 @@ func (s *Server) requestTakeback(c echo.Context) error {
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 	}
 	res, err := s.svc.RequestTakeback(c.Request().Context(), play.TakebackRequest{
-		GameID: id, Player: p, Seat: body.Seat, Moves: body.Moves, Channel: "api",
+		GameID: id, Player: p, Seat: body.Seat, Moves: body.Moves, Channel: channelOf(c),
 	})
 	if err != nil {
 		return err
@@ -307,7 +307,7 @@ func (s *Server) answerTakeback(c echo.Context, accept bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.svc.AnswerTakeback(c.Request().Context(), id, tid, p, accept, "api")
+	res, err := s.svc.AnswerTakeback(c.Request().Context(), id, tid, p, accept, channelOf(c))
 	if err != nil {
 		return err
 	}

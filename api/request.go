@@ -51,6 +51,7 @@ func (s *Server) authenticated(c echo.Context) (play.Player, error) {
 			return p, err
 		}
 		if found {
+			c.Set(sessionKey, true)
 			return p, s.limitAccount(c, limits.APICalls, p)
 		}
 	}
@@ -88,6 +89,7 @@ func (s *Server) lookUpPlayer(c echo.Context) (*play.Player, bool, error) {
 			return nil, false, err
 		}
 		c.Set(playerKey, p.ID)
+		c.Set(sessionKey, true)
 		return &p, false, nil
 	}
 	p, err := s.authenticate(c)
@@ -95,6 +97,25 @@ func (s *Server) lookUpPlayer(c echo.Context) (*play.Player, bool, error) {
 		return nil, true, err
 	}
 	return &p, true, nil
+}
+
+// sessionKey marks a request whose caller was authenticated by a web
+// session cookie (a page's script), not by a token.
+const sessionKey = "azuld.session"
+
+// channelOf is how an authenticated request came, for the events it
+// appends: "web" when a page's session authenticated it, "cli" for the
+// command line (its User-Agent), "api" for any other token holder. It is
+// read after authenticate, from the way the caller was authenticated, so
+// a token sent alongside a cookie counts as the API.
+func channelOf(c echo.Context) string {
+	if viaSession, _ := c.Get(sessionKey).(bool); viaSession {
+		return "web"
+	}
+	if strings.HasPrefix(c.Request().Header.Get("User-Agent"), "azul-cli") {
+		return "cli"
+	}
+	return "api"
 }
 
 // bearerToken reads "Authorization: Bearer <token>" (scheme

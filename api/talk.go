@@ -4,11 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/azuld/azuld/api/web"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
@@ -117,7 +115,7 @@ func (s *Server) postMessage(c echo.Context) error {
 	if err := s.limitMessage(c, id, p); err != nil {
 		return err
 	}
-	m, err := s.svc.Say(ctx, id, p, req.Text, talkChannel(c), key)
+	m, err := s.svc.Say(ctx, id, p, req.Text, channelOf(c), key)
 	if errors.Is(err, play.ErrForbidden) {
 		return newProblem(http.StatusForbidden, ProblemForbidden, "talk_not_seated")
 	}
@@ -139,19 +137,6 @@ func (s *Server) limitMessage(c echo.Context, gameID string, p play.Player) erro
 		return err
 	}
 	return s.limits.Allow(ctx, limits.MessagesGame, key)
-}
-
-// talkChannel is how a message came: a page (web session), the CLI (its
-// User-Agent) or any other API client.
-func talkChannel(c echo.Context) string {
-	r := c.Request()
-	switch {
-	case r.Header.Get(echo.HeaderAuthorization) == "" && web.HasSession(r):
-		return "web"
-	case strings.HasPrefix(r.Header.Get("User-Agent"), "azul-cli"):
-		return "cli"
-	}
-	return "api"
 }
 
 // muteMessages serves PUT /v1/games/{id}/messages/mute {"muted": bool}:

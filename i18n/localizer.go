@@ -3,6 +3,7 @@ package i18n
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +126,20 @@ func (l *Localizer) Num(n int) string {
 		return strconv.Itoa(n)
 	}
 	s := l.printer.Sprint(number.Decimal(n))
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// Decimal is f rounded to places decimals in the reader's format: the
+// reader's decimal separator and grouping (3.4 / 3,4; 1,234.5 /
+// 1.234,5), and a minus sign for a negative number. Rounded to nothing,
+// a negative number is 0, never −0.
+func (l *Localizer) Decimal(f float64, places int) string {
+	scale := math.Pow(10, float64(places))
+	f = math.Round(f*scale) / scale
+	if f == 0 {
+		f = 0 // no −0
+	}
+	s := l.printer.Sprint(number.Decimal(f, number.MinFractionDigits(places), number.MaxFractionDigits(places)))
 	return strings.Replace(s, "-", "−", 1)
 }
 

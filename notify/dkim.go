@@ -30,6 +30,11 @@ func (m SigningMailer) Send(ctx context.Context, from string, to []string, raw [
 	return m.Mailer.Send(ctx, from, to, signed)
 }
 
+// RelaysMail reports whether mails leave the server (an SMTP relay is
+// configured); without one they are written to the log, and the pages
+// say so instead of "we mailed you".
+func (n *Notifier) RelaysMail() bool { return !n.logsMail() }
+
 // logsMail reports whether mails go to the log (no SMTP relay), signed or
 // not.
 func (n *Notifier) logsMail() bool {

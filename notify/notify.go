@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -49,6 +50,12 @@ type Config struct {
 	Sender compose.Sender
 	// Mailer delivers mails; nil logs them instead.
 	Mailer Mailer
+	// LinkConsole, with no Mailer, is the operator's terminal: the links
+	// of sign-in and verification mails are printed there, one plain
+	// line each, and kept out of the log (they are secrets, and the
+	// operator has no other way to pass them on). Nil logs them with
+	// the mail.
+	LinkConsole io.Writer
 	// Workers is how many jobs run at once in this process; 0 makes an
 	// insert-only notifier (the hook still enqueues, another replica
 	// delivers).

@@ -87,6 +87,18 @@ func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) err
 		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
 		return err
 	}
+	if n.logsMail() && n.cfg.LinkConsole != nil {
+		// No relay: the operator passes the link on. It is printed on
+		// the terminal only; the log says that it was.
+		if _, err := fmt.Fprintf(n.cfg.LinkConsole, "azuld: no mail relay configured: the %s link for %s (works once, for %s): %s\n",
+			linkWord(a.Verify), a.To, a.Valid, a.Link); err != nil {
+			n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
+			return fmt.Errorf("print the %s link: %w", linkWord(a.Verify), err)
+		}
+		n.log.InfoContext(ctx, "mail (no SMTP server configured): its link was printed on the terminal", "kind", kind, "to", a.To)
+		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "sent", "")
+		return nil
+	}
 	if n.logsMail() {
 		n.log.InfoContext(ctx, "sign-in link", "to", a.To, "link", a.Link)
 	}
@@ -101,4 +113,12 @@ func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) err
 	}
 	n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, outcome, detail)
 	return err
+}
+
+// linkWord names a link mail's link on the operator's terminal.
+func linkWord(verify bool) string {
+	if verify {
+		return "address confirmation"
+	}
+	return "sign-in"
 }

@@ -211,7 +211,7 @@ func (w *Web) accountProfile(c echo.Context) error {
 	}
 	notice := "web.account.saved"
 	if after.Email != "" && !strings.EqualFold(after.Email, before.Email) {
-		notice = "web.account.saved_confirm"
+		notice = w.linkNotice("web.account.saved_confirm")
 	}
 	return w.renderAccount(c, s, http.StatusOK, nil, nil, nil, notice)
 }

@@ -115,7 +115,7 @@ func TestAccountPageProfile(t *testing.T) {
 	// A new address gets a link, which signs in like any sign-in link.
 	good.Set("email", "ana.b@example.org")
 	res = b.post("/account/profile", good).must(t, http.StatusOK)
-	if !strings.Contains(res.Body, "Bestätigung von ana.b@example.org ist an diese Adresse unterwegs") {
+	if !strings.Contains(res.Body, "Der Link zur Bestätigung von ana.b@example.org steht im Terminal, in dem azuld läuft") {
 		t.Fatalf("no word of the confirmation link:\n%s", res.Body)
 	}
 	link := linkPath(t, e.queuedLink("ana.b@example.org"))

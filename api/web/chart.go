@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/projections"
@@ -20,14 +21,25 @@ import (
 // page (viewBox), and its text stays readable at a phone's width because
 // the box is small (400 units wide) and its text large for it.
 
-// Chart geometry, in viewBox units.
+// Chart geometry, in viewBox units. The left margin holds the y axis's
+// title and its longest number, so it is measured per chart (see
+// ratingChart); the sizes of text are those of a phone's width, where a
+// unit is smallest and the text largest for it.
 const (
 	chartW, chartH   = 400, 250
-	chartLeft        = 48
 	chartRight       = 14
 	chartTop         = 14
-	chartBottom      = 58
+	chartBottom      = 64
 	chartTicksWanted = 4
+	// chartTitleBand is the width of the rotated y axis title (its
+	// baseline at chartTitleX); chartCharW the width of a character of
+	// a tick label, at most; chartTickGap the room between a label and
+	// the axis.
+	chartTitleBand = 26
+	chartTitleX    = 19
+	chartCharW     = 11
+	chartTickGap   = 9
+	chartMinLeft   = 48
 )
 
 // niceStep is a round step (1, 2 or 5 times a power of ten) near span /
@@ -46,19 +58,13 @@ func niceStep(span float64, ticks int) float64 {
 	return 10 * pow
 }
 
-// tickText writes an axis value: whole numbers without decimals.
-func tickText(v, step float64) string {
+// tickText writes an axis value in the reader's format: whole numbers
+// without decimals.
+func tickText(l *i18n.Localizer, v, step float64) string {
 	if step >= 1 {
-		return oneDecimalTrim(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+		return l.Decimal(v, 0)
 	}
-	return oneDecimal(v)
-}
-
-func oneDecimalTrim(s string) string {
-	if s == "-0" {
-		return "0"
-	}
-	return strings.Replace(s, "-", "−", 1)
+	return l.Decimal(v, 1)
 }
 
 // f writes a coordinate.
@@ -81,12 +87,23 @@ func ratingChart(l *i18n.Localizer, title string, pts []projections.RatingPoint)
 	}
 	step := niceStep(hi-lo, chartTicksWanted)
 	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	// The y axis's labels, and the margin the longest of them needs:
+	// "−12,5" is wider than "6", and no label may reach the axis.
+	var ticks []float64
+	var labels []string
+	widest := 0
+	for v := lo; v <= hi+step/2; v += step {
+		ticks = append(ticks, v)
+		labels = append(labels, tickText(l, v, step))
+		widest = max(widest, utf8.RuneCountInString(labels[len(labels)-1]))
+	}
+	chartLeft := max(chartMinLeft, chartTitleBand+widest*chartCharW+chartTickGap)
 	plotW, plotH := float64(chartW-chartLeft-chartRight), float64(chartH-chartTop-chartBottom)
 	x := func(i int) float64 {
 		if len(pts) == 1 {
-			return chartLeft + plotW/2
+			return float64(chartLeft) + plotW/2
 		}
-		return chartLeft + plotW*float64(i)/float64(len(pts)-1)
+		return float64(chartLeft) + plotW*float64(i)/float64(len(pts)-1)
 	}
 	y := func(v float64) float64 { return chartTop + plotH*(hi-v)/(hi-lo) }
 
@@ -95,12 +112,12 @@ func ratingChart(l *i18n.Localizer, title string, pts []projections.RatingPoint)
 	fmt.Fprintf(&b, `<svg class="rating-chart" viewBox="0 0 %d %d" role="img" aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
 	fmt.Fprintf(&b, `<title id="chart-title">%s</title>`, esc(l.T("profile.chart.title", "Board", title)))
 	last := pts[len(pts)-1]
-	fmt.Fprintf(&b, `<desc id="chart-desc">%s</desc>`, esc(l.N("profile.chart.desc", len(pts), "Rating", oneDecimal(last.Ordinal))))
+	fmt.Fprintf(&b, `<desc id="chart-desc">%s</desc>`, esc(l.N("profile.chart.desc", len(pts), "Rating", l.Decimal(last.Ordinal, 1))))
 	// Horizontal grid lines with the rating at each.
-	for v := lo; v <= hi+step/2; v += step {
+	for i, v := range ticks {
 		yy := y(v)
 		fmt.Fprintf(&b, `<line class="grid" x1="%d" y1="%s" x2="%d" y2="%s"/>`, chartLeft, f(yy), chartW-chartRight, f(yy))
-		fmt.Fprintf(&b, `<text class="tick y" x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`, chartLeft-6, f(yy), esc(tickText(v, step)))
+		fmt.Fprintf(&b, `<text class="tick y" x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`, chartLeft-chartTickGap, f(yy), esc(labels[i]))
 	}
 	// The axes.
 	fmt.Fprintf(&b, `<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, chartLeft, chartTop, chartLeft, chartH-chartBottom)
@@ -113,14 +130,14 @@ func ratingChart(l *i18n.Localizer, title string, pts []projections.RatingPoint)
 		if n != 1 && n != len(pts) && (n%xstep != 0 || len(pts)-n < xstep/2+1) {
 			continue
 		}
-		fmt.Fprintf(&b, `<text class="tick x" x="%s" y="%d" text-anchor="middle">%s</text>`, f(x(i)), chartH-chartBottom+16, esc(l.Num(n)))
+		fmt.Fprintf(&b, `<text class="tick x" x="%s" y="%d" text-anchor="middle">%s</text>`, f(x(i)), chartH-chartBottom+21, esc(l.Num(n)))
 	}
-	fmt.Fprintf(&b, `<text class="axis-title x" x="%s" y="%d" text-anchor="middle">%s</text>`, f(chartLeft+plotW/2), chartH-chartBottom+34,
+	fmt.Fprintf(&b, `<text class="axis-title x" x="%s" y="%d" text-anchor="middle">%s</text>`, f(float64(chartLeft)+plotW/2), chartH-chartBottom+40,
 		esc(l.T("profile.chart.x_axis")))
-	fmt.Fprintf(&b, `<text class="axis-title dates" x="%s" y="%d" text-anchor="middle">%s</text>`, f(chartLeft+plotW/2), chartH-chartBottom+51,
+	fmt.Fprintf(&b, `<text class="axis-title dates" x="%s" y="%d" text-anchor="middle">%s</text>`, f(float64(chartLeft)+plotW/2), chartH-chartBottom+57,
 		esc(l.T("profile.chart.dates", "From", l.Date(pts[0].FinishedAt), "To", l.Date(last.FinishedAt))))
 	fmt.Fprintf(&b, `<text class="axis-title y" x="%d" y="%s" text-anchor="middle" transform="rotate(-90 %d %s)">%s</text>`,
-		13, f(chartTop+plotH/2), 13, f(chartTop+plotH/2), esc(l.T("profile.chart.y_axis")))
+		chartTitleX, f(chartTop+plotH/2), chartTitleX, f(chartTop+plotH/2), esc(l.T("profile.chart.y_axis")))
 	// The line, then a point per game (on top, each with its own
 	// tooltip).
 	if len(pts) > 1 {
@@ -139,7 +156,7 @@ func ratingChart(l *i18n.Localizer, title string, pts []projections.RatingPoint)
 	}
 	for i, p := range pts {
 		fmt.Fprintf(&b, `<circle class="pt" cx="%s" cy="%s" r="%s"><title>%s</title></circle>`, f(x(i)), f(y(p.Ordinal)), f(r),
-			esc(l.T("profile.chart.point", "N", l.Num(i+1), "Date", l.Date(p.FinishedAt), "Rating", oneDecimal(p.Ordinal))))
+			esc(l.T("profile.chart.point", "N", l.Num(i+1), "Date", l.Date(p.FinishedAt), "Rating", l.Decimal(p.Ordinal, 1))))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

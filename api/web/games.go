@@ -51,8 +51,15 @@ type lobbyGame struct {
 	// CanJoin: a free seat the player may take.
 	CanJoin bool
 	Free    int
-	// Rated: the game changes its players' ratings.
-	Rated bool
+	// Rated: the game changes its players' ratings; Private: only its
+	// players see it. Marked is false when the line does not know them.
+	Rated, Private, Marked bool
+}
+
+// marked is a lobby line with the game's rated and private settings.
+func marked(lg lobbyGame, g projections.GameRow) lobbyGame {
+	lg.Rated, lg.Private, lg.Marked = !g.Unrated, g.Private, true
+	return lg
 }
 
 // lobbySize bounds each list of the lobby.
@@ -70,6 +77,10 @@ func (w *Web) lobbyPage(c echo.Context, s *session) error {
 	}
 	p.Lobby = l
 	p.Address = w.addressBanner(s.Player)
+	if c.QueryParam("confirmed") == "1" && s.Player.EmailStatus == play.EmailOK {
+		// Back from the link that confirmed the address.
+		p.Notice = p.L.T("web.verify.confirmed", "Email", s.Player.Email)
+	}
 	return w.render(c, http.StatusOK, "lobby", p)
 }
 
@@ -92,6 +103,7 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		mine[t.GameID] = true
 		lg := lobbyGame{ID: t.GameID, Ruleset: t.Ruleset, Since: t.Since, Deadline: t.Deadline}
 		if g, ok := byID[t.GameID]; ok {
+			lg = marked(lg, g)
 			lg.Players = playerNames(loc, g)
 		}
 		l.Turns = append(l.Turns, lg)
@@ -100,7 +112,7 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 	slices.SortStableFunc(l.Turns, func(a, b lobbyGame) int { return a.Since.Compare(b.Since) })
 	for _, g := range active {
 		if !mine[g.ID] {
-			l.Waiting = append(l.Waiting, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline})
+			l.Waiting = append(l.Waiting, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Deadline: g.Deadline}, g))
 		}
 	}
 	invited, _, err := w.svc.ListGames(ctx, projections.Filter{Invited: me.ID, Viewer: me.ID, Limit: lobbySize})
@@ -108,14 +120,14 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		return nil, err
 	}
 	for _, g := range invited {
-		l.Invitations = append(l.Invitations, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: invitationNames(loc, g, me.ID), Since: g.CreatedAt})
+		l.Invitations = append(l.Invitations, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: invitationNames(loc, g, me.ID), Since: g.CreatedAt}, g))
 	}
 	open, _, err := w.svc.ListGames(ctx, projections.Filter{Viewer: me.ID, Status: play.StatusOpen, Limit: lobbySize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range open {
-		lg := lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.CreatedAt}
+		lg := marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.CreatedAt}, g)
 		seated, kept := false, false
 		for _, seat := range g.Seats {
 			if seat.PlayerID == "" && seat.Bot == "" && seat.Reserved == "" {
@@ -137,14 +149,14 @@ func (w *Web) buildLobby(ctx context.Context, loc *i18n.Localizer, me play.Playe
 		return nil, err
 	}
 	for _, g := range finished {
-		l.Finished = append(l.Finished, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)})
+		l.Finished = append(l.Finished, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Result: resultLine(loc, g, me.ID)}, g))
 	}
 	watch, _, err := w.svc.ListGames(ctx, projections.Filter{Watch: true, Viewer: me.ID, Without: me.ID, Limit: watchSize})
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range watch {
-		l.Watch = append(l.Watch, lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt, Rated: !g.Unrated})
+		l.Watch = append(l.Watch, marked(lobbyGame{ID: g.ID, Ruleset: g.Ruleset, Players: playerNames(loc, g), Since: g.LastMoveAt}, g))
 	}
 	for _, list := range [][]lobbyGame{l.Turns, l.Waiting, l.Invitations, l.Open, l.Finished, l.Watch} {
 		for i := range list {
@@ -371,15 +383,18 @@ type tableSeat struct {
 // table is GET /games/{id}: the shell the table script draws in, with
 // the text board for readers without JavaScript.
 func (w *Web) table(c echo.Context) error {
-	return w.gamePage(c, "table")
+	return w.gamePage(c, "table", nil)
 }
 
 // replay is GET /games/{id}/replay?version=N.
 func (w *Web) replay(c echo.Context) error {
-	return w.gamePage(c, "replay")
+	return w.gamePage(c, "replay", nil)
 }
 
-func (w *Web) gamePage(c echo.Context, view string) error {
+// gamePage draws the table or the replay. refused, when set, is a
+// message the table talk's form did not send: the table is drawn again
+// with it in the form and the reason next to it.
+func (w *Web) gamePage(c echo.Context, view string, refused *talkRefusal) error {
 	s, err := w.session(c)
 	if err != nil {
 		return w.fail(c, nil, err)
@@ -428,6 +443,12 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	if p.Game.Talk, err = w.newTalkView(ctx, p.L, current, me, view, g.Version); err != nil {
 		return w.fail(c, s, err)
 	}
+	status := http.StatusOK
+	if refused != nil && p.Game.Talk.CanWrite {
+		status = refused.status
+		p.Game.Talk.Draft = refused.draft
+		p.Game.Talk.Error = errorText(p.L, refused.err, status, true)
+	}
 	p.Game.Key = uuid.NewString()
 	p.Game.Reported, _ = strconv.ParseInt(c.QueryParam("reported"), 10, 64)
 	if g.Status != play.StatusFinished {
@@ -435,7 +456,7 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 			return w.fail(c, s, err)
 		}
 	}
-	return w.render(c, http.StatusOK, view, p)
+	return w.render(c, status, view, p)
 }
 
 func newTableView(l *i18n.Localizer, g *play.Game, me *play.Player, view string, latest int64) *tableView {

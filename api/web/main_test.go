@@ -52,6 +52,9 @@ type env struct {
 	skew atomic.Int64
 	// logs collects the server's log lines when the notifier delivers.
 	logs *syncBuffer
+	// relays: mails leave through an SMTP relay (else they go to the
+	// log, and the pages say so).
+	relays bool
 }
 
 // syncBuffer is a log sink the test reads while the server writes.
@@ -114,7 +117,7 @@ type envOptions struct {
 func newEnvOpts(t testing.TB, o envOptions) *env {
 	t.Helper()
 	deliver, mailer, tune := o.deliver, o.mailer, o.tune
-	e := &env{t: t, url: pg.NewDatabase(t), logs: &syncBuffer{}}
+	e := &env{t: t, url: pg.NewDatabase(t), logs: &syncBuffer{}, relays: mailer != nil}
 	ctx, cancel := context.WithCancel(context.Background())
 	pool, err := pgxpool.New(ctx, e.url)
 	if err != nil {

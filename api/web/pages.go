@@ -459,7 +459,7 @@ func (w *Web) signin(c echo.Context) error {
 		p := w.signinPage(c, newForm())
 		// The same answer whether or not the address is known, so the
 		// form tells nobody who plays here.
-		p.Notice = p.L.T("web.signin.sent", "Email", email, "Valid", p.L.Span(w.linkTTL))
+		p.Notice = p.L.T(w.linkNotice("web.signin.sent"), "Email", email, "Valid", p.L.Span(w.linkTTL))
 		return w.render(c, http.StatusOK, "signin", p)
 	}
 	f.Errors[""] = l.T("web.signin.error.empty")
@@ -558,7 +558,7 @@ func (w *Web) useLink(c echo.Context) error {
 	if err := w.limits.Peek(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 		return w.fail(c, s, err)
 	}
-	p, err := w.useSigninLink(ctx, c.Param("token"))
+	p, confirmed, err := w.useSigninLink(ctx, c.Param("token"))
 	if errors.Is(err, errLinkUsed) {
 		if err := w.limits.Allow(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 			return w.fail(c, s, err)
@@ -577,7 +577,21 @@ func (w *Web) useLink(c echo.Context) error {
 	if _, err := w.startSession(c, p); err != nil {
 		return w.fail(c, nil, err)
 	}
+	if confirmed {
+		// The lobby says that the click confirmed the address.
+		return c.Redirect(http.StatusSeeOther, "/?confirmed=1")
+	}
 	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// linkNotice is the page's word that a link is on its way (id), or,
+// with no relay, the same id's "_no_relay" form: the link was printed on
+// the terminal azuld runs in, for its operator to pass on.
+func (w *Web) linkNotice(id string) string {
+	if w.relaysMail() {
+		return id
+	}
+	return id + "_no_relay"
 }
 
 func (w *Web) registerForm(c echo.Context) error {
@@ -680,7 +694,7 @@ func (w *Web) register(c echo.Context) error {
 		if err := w.SendVerification(c, p); err != nil {
 			return w.fail(c, ns, err)
 		}
-		pg.Notice = pg.L.T("web.registered.verify", "Email", p.Email)
+		pg.Notice = pg.L.T(w.linkNotice("web.registered.verify"), "Email", p.Email)
 	}
 	return w.render(c, http.StatusCreated, "registered", pg)
 }

@@ -61,6 +61,9 @@ type boardView struct {
 	Rulesets    []rulesetOption
 	Counts      []int
 	Rows        []boardRow
+	// OnlyProvisional: nobody has an established rating yet, so the
+	// provisional ones are shown (marked) without being asked for.
+	OnlyProvisional bool
 	// Next is the next page's address ("" on the last page).
 	Next string
 }
@@ -123,8 +126,17 @@ func (w *Web) ratingsPage(c echo.Context) error {
 		}
 		start = n
 	}
-	rows, next, err := projections.ListRatings(c.Request().Context(), w.pool, projections.Leaderboard{
-		Ruleset: v.Ruleset, Players: v.Players, Provisional: v.Provisional, Limit: boardPage, Cursor: q.Get("cursor")})
+	board := projections.Leaderboard{Ruleset: v.Ruleset, Players: v.Players, Provisional: v.Provisional, Limit: boardPage, Cursor: q.Get("cursor")}
+	rows, next, err := projections.ListRatings(c.Request().Context(), w.pool, board)
+	if err == nil && len(rows) == 0 && !board.Provisional && board.Cursor == "" {
+		// An empty board after the first rated games would say nobody
+		// is rated: while nobody is established, the provisional
+		// ratings stand in, each marked.
+		board.Provisional = true
+		rows, next, err = projections.ListRatings(c.Request().Context(), w.pool, board)
+		v.OnlyProvisional = len(rows) > 0
+		v.Provisional = v.OnlyProvisional
+	}
 	if errors.Is(err, projections.ErrInvalid) {
 		return w.fail(c, s, errorf(play.ErrInvalid, "profile.error.cursor"))
 	}
@@ -133,7 +145,7 @@ func (w *Web) ratingsPage(c echo.Context) error {
 	}
 	for i, r := range rows {
 		row := boardRow{Rank: start + i, Name: r.Name, Games: r.Games, Provisional: r.Provisional,
-			Rating: oneDecimal(r.Ordinal), Mu: oneDecimal(r.Mu), Sigma: oneDecimal(r.Sigma), LastGame: p.L.Date(r.LastGameAt)}
+			Rating: p.L.Decimal(r.Ordinal, 1), Mu: p.L.Decimal(r.Mu, 1), Sigma: p.L.Decimal(r.Sigma, 1), LastGame: p.L.Date(r.LastGameAt)}
 		if r.Bot != "" {
 			row.Name = BotName(p.L, r.Bot)
 		}
@@ -174,16 +186,6 @@ func rulesetIDs[M ~map[string]V, V any](m M) []string {
 	}
 	slices.Sort(ids)
 	return ids
-}
-
-// oneDecimal writes a rating with one decimal, a minus sign for negative
-// ones ("12.3", "−1.5"); the same in every language, like the scores.
-func oneDecimal(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	if s == "-0.0" {
-		return "0.0"
-	}
-	return strings.Replace(s, "-", "−", 1)
 }
 
 // profileView is a player's or a bot's profile page.
@@ -318,7 +320,7 @@ func newProfileView(l *i18n.Localizer, prof projections.Profile) *profileView {
 		v.Ratings = append(v.Ratings, profileRating{
 			Title:  boardTitle(l, r.Ruleset, r.Players),
 			Href:   fmt.Sprintf("/ratings?ruleset=%s&players=%d", url.QueryEscape(r.Ruleset), r.Players),
-			Rating: oneDecimal(r.Ordinal), Mu: oneDecimal(r.Mu), Sigma: oneDecimal(r.Sigma), Games: r.Games, Provisional: r.Provisional})
+			Rating: l.Decimal(r.Ordinal, 1), Mu: l.Decimal(r.Mu, 1), Sigma: l.Decimal(r.Sigma, 1), Games: r.Games, Provisional: r.Provisional})
 	}
 	for _, r := range prof.Results {
 		places := make([]string, 0, len(r.Placings))
@@ -326,8 +328,8 @@ func newProfileView(l *i18n.Localizer, prof projections.Profile) *profileView {
 			places = append(places, l.T("profile.results.place", "Rank", l.Num(i+1), "Count", l.Num(n)))
 		}
 		v.Results = append(v.Results, profileResult{Title: boardTitle(l, r.Ruleset, r.Players), Games: r.Games, Wins: r.Wins,
-			WinShare: l.Percent(float64(r.Wins) / float64(max(r.Games, 1))), MeanRank: oneDecimal(r.MeanRank),
-			Placings: strings.Join(places, " · "), MeanScore: oneDecimal(r.MeanScore), BestScore: r.BestScore})
+			WinShare: l.Percent(float64(r.Wins) / float64(max(r.Games, 1))), MeanRank: l.Decimal(r.MeanRank, 1),
+			Placings: strings.Join(places, " · "), MeanScore: l.Decimal(r.MeanScore, 1), BestScore: r.BestScore})
 	}
 	for _, g := range prof.Recent {
 		v.Recent = append(v.Recent, gameLine(l, prof.PlayerID, g))

@@ -328,30 +328,36 @@ var errLinkUsed = errors.New("this sign-in link is used up, expired or unknown: 
 
 // useSigninLink spends a link: it works once, before it expires. The
 // UPDATE is the check, so two uses at the same moment cannot both win.
-func (w *Web) useSigninLink(ctx context.Context, token string) (play.Player, error) {
+// confirmed reports that following it confirmed the player's address
+// (it was not confirmed before).
+func (w *Web) useSigninLink(ctx context.Context, token string) (p play.Player, confirmed bool, err error) {
 	if token == "" || len(token) > 128 {
-		return play.Player{}, errLinkUsed
+		return play.Player{}, false, errLinkUsed
 	}
 	now := w.now()
 	var playerID string
-	err := w.pool.QueryRow(ctx, `
+	err = w.pool.QueryRow(ctx, `
 		UPDATE signin_links SET used_at = $2
 		WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2
 		RETURNING player_id::text`, hashSecret(token), now).Scan(&playerID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return play.Player{}, errLinkUsed
+		return play.Player{}, false, errLinkUsed
 	}
 	if err != nil {
-		return play.Player{}, fmt.Errorf("use sign-in link: %w", err)
+		return play.Player{}, false, fmt.Errorf("use sign-in link: %w", err)
+	}
+	before, err := w.svc.Player(ctx, playerID)
+	if err != nil {
+		return play.Player{}, false, fmt.Errorf("sign-in link's player: %w", err)
 	}
 	// The link was mailed to the player's address and followed: the
 	// address is the player's, and it reads mail.
 	if err := notify.MarkVerified(ctx, w.pool, playerID); err != nil {
-		return play.Player{}, err
+		return play.Player{}, false, err
 	}
-	p, err := w.svc.Player(ctx, playerID)
+	p, err = w.svc.Player(ctx, playerID)
 	if err != nil {
-		return play.Player{}, fmt.Errorf("sign-in link's player: %w", err)
+		return play.Player{}, false, fmt.Errorf("sign-in link's player: %w", err)
 	}
-	return p, nil
+	return p, before.EmailStatus != play.EmailOK && p.EmailStatus == play.EmailOK, nil
 }

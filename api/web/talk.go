@@ -29,6 +29,19 @@ type talkView struct {
 	// Hidden counts the messages written after the version a replay
 	// shows (they appear as the replay moves on).
 	Hidden int
+	// Max is the longest message, in characters.
+	Max int
+	// Draft and Error are a message the form did not send and why, in
+	// the reader's words: shown in and next to the form.
+	Draft, Error string
+}
+
+// talkRefusal is a message the form did not send: its text, the error
+// and the status of the page that shows them.
+type talkRefusal struct {
+	draft  string
+	err    error
+	status int
 }
 
 // talkLine is one message as the page shows it.
@@ -50,7 +63,7 @@ func (w *Web) newTalkView(ctx context.Context, l *i18n.Localizer, g *play.Game, 
 		viewer = me.ID
 	}
 	seated := viewer != "" && len(g.SeatsOf(viewer)) > 0
-	t := &talkView{Show: g.MayReadTalk(viewer), Public: g.ChatIsPublic(), CanWrite: seated && view == "table"}
+	t := &talkView{Show: g.MayReadTalk(viewer), Public: g.ChatIsPublic(), CanWrite: seated && view == "table", Max: play.MaxMessageRunes}
 	if !t.Show {
 		return t, nil
 	}
@@ -99,7 +112,7 @@ func talkError(err error) error {
 	var input *play.InputError
 	switch {
 	case errors.As(err, &input):
-		return errorf(play.ErrInvalid, "talk.web.error."+input.Code)
+		return errorf(play.ErrInvalid, "talk.web.error."+input.Code, input.Args...)
 	case errors.Is(err, play.ErrForbidden):
 		return errorf(play.ErrForbidden, "talk.web.error.not_seated")
 	}
@@ -115,8 +128,21 @@ func (w *Web) say(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	text := c.FormValue("text")
+	// A refused message is shown again in the form with the reason
+	// next to it, not on a page of its own: nothing typed is lost.
+	again := func(err error) error {
+		status, show := statusOf(err)
+		if !show {
+			return w.fail(c, s, err)
+		}
+		var refusal *limits.Refusal
+		if errors.As(err, &refusal) {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(refusal.RetryAfter))
+		}
+		return w.gamePage(c, "table", &talkRefusal{draft: text, err: err, status: status})
+	}
 	if _, err := play.CleanMessage(text); err != nil {
-		return w.fail(c, s, talkError(err))
+		return again(talkError(err))
 	}
 	g, err := w.svc.CurrentState(ctx, id)
 	if err != nil {
@@ -126,12 +152,12 @@ func (w *Web) say(c echo.Context) error {
 		return w.fail(c, s, talkError(play.ErrForbidden))
 	}
 	if err := w.limitMessage(ctx, id, s.Player); err != nil {
-		return w.fail(c, s, err)
+		return again(err)
 	}
 	// The form's own key makes a second click (or a reload that posts
 	// again) say it once.
 	if _, err := w.svc.Say(ctx, id, s.Player, text, "web", c.FormValue("key")); err != nil {
-		return w.fail(c, s, talkError(err))
+		return again(talkError(err))
 	}
 	return c.Redirect(http.StatusSeeOther, "/games/"+id+"#talk")
 }

@@ -85,13 +85,16 @@ type addressBanner struct {
 	Email  string
 	// CanResend: the server sends mail, so a new link can be asked for.
 	CanResend bool
+	// NoRelay: the links are printed on the server's terminal, not
+	// mailed.
+	NoRelay bool
 }
 
 func (w *Web) addressBanner(p play.Player) *addressBanner {
 	switch {
 	case p.EmailStatus == play.EmailUndeliverable,
 		p.EmailStatus == play.EmailUnverified && w.verify:
-		return &addressBanner{Status: p.EmailStatus, Email: p.Email, CanResend: w.mailer != nil}
+		return &addressBanner{Status: p.EmailStatus, Email: p.Email, CanResend: w.mailer != nil, NoRelay: w.mailer != nil && !w.relaysMail()}
 	}
 	return nil
 }
@@ -111,7 +114,7 @@ func (w *Web) resendVerification(c echo.Context) error {
 	status, notice := http.StatusOK, ""
 	switch {
 	case err == nil:
-		notice = p.L.T("web.verify.sent", "Email", s.Player.Email, "Valid", p.L.Span(VerificationTTL))
+		notice = p.L.T(w.linkNotice("web.verify.sent"), "Email", s.Player.Email, "Valid", p.L.Span(VerificationTTL))
 	case errors.Is(err, notify.ErrLinkMailLimit):
 		status, notice = http.StatusTooManyRequests, p.L.T("web.verify.limit")
 	case errors.Is(err, ErrAlreadyVerified):

@@ -52,6 +52,17 @@ type Mailer interface {
 	QueueSignin(ctx context.Context, a notify.SigninArgs) error
 }
 
+// relay is a Mailer that tells whether its mails leave the server
+// (notify.Notifier: an SMTP relay is configured).
+type relay interface{ RelaysMail() bool }
+
+// relaysMail reports whether the links the pages mention are mailed; a
+// mailer that does not say is taken to mail them.
+func (w *Web) relaysMail() bool {
+	r, ok := w.mailer.(relay)
+	return !ok || r.RelaysMail()
+}
+
 // Config wires a Web.
 type Config struct {
 	Service *play.Service

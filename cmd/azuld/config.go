@@ -264,7 +264,7 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("pprof-addr", "AZUL_PPROF_ADDR", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")
 		add("bots", "AZUL_BOTS", "", false)
-		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log")
+		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log and prints the links of sign-in mails on stderr")
 		add("smtp-url", "AZUL_SMTP_URL", "", true)
 		fs.StringVar(&cfg.MailDomain, "mail-domain", "localhost", "mail domain: replies go to play+<token>@ this domain, whose MX must reach azuld's SMTP listener or a provider's inbound webhook")
 		add("mail-domain", "AZUL_MAIL_DOMAIN", "", false)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -47,7 +48,9 @@ func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *p
 }
 
 // newNotifier builds the notification outbox from the mail settings.
-func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language) (*notify.Notifier, error) {
+// newNotifier wires the notifier; console is the operator's terminal,
+// where the links of link mails are printed when no relay is configured.
+func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language, console io.Writer) (*notify.Notifier, error) {
 	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if sender.BaseURL == "" {
 		sender.BaseURL = "http://" + cfg.HTTPAddr
@@ -60,12 +63,15 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 		sender.From = *from
 	}
 	var mailer notify.Mailer
+	var linkConsole io.Writer
 	if cfg.SMTPURL != "" {
 		m, err := notify.NewSMTPMailer(cfg.SMTPURL)
 		if err != nil {
 			return nil, fmt.Errorf("AZUL_SMTP_URL: %w", err)
 		}
 		mailer = m
+	} else {
+		linkConsole = console
 	}
 	workers := cfg.NotifyWorkers
 	if !cfg.Notify {
@@ -92,7 +98,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	}
 	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Signer: signer, Workers: workers, Logger: log,
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
-		Catalogue: lang.catalogue, Words: lang.words})
+		Catalogue: lang.catalogue, Words: lang.words, LinkConsole: linkConsole})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -136,7 +142,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	notifier, err := newNotifier(cfg, pool, log, reg, lang)
+	notifier, err := newNotifier(cfg, pool, log, reg, lang, a.stderr)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package browser
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -45,10 +46,9 @@ func TestLeaderboardToProfile(t *testing.T) {
 		ann.open("/")
 		ann.clickJS(`document.querySelector('nav.site-nav a[href="/ratings"]')`)
 		ann.waitJS(`document.body.classList.contains('page-ratings')`, "the leaderboard")
-		// Every rating is provisional after five games: tick the box.
-		ann.clickJS(`document.querySelector('form.board-choice input[name=provisional]')`)
-		ann.clickJS(`document.querySelector('form.board-choice button[type=submit]')`)
-		ann.waitJS(`location.search.includes('provisional=1') && document.querySelectorAll('table.leaderboard tbody tr').length == 2`, "both players on the board")
+		// Every rating is provisional after five games: they are listed,
+		// marked, without ticking the box (which shows ticked).
+		ann.waitJS(`document.querySelector('.board-note') && document.querySelector('form.board-choice input[name=provisional]').checked && document.querySelectorAll('table.leaderboard tbody tr').length == 2`, "both players on the board, provisional")
 		if first := eval[string](ann, `document.querySelector('table.leaderboard tbody tr td.name a').textContent`); first != "Bob" {
 			t.Errorf("%s: the first on the board is %q, want Bob", size.name, first)
 		}
@@ -77,6 +77,29 @@ func TestLeaderboardToProfile(t *testing.T) {
 		ann.waitJS(`document.body.textContent.includes('You and Bob') && document.body.textContent.includes('5 finished games together.')`, "the head-to-head")
 		ann.shot("profile-" + size.name)
 	}
+	// In Dutch, on a phone: the chart's numbers have a decimal comma, and
+	// none of its words or numbers is crossed by an axis or another text,
+	// for either rating (the bot game's spans less than two points).
+	ann.speak("nl", "Europe/Amsterdam")
+	ann.viewport(375, 740)
+	ann.open("/ratings")
+	ann.waitJS(`document.querySelector('.board-note') && document.querySelectorAll('table.leaderboard tbody tr').length == 2`, "the Dutch leaderboard")
+	if r := eval[string](ann, `document.querySelector('table.leaderboard td.rating').textContent`); !strings.Contains(r, ",") {
+		t.Errorf("the Dutch leaderboard writes the rating %q", r)
+	}
+	ann.shot("ratings-nl-phone")
+	for _, chart := range []string{"azul-mini.2", "summer-pavilion-mini.2"} {
+		ann.open("/players/" + bob.id + "?chart=" + chart)
+		ann.waitJS(`document.querySelector('svg.rating-chart circle.pt')`, "Bob's chart in Dutch")
+		if clash := eval[string](ann, chartClashes); clash != "" {
+			t.Errorf("%s: the chart's texts clash: %s", chart, clash)
+		}
+		if ticks := eval[string](ann, `[...document.querySelectorAll('svg.rating-chart text.tick.y')].map((t) => t.textContent).join(' ')`); strings.Contains(ticks, ".") {
+			t.Errorf("%s: the axis reads %q", chart, ticks)
+		}
+		ann.shot("profile-chart-nl-" + chart)
+	}
+
 	// On a game's page, drawn by the script, the players' names lead to
 	// their profiles too.
 	ann.viewport(1280, 900)
@@ -85,3 +108,20 @@ func TestLeaderboardToProfile(t *testing.T) {
 	ann.clickJS(`document.querySelector('article.player h2 a.profile-link[href="/players/` + bob.id + `"]')`)
 	ann.waitJS(`document.body.classList.contains('page-profile') && document.querySelector('h1').textContent == 'Bob'`, "Bob's profile from the table")
 }
+
+// chartClashes lists the texts of the rating chart that overlap another
+// text, an axis or the page's edge ("" when none does).
+const chartClashes = `(() => {
+  const svg = document.querySelector('svg.rating-chart');
+  const texts = [...svg.querySelectorAll('text')].map((t) => [t.textContent, t.getBoundingClientRect()]);
+  const axes = [...svg.querySelectorAll('line.axis')].map((l) => l.getBoundingClientRect());
+  const frame = svg.getBoundingClientRect();
+  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const out = [];
+  texts.forEach(([s, r], i) => {
+    texts.slice(i + 1).forEach(([s2, r2]) => { if (hit(r, r2)) out.push(s + ' / ' + s2); });
+    axes.forEach((a) => { if (hit(r, a)) out.push(s + ' / axis'); });
+    if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5) out.push(s + ' / edge');
+  });
+  return out.join('; ');
+})()`

@@ -90,6 +90,19 @@ export function tile(c, x, y, size, label) {
     s('text', { x, y: y + size * 0.12, 'font-size': size * 0.42, 'aria-hidden': 'true' }, letters[c] || '?'));
 }
 
+// startTile is the start player tile beside the name of the player who
+// holds it: the tile drawn as on the table, named by the game's term
+// for it.
+export function startTile() {
+  const name = t('game.term.start_marker');
+  const drawn = tile('marker', 13, 13, 24, name);
+  // The drawing is named once, as a whole.
+  drawn.setAttribute('aria-hidden', 'true');
+  drawn.removeAttribute('role');
+  return s('svg', { viewBox: '0 0 26 26', width: 26, height: 26, class: 'drawing start-tile', role: 'img', 'aria-label': name },
+    s('title', {}, t('web.js.holds_marker')), drawn);
+}
+
 // countBadge is the "×n" beside a tile group.
 function badge(n, x, y) {
   return s('g', { class: 'badge', 'aria-hidden': 'true' },

@@ -4,7 +4,7 @@
 // take-back buttons, the fairness panel, the export and, once the game is
 // finished, the search bot's analysis of a position.
 import { api, gamePath, el, seatName, allEvents, prose } from './api.js';
-import { drawOffer, drawBoard, tileRow, isPavilion } from './draw.js';
+import { drawOffer, drawBoard, tileRow, isPavilion, startTile } from './draw.js';
 import { markChanges, describeFinal, rulesetName, actorText, markWild } from './common.js';
 import { t, num, time, colour } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
@@ -205,7 +205,7 @@ function draw(r, st) {
   for (const p of g.players) {
     const card = el('article', { class: `player${(g.to_act || []).includes(p.seat) ? ' acting' : ''}`, 'data-seat': p.seat },
       el('header', {}, el('h2', {}, seatName(g, p.seat)),
-        p.marker ? el('span', { class: 'chip', title: t('web.js.holds_marker') }, t('web.js.first')) : '', p.passed ? el('span', { class: 'chip' }, t('web.js.passed')) : '',
+        p.marker ? startTile() : '', p.passed ? el('span', { class: 'chip' }, t('web.js.passed')) : '',
         el('span', { class: 'score', 'data-path': `players[${p.seat}].score`, 'data-val': p.score, 'aria-label': t('web.js.score', { Score: num(p.score) }) }, num(p.score))),
       drawBoard(g, p.seat));
     if (isPavilion(g)) {

@@ -2,7 +2,7 @@
 // clicks or keys among the server's legal moves, live updates from the
 // game's server-sent events.
 import { api, gamePath, el, seatName, profilePath, ApiError, prose } from './api.js';
-import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered } from './draw.js';
+import { drawOffer, drawBoard, tileRow, isPavilion, starName, s as svgEl, tile, ordered, startTile } from './draw.js';
 import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
 import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
@@ -21,13 +21,15 @@ export async function startTable(root) {
   t.talkSection = root.querySelector('section#talk');
   root.replaceChildren(
     el('header', { class: 'game-head' }, el('h1', { id: 'title' }, tr('web.js.game')), el('p', { id: 'status', 'aria-live': 'polite' })),
+    // Once the game is over its result comes first, above the table.
+    el('section', { id: 'result', 'aria-label': tr('web.js.final.caption'), hidden: true }),
     el('p', { id: 'notice', class: 'notice', role: 'status', 'aria-live': 'polite', hidden: true }),
     el('section', { id: 'offer', 'aria-label': tr('web.js.offer') }),
     el('section', { id: 'actions', 'aria-label': tr('web.js.your_move_label') }),
     el('section', { id: 'boards', 'aria-label': tr('web.js.boards') }),
     el('section', { id: 'extra' }),
   );
-  t.talk = enhanceTalk(t.talkSection, id, root.dataset.player || '', (m, k) => notice(t, m, k), root.dataset.version);
+  t.talk = enhanceTalk(t.talkSection, id, root.dataset.player || '', root.dataset.version);
   root.addEventListener('keydown', (e) => onKey(t, e));
   root.addEventListener('click', (e) => {
     const target = e.target.closest ? e.target.closest('.pick') : null;
@@ -58,8 +60,10 @@ async function reload(t) {
     try {
       const d = await api('GET', gamePath(t.id, `/diff?from=${before}&to=${t.game.version}`));
       markChanges(t.root, d.changes);
-      // The last move, not table talk (the panel shows that).
-      const moves = d.events.filter((e) => e.type !== 'game.message');
+      // The last move: not table talk (the panel shows that), nor the
+      // end and the seed revealed then (the result says the one, the
+      // replay's fairness panel shows the other).
+      const moves = d.events.filter((e) => !notMoves.has(e.type));
       if (moves.length && prose(d)) {
         const last = moves[moves.length - 1];
         setStatusExtra(t, last.description);
@@ -67,6 +71,10 @@ async function reload(t) {
     } catch { /* the marks are a courtesy: the board is already current */ }
   }
 }
+
+// notMoves are the events the status line does not name as the last
+// move.
+const notMoves = new Set(['game.message', 'game_ended', 'game.seed_revealed']);
 
 function setStatusExtra(t, text) {
   const p = t.root.querySelector('#lastmove');
@@ -145,6 +153,9 @@ function render(t) {
     ' ', el('a', { href: `/games/${encodeURIComponent(t.id)}/replay?version=${g.version}`, class: 'link' }, tr('web.js.replay')),
     ' ', el('span', { id: 'settings', class: 'settings' }, settingsText(g)),
   );
+  const result = root.querySelector('#result');
+  result.hidden = !g.final;
+  result.replaceChildren(...(g.final ? [el('p', { class: 'winners' }, winnersText(g)), describeFinal(g)] : []));
   const offer = root.querySelector('#offer');
   offer.replaceChildren();
   if (g.factories) offer.append(drawOffer(g));
@@ -158,7 +169,7 @@ function render(t) {
     const card = el('article', { class: `player${mine.has(seat) ? ' me' : ''}${(g.to_act || []).includes(seat) ? ' acting' : ''}`, 'data-seat': seat },
       el('header', {},
         el('h2', {}, profilePath(g, seat) ? el('a', { href: profilePath(g, seat), class: 'profile-link' }, seatName(g, seat)) : seatName(g, seat)),
-        p.marker ? el('span', { class: 'chip', title: tr('web.js.holds_marker') }, tr('web.js.first')) : '',
+        p.marker ? startTile() : '',
         p.passed ? el('span', { class: 'chip' }, tr('web.js.passed')) : '',
         el('span', { class: 'score', 'data-path': `players[${seat}].score`, 'data-val': p.score, 'aria-label': tr('web.js.score', { Score: num(p.score) }) }, num(p.score))),
       drawBoard(g, seat));
@@ -180,7 +191,6 @@ function render(t) {
     extra.append(el('p', { class: 'deadline' }, `${who ? tr('web.js.deadline', { Who: who }) : tr('web.js.deadline_seat')} `,
       el('time', { datetime: g.deadline }, time(g.deadline))));
   }
-  if (g.final) extra.append(describeFinal(g));
   if (g.status === 'active' && mine.size && g.takebacks !== false) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
   const resign = moves.find((m) => m.m.type === 'resign');
   const listed = moves.filter((m) => m !== resign);
@@ -190,6 +200,12 @@ function render(t) {
       onclick: () => { if (window.confirm(tr('web.js.resign_confirm'))) send(t, resign); } }, tr('web.js.resign'))));
   }
   setPicks(t);
+}
+
+// winnersText names the winners of a finished game and their score.
+function winnersText(g) {
+  const first = g.final.players.filter((p) => p.rank === 1);
+  return tr('web.js.final.won_by', { Winners: list(first.map((p) => seatName(g, p.seat))), Count: first[0]?.score ?? 0 });
 }
 
 // settingsText is the game's settings in words: rated or not, public or

@@ -6,6 +6,23 @@
 import { api, gamePath, el } from './api.js';
 import { t, time } from './i18n.js';
 
+// messageProblem is why the server would refuse a message (as
+// play.CleanMessage does), in the reader's words; '' when it would take
+// it. Checked before sending, so the reader learns it by the box.
+export function messageProblem(text, max) {
+  const clean = text.replace(/\r\n?/g, '\n').trim();
+  const n = [...clean].length;
+  if (!n) return t('talk.web.error.talk_text_empty');
+  if (n > max) return t('talk.web.error.talk_text_long', { Count: n, Max: max });
+  // Control characters but the newline, and the bidirectional overrides.
+  if (/[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u.test(clean)) return t('talk.web.error.talk_text_control');
+  return '';
+}
+
+// characters counts a message as the server does: trimmed, by code
+// point.
+const characters = (text) => [...text.replace(/\r\n?/g, '\n').trim()].length;
+
 // authorOf is a message's author in the reader's words.
 const authorOf = (m) => (m.erased ? t('talk.former_player') : m.author);
 
@@ -32,14 +49,24 @@ function messageItem(m, me, report) {
 
 // enhanceTalk takes over the server's panel (section#talk) of a table:
 // the forms post through the API, and refresh() redraws the list, marking
-// other players' messages after version as new. say shows a notice. Returns null when the page has no panel.
-export function enhanceTalk(section, id, me, say, version) {
+// other players' messages after version as new; refusals and notices
+// are said in the panel. Returns null when the page has no panel.
+export function enhanceTalk(section, id, me, version) {
   if (!section) return null;
   const canWrite = section.dataset.canWrite === 'true';
   const p = { section, id, me, seen: 0, muted: section.dataset.muted === 'true' };
   const heading = section.querySelector('h2');
   const badge = el('span', { class: 'talk-new chip', hidden: true });
   heading.append(' ', badge);
+  // What becomes of a report or a mute is said in the panel, in view of
+  // the reader who clicked, not at the top of the page.
+  const status = el('p', { class: 'talk-status notice', role: 'status', hidden: true });
+  (section.querySelector('form.talk-mute') || section.lastElementChild).after(status);
+  const tell = (text, kind = '') => {
+    status.hidden = !text;
+    status.className = `talk-status notice ${kind}`;
+    status.textContent = text || '';
+  };
   // The reader has seen what is listed once they look at the panel.
   const seen = () => { p.unread = 0; badge.hidden = true; };
   section.addEventListener('focusin', seen);
@@ -54,9 +81,9 @@ export function enhanceTalk(section, id, me, say, version) {
       try {
         await api('POST', gamePath(id, `/messages/${m.version}/report`), { reason: input.value });
         d.open = false;
-        say(t('talk.web.reported'), 'ok');
+        tell(t('talk.web.reported'), 'ok');
       } catch (err) {
-        say(err.message, 'error');
+        tell(err.message, 'error');
       }
       b.disabled = false;
     });
@@ -100,19 +127,50 @@ export function enhanceTalk(section, id, me, say, version) {
 
   const form = section.querySelector('form.talk-form');
   if (form) {
+    const area = form.querySelector('textarea');
+    const button = form.querySelector('button[type=submit]');
+    const key = form.querySelector('input[name=key]');
+    const counter = form.querySelector('#talk-count');
+    const error = form.querySelector('#talk-error');
+    const max = Number(area.dataset.max) || 500;
+    // The reason a message was not sent stands by the box, where the
+    // reader is looking, and goes when they change the text.
+    const refuse = (text) => {
+      error.textContent = text || '';
+      error.hidden = !text;
+      if (text) area.setAttribute('aria-invalid', 'true');
+      else area.removeAttribute('aria-invalid');
+      area.setAttribute('aria-describedby', text ? 'talk-count talk-error' : 'talk-count');
+    };
+    p.refuse = refuse;
+    // The counter follows the text as it is typed or pasted; over the
+    // limit it is marked, and the message is not sent.
+    const count = () => {
+      const n = characters(area.value);
+      counter.textContent = t('talk.web.count', { Count: n, Max: max });
+      counter.classList.toggle('over', n > max);
+      if (!error.hidden && n <= max && area.getAttribute('aria-invalid')) refuse('');
+    };
+    area.addEventListener('input', count);
+    count();
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
-      const area = form.querySelector('textarea');
-      const button = form.querySelector('button[type=submit]');
-      const key = form.querySelector('input[name=key]');
+      const problem = messageProblem(area.value, max);
+      if (problem) {
+        refuse(problem);
+        area.focus();
+        return;
+      }
+      refuse('');
       button.disabled = true;
       try {
         await api('POST', gamePath(id, '/messages'), { text: area.value }, key ? { 'Idempotency-Key': key.value } : {});
         area.value = '';
+        count();
         if (key) key.value = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
         await p.refresh();
       } catch (err) {
-        say(err.message, 'error');
+        refuse(err.message);
       }
       button.disabled = false;
     });
@@ -132,8 +190,9 @@ export function enhanceTalk(section, id, me, say, version) {
         p.muted = !p.muted;
         if (p.muted) { p.unread = 0; badge.hidden = true; }
         draw();
+        tell('');
       } catch (err) {
-        say(err.message, 'error');
+        tell(err.message, 'error');
       }
     });
   }
