@@ -295,6 +295,9 @@ type tableView struct {
 	AwaitingCount       int
 	// Seated: the viewer holds a seat.
 	Seated bool
+	// Invite is the invitation link a seated player may pass on (nil:
+	// none, or not theirs to see).
+	Invite *inviteView
 	// Settings are the game's settings; Spectator: the viewer holds no
 	// seat in the running game (and only watches).
 	Settings  play.Settings
@@ -427,6 +430,11 @@ func (w *Web) gamePage(c echo.Context, view string) error {
 	}
 	if p.Game.Talk, err = w.newTalkView(ctx, p.L, current, me, view, g.Version); err != nil {
 		return w.fail(c, s, err)
+	}
+	if view == "table" && g.Version == latest {
+		if p.Game.Invite, err = w.newInviteView(c, g, me); err != nil {
+			return w.fail(c, s, err)
+		}
 	}
 	p.Game.Key = uuid.NewString()
 	p.Game.Reported, _ = strconv.ParseInt(c.QueryParam("reported"), 10, 64)
