@@ -24,18 +24,28 @@ func (s *Server) withInvitation(c echo.Context, resp *gameResponse, g *play.Game
 	return nil
 }
 
+// acceptRequest is the body of POST /v1/invitations/accept. The token
+// travels in the body: a path is what request logs record.
+type acceptRequest struct {
+	Token string `json:"token"`
+}
+
 // acceptInvitation takes a free seat with an invitation link's token
-// (POST /v1/invitations/{token}/accept). A token that names nothing is a
-// failed token guess, limited like a wrong bearer token.
+// (POST /v1/invitations/accept). A token that names nothing is a failed
+// token guess, limited like a wrong bearer token.
 func (s *Server) acceptInvitation(c echo.Context) error {
 	p, err := s.authenticate(c)
 	if err != nil {
 		return err
 	}
+	var req acceptRequest
+	if err := decodeJSON(c, &req, false); err != nil {
+		return err
+	}
 	if err := s.checkTokenAttempt(c); err != nil {
 		return err
 	}
-	token := c.Param("token")
+	token := req.Token
 	g, err := s.svc.AcceptInvitation(c.Request().Context(), token, p)
 	if errors.Is(err, play.ErrNoInvitation) {
 		s.countFailedToken(c)

@@ -33,6 +33,7 @@ func TestInvitationOverREST(t *testing.T) {
 		t.Fatalf("invitation_url %q", seen.InvitationURL)
 	}
 	token := strings.TrimPrefix(u.Path, "/invite/")
+	accept := map[string]string{"token": token}
 	// Someone who is not seated is not given the link (the private game
 	// is readable while a seat is free).
 	var stranger invitation
@@ -42,29 +43,29 @@ func TestInvitationOverREST(t *testing.T) {
 	}
 
 	for _, bad := range []string{"nothing", strings.Repeat("A", len(token)), token[:len(token)-1]} {
-		res := ben.call(http.MethodPost, "/v1/invitations/"+bad+"/accept", nil).mustStatus(t, http.StatusNotFound)
+		res := ben.call(http.MethodPost, "/v1/invitations/accept", map[string]string{"token": bad}).mustStatus(t, http.StatusNotFound)
 		if p := res.problem(t); p.Type != ProblemNotFound || !strings.Contains(p.Detail, "No invitation") {
 			t.Fatalf("wrong token: %+v", p)
 		}
 	}
-	env.anonymous(t).call(http.MethodPost, "/v1/invitations/"+token+"/accept", nil).mustStatus(t, http.StatusUnauthorized)
+	env.anonymous(t).call(http.MethodPost, "/v1/invitations/accept", accept).mustStatus(t, http.StatusUnauthorized)
 	if now := ana.getGame(g.ID); now.Version != g.Version {
 		t.Fatalf("refused accepts changed the game: version %d, was %d", now.Version, g.Version)
 	}
 
 	var after game
-	ben.call(http.MethodPost, "/v1/invitations/"+token+"/accept", nil).mustStatus(t, http.StatusOK).decode(t, &after)
+	ben.call(http.MethodPost, "/v1/invitations/accept", accept).mustStatus(t, http.StatusOK).decode(t, &after)
 	if after.Status != play.StatusOpen || after.Seats[1].PlayerID != ben.Player.ID || len(after.YourSeats) != 1 {
 		t.Fatalf("after Ben: %+v", after)
 	}
-	if p := ben.call(http.MethodPost, "/v1/invitations/"+token+"/accept", nil).mustStatus(t, http.StatusForbidden).problem(t); !strings.Contains(p.Detail, "already hold a seat") {
+	if p := ben.call(http.MethodPost, "/v1/invitations/accept", accept).mustStatus(t, http.StatusForbidden).problem(t); !strings.Contains(p.Detail, "already hold a seat") {
 		t.Fatalf("Ben again: %+v", p)
 	}
-	cy.call(http.MethodPost, "/v1/invitations/"+token+"/accept", nil).mustStatus(t, http.StatusOK).decode(t, &after)
+	cy.call(http.MethodPost, "/v1/invitations/accept", accept).mustStatus(t, http.StatusOK).decode(t, &after)
 	if after.Status != play.StatusActive || after.Seats[2].PlayerID != cy.Player.ID {
 		t.Fatalf("after the last seat: %+v", after)
 	}
-	if p := di.call(http.MethodPost, "/v1/invitations/"+token+"/accept", nil).mustStatus(t, http.StatusForbidden).problem(t); !strings.Contains(p.Detail, "no free seat") {
+	if p := di.call(http.MethodPost, "/v1/invitations/accept", accept).mustStatus(t, http.StatusForbidden).problem(t); !strings.Contains(p.Detail, "no free seat") {
 		t.Fatalf("Di on a full game: %+v", p)
 	}
 	var started invitation

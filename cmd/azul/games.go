@@ -473,7 +473,7 @@ func (a *app) acceptInvitation(ctx context.Context, arg string) error {
 	if !ok {
 		return a.usage("cli.join.bad_arg", "Value", arg)
 	}
-	res, err := a.api.AcceptInvitationWithResponse(ctx, token)
+	res, err := a.api.AcceptInvitationWithResponse(ctx, apiclient.AcceptInvitationJSONRequestBody{Token: token})
 	if err := a.result(res, err, http.StatusOK); err != nil {
 		return err
 	}

@@ -1153,7 +1153,7 @@ type GameResponse struct {
 	// Imported the game came from an exported log (POST /v1/games/import; its log ends with game.imported): it is never rated
 	Imported *bool `json:"imported,omitempty"`
 
-	// InvitationUrl The game's invitation link (/invite/{token}, see POST /v1/invitations/{token}/accept), for a caller seated at the game while a seat is free for anyone; absent otherwise. Pass it only to the people you want at the table.
+	// InvitationUrl The game's invitation link (/invite/{token}, see POST /v1/invitations/accept), for a caller seated at the game while a seat is free for anyone; absent otherwise. Pass it only to the people you want at the table.
 	InvitationUrl   *string       `json:"invitation_url,omitempty"`
 	LegalMoves      []LegalMove   `json:"legal_moves"`
 	Options         *Options      `json:"options,omitempty"`
@@ -2587,6 +2587,12 @@ type InboundEmailParams struct {
 // InboundEmail200JSONResponseBodyOutcome defines parameters for InboundEmail.
 type InboundEmail200JSONResponseBodyOutcome string
 
+// AcceptInvitationJSONBody defines parameters for AcceptInvitation.
+type AcceptInvitationJSONBody struct {
+	// Token The last segment of the invitation link (`invitation_url`): /invite/{token}
+	Token string `json:"token"`
+}
+
 // MailStopConfirmParams defines parameters for MailStopConfirm.
 type MailStopConfirmParams struct {
 	// Token The token of the mail's stop link
@@ -2737,6 +2743,9 @@ type RequestTakebackJSONRequestBody RequestTakebackJSONBody
 
 // InboundEmailTextRequestBody defines body for InboundEmail for text/plain ContentType.
 type InboundEmailTextRequestBody = InboundEmailTextBody
+
+// AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
+type AcceptInvitationJSONRequestBody AcceptInvitationJSONBody
 
 // MailStopFormdataRequestBody defines body for MailStop for application/x-www-form-urlencoded ContentType.
 type MailStopFormdataRequestBody MailStopFormdataBody
@@ -4528,12 +4537,23 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/inbound/email (the `InboundEmail` operationId).
 	InboundEmailWithTextBody(ctx context.Context, params *InboundEmailParams, body InboundEmailTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AcceptInvitationWithBody Take a free seat with a game's invitation link
+	//
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AcceptInvitation Take a free seat with a game's invitation link
 	//
-	// An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
 	//
-	// Corresponds with POST /v1/invitations/{token}/accept (the `AcceptInvitation` operationId).
-	AcceptInvitation(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitation(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MailStopConfirm The stop link of a game mail: shows what it would stop (HTML with a button when Accept asks for text/html)
 	//
@@ -6282,13 +6302,34 @@ func (c *Client) InboundEmailWithTextBody(ctx context.Context, params *InboundEm
 	return c.Client.Do(req)
 }
 
+// AcceptInvitationWithBody Take a free seat with a game's invitation link
+//
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *Client) AcceptInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AcceptInvitation Take a free seat with a game's invitation link
 //
-// An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
 //
-// Corresponds with POST /v1/invitations/{token}/accept (the `AcceptInvitation` operationId).
-func (c *Client) AcceptInvitation(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAcceptInvitationRequest(c.Server, token)
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *Client) AcceptInvitation(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9921,23 +9962,27 @@ func NewInboundEmailRequestWithBody(server string, params *InboundEmailParams, c
 	return req, nil
 }
 
-// NewAcceptInvitationRequest constructs an http.Request for the AcceptInvitation method
-func NewAcceptInvitationRequest(server string, token string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+// NewAcceptInvitationRequest calls the generic AcceptInvitation builder with application/json body
+func NewAcceptInvitationRequest(server string, body AcceptInvitationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAcceptInvitationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAcceptInvitationRequestWithBody constructs an http.Request for the AcceptInvitation method, with any body, and a specified content type
+func NewAcceptInvitationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
 
 	serverURL, err := url.Parse(server)
 	if err != nil {
 		return nil, err
 	}
 
-	operationPath := fmt.Sprintf("/v1/invitations/%s/accept", pathParam0)
+	operationPath := fmt.Sprintf("/v1/invitations/accept")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -9947,10 +9992,12 @@ func NewAcceptInvitationRequest(server string, token string) (*http.Request, err
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -11559,14 +11606,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/inbound/email (the `InboundEmail` operationId).
 	InboundEmailWithTextBodyWithResponse(ctx context.Context, params *InboundEmailParams, body InboundEmailTextRequestBody, reqEditors ...RequestEditorFn) (*InboundEmailResponse, error)
 
+	// AcceptInvitationWithBodyWithResponse Take a free seat with a game's invitation link
+	//
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error)
+
 	// AcceptInvitationWithResponse Take a free seat with a game's invitation link
 	//
-	// An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /v1/invitations/{token}/accept (the `AcceptInvitation` operationId).
-	AcceptInvitationWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error)
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithResponse(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error)
 
 	// MailStopConfirmWithResponse The stop link of a game mail: shows what it would stop (HTML with a button when Accept asks for text/html)
 	//
@@ -15352,6 +15408,8 @@ type AcceptInvitationResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *GameResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *ProblemResponse
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -15375,6 +15433,11 @@ type AcceptInvitationResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r AcceptInvitationResponse) GetJSON200() *GameResponse {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -18068,15 +18131,30 @@ func (c *ClientWithResponses) InboundEmailWithTextBodyWithResponse(ctx context.C
 	return ParseInboundEmailResponse(rsp)
 }
 
+// AcceptInvitationWithBodyWithResponse Take a free seat with a game's invitation link
+//
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *ClientWithResponses) AcceptInvitationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error) {
+	rsp, err := c.AcceptInvitationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptInvitationResponse(rsp)
+}
+
 // AcceptInvitationWithResponse Take a free seat with a game's invitation link
 //
-// An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /v1/invitations/{token}/accept (the `AcceptInvitation` operationId).
-func (c *ClientWithResponses) AcceptInvitationWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error) {
-	rsp, err := c.AcceptInvitation(ctx, token, reqEditors...)
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *ClientWithResponses) AcceptInvitationWithResponse(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error) {
+	rsp, err := c.AcceptInvitation(ctx, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -21147,6 +21225,13 @@ func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest ProblemResponse
