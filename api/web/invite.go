@@ -101,8 +101,9 @@ func (w *Web) invitePage(c echo.Context) error {
 	if s == nil {
 		inv.SignedOut = true
 		w.setCookie(c, inviteCookie, token, inviteCookieAge)
-	} else {
-		describeInvitation(p.L, g, &s.Player, inv)
+	} else if inv.Seated = len(g.SeatsOf(s.Player.ID)) > 0; inv.Seated || inv.Free > 0 {
+		// A used-up link names nobody: its holder is no longer invited.
+		describeInvitation(p.L, g, inv)
 	}
 	p.Invite = inv
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -135,11 +136,10 @@ func (w *Web) badInvitation(c echo.Context, s *session) error {
 	return w.fail(c, s, errorf(play.ErrNotFound, "web.invite.unknown"))
 }
 
-// describeInvitation fills in what the invitation is to, for player me.
-func describeInvitation(l *i18n.Localizer, g *play.Game, me *play.Player, inv *invitation) {
+// describeInvitation fills in what the invitation is to.
+func describeInvitation(l *i18n.Localizer, g *play.Game, inv *invitation) {
 	inv.Title = rulesetTitle(l, g.Config.Ruleset)
 	inv.Rated = g.Rated
-	inv.Seated = len(g.SeatsOf(me.ID)) > 0
 	var names []string
 	for _, seat := range g.Seats {
 		if seat.PlayerID == "" && seat.Bot == "" {
