@@ -32,6 +32,9 @@ type gameResponse struct {
 	YourSeats []int `json:"your_seats"`
 	// LegalMoves are the caller's legal moves now.
 	LegalMoves []LegalMove `json:"legal_moves"`
+	// InvitationURL is the game's invitation link, for a caller seated
+	// at it while a seat is free for anyone (see withInvitation).
+	InvitationURL string `json:"invitation_url,omitempty"`
 }
 
 // callerSeats are the seats whose moves a request asks about: ?seat= if
@@ -101,10 +104,14 @@ func (s *Server) createGame(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	resp := newGameResponse(g, &p)
+	if err := s.withInvitation(c, &resp, g, &p); err != nil {
+		return err
+	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderLocation, "/v1/games/"+g.ID)
 	h.Set("ETag", etag(g.Version))
-	return c.JSON(http.StatusCreated, newGameResponse(g, &p))
+	return c.JSON(http.StatusCreated, resp)
 }
 
 // unknownRuleset is the problem of a rule set id that names none; it
@@ -142,7 +149,11 @@ func (s *Server) getGame(c echo.Context) error {
 	if wantsText(c) {
 		return c.String(http.StatusOK, s.gameText(s.reader(c), g, p))
 	}
-	return c.JSON(http.StatusOK, newGameResponse(g, p))
+	resp := newGameResponse(g, p)
+	if err := s.withInvitation(c, &resp, g, p); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, resp)
 }
 
 // wantsText reports whether the client asked for text rather than JSON

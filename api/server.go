@@ -242,6 +242,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games", s.listGames)
 	v1.GET("/games/:id", s.getGame)
 	v1.POST("/games/:id/join", s.joinGame)
+	v1.POST("/invitations/accept", s.acceptInvitation)
 	v1.POST("/games/:id/rematch", s.rematch)
 	v1.POST("/games/:id/decline", s.declineGame)
 	v1.GET("/games/:id/legal-moves", s.legalMoves)

@@ -48,6 +48,9 @@
 //   - 000025 watch order (000024 is not used): games.watch_best, the best rating among a
 //     running game's seats when it started, so the watch list reads one
 //     index instead of every running game (see projections).
+//   - 000027 invitation links: invitation_key (the key a game's link
+//     token is derived from) and invitation_links (the SHA-256 of each
+//     game's token); see play's invitations.
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -97,6 +97,8 @@ type Service struct {
 	seeds *seedCache
 	// watch keeps the watch list's recent pages.
 	watch *ttlcache.Cache[watchPage]
+	// invite holds the invitation links' key once read.
+	invite invitationKey
 }
 
 // DefaultSnapshotEvery is how many events pass between snapshots unless

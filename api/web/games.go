@@ -307,6 +307,9 @@ type tableView struct {
 	AwaitingCount       int
 	// Seated: the viewer holds a seat.
 	Seated bool
+	// Invite is the invitation link a seated player may pass on (nil:
+	// none, or not theirs to see).
+	Invite *inviteView
 	// Settings are the game's settings; Spectator: the viewer holds no
 	// seat in the running game (and only watches).
 	Settings  play.Settings
@@ -448,6 +451,11 @@ func (w *Web) gamePage(c echo.Context, view string, refused *talkRefusal) error 
 		status = refused.status
 		p.Game.Talk.Draft = refused.draft
 		p.Game.Talk.Error = errorText(p.L, refused.err, status, true)
+	}
+	if view == "table" && g.Version == latest {
+		if p.Game.Invite, err = w.newInviteView(c, g, me); err != nil {
+			return w.fail(c, s, err)
+		}
 	}
 	p.Game.Key = uuid.NewString()
 	p.Game.Reported, _ = strconv.ParseInt(c.QueryParam("reported"), 10, 64)

@@ -33,7 +33,7 @@ var templateFS embed.FS
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
 var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete",
-	"ratings", "profile", "profile-games"}
+	"ratings", "profile", "profile-games", "invite"}
 
 func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 	out := map[string]map[string]*template.Template{}
@@ -123,6 +123,10 @@ type page struct {
 	Profile *profileView
 	// PlayerGames is a page of a player's games.
 	PlayerGames *playerGamesView
+	// Invite is the invitation page's data; Next is where a new player
+	// goes on from the registration page (an invitation they opened).
+	Invite *invitation
+	Next   string
 }
 
 func (p *page) lang() string { return p.L.Lang() }
@@ -435,7 +439,7 @@ func (w *Web) signin(c echo.Context) error {
 		if _, err := w.startSession(c, p); err != nil {
 			return w.fail(c, nil, err)
 		}
-		return c.Redirect(http.StatusSeeOther, "/")
+		return c.Redirect(http.StatusSeeOther, w.afterSignin(c))
 	case email != "":
 		if w.mailer == nil {
 			f.Errors["email"] = l.T("web.signin.error.no_mail")
@@ -577,11 +581,12 @@ func (w *Web) useLink(c echo.Context) error {
 	if _, err := w.startSession(c, p); err != nil {
 		return w.fail(c, nil, err)
 	}
-	if confirmed {
+	next := w.afterSignin(c)
+	if confirmed && next == "/" {
 		// The lobby says that the click confirmed the address.
-		return c.Redirect(http.StatusSeeOther, "/?confirmed=1")
+		next = "/?confirmed=1"
 	}
-	return c.Redirect(http.StatusSeeOther, "/")
+	return c.Redirect(http.StatusSeeOther, next)
 }
 
 // linkNotice is the page's word that a link is on its way (id), or,
@@ -689,6 +694,9 @@ func (w *Web) register(c echo.Context) error {
 	pg := w.newPage(c, ns, "registered", "web.registered.title")
 	pg.Title = pg.L.T("web.registered.title", "Name", p.Name)
 	pg.Token = token
+	if next := w.afterSignin(c); next != "/" {
+		pg.Next = next
+	}
 	if w.verify && w.mailer != nil {
 		// The address is mailed nothing else until its owner follows this.
 		if err := w.SendVerification(c, p); err != nil {

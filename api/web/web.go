@@ -229,6 +229,8 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/ratings", w.ratingsPage},
 		{http.MethodGet, "/players/:id", w.profilePage},
 		{http.MethodGet, "/players/:id/games", w.playerGamesPage},
+		{http.MethodGet, "/invite/:token", w.invitePage},
+		{http.MethodPost, "/invite/:token", w.acceptInvite},
 	} {
 		e.Add(r.method, r.path, r.h, w.headers)
 	}

@@ -334,6 +334,9 @@ has two seats: you and an open one.`,
 			for _, s := range g.Seats {
 				fmt.Fprintf(a.out, "  %s: %s\n", a.l.T("cli.seat.n", "N", s.Seat), a.seatLabel(s, g.YourSeats))
 			}
+			if link := deref(g.InvitationUrl); link != "" {
+				fmt.Fprintln(a.out, a.l.T("cli.new.invitation", "Link", link))
+			}
 			fmt.Fprintln(a.out, a.l.T("cli.new.show_with", "Command", "azul show "+g.Id.String()))
 			return nil
 		}),
@@ -433,12 +436,19 @@ func (a *app) seatLabel(s apiclient.Seat, yours []int) string {
 func (a *app) joinCommand() *cobra.Command {
 	var seat int
 	cmd := &cobra.Command{
-		Use:               "join GAME",
+		Use:               "join GAME|LINK",
 		Args:              a.args(1, 1),
 		ValidArgsFunction: a.completeGames,
-		RunE: a.onGame(func(cmd *cobra.Command, id uuid.UUID, args []string) error {
+		RunE: a.wrapRun(func(cmd *cobra.Command, args []string) error {
 			if err := a.needToken(); err != nil {
 				return err
+			}
+			id, err := uuid.Parse(args[0])
+			if err != nil || len(args[0]) != 36 {
+				if cmd.Flags().Changed("seat") {
+					return a.usage("cli.join.seat_with_link")
+				}
+				return a.acceptInvitation(cmd.Context(), args[0])
 			}
 			params := &apiclient.JoinGameParams{}
 			if cmd.Flags().Changed("seat") {
@@ -458,4 +468,39 @@ func (a *app) joinCommand() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&seat, "seat", 0, a.l.T("cli.flag.join_seat"))
 	return cmd
+}
+
+// acceptInvitation takes the seat an invitation link (or its token)
+// offers.
+func (a *app) acceptInvitation(ctx context.Context, arg string) error {
+	token, ok := invitationToken(arg)
+	if !ok {
+		return a.usage("cli.join.bad_arg", "Value", arg)
+	}
+	res, err := a.api.AcceptInvitationWithResponse(ctx, apiclient.AcceptInvitationJSONRequestBody{Token: token})
+	if err := a.result(res, err, http.StatusOK); err != nil {
+		return err
+	}
+	if a.jsonOut {
+		return a.printJSON(res.Body)
+	}
+	g := res.JSON200
+	fmt.Fprintln(a.out, a.l.T("cli.join.done", "ID", g.Id, "Seats", a.seatList(g.YourSeats), "Status", a.status(string(g.Status))))
+	return nil
+}
+
+// invitationToken reads the token of an invitation link (…/invite/TOKEN)
+// or a bare token; ok is false for anything else.
+func invitationToken(arg string) (string, bool) {
+	token := strings.TrimSpace(arg)
+	if i := strings.LastIndex(token, "/invite/"); i >= 0 {
+		token = token[i+len("/invite/"):]
+		if j := strings.IndexAny(token, "?#/"); j >= 0 {
+			token = token[:j]
+		}
+	}
+	if token == "" || len(token) > 64 || strings.Trim(token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return "", false
+	}
+	return token, true
 }

@@ -1151,7 +1151,10 @@ type GameResponse struct {
 	Id        openapi_types.UUID `json:"id"`
 
 	// Imported the game came from an exported log (POST /v1/games/import; its log ends with game.imported): it is never rated
-	Imported        *bool         `json:"imported,omitempty"`
+	Imported *bool `json:"imported,omitempty"`
+
+	// InvitationUrl The game's invitation link (/invite/{token}, see POST /v1/invitations/accept), for a caller seated at the game while a seat is free for anyone; absent otherwise. Pass it only to the people you want at the table.
+	InvitationUrl   *string       `json:"invitation_url,omitempty"`
 	LegalMoves      []LegalMove   `json:"legal_moves"`
 	Options         *Options      `json:"options,omitempty"`
 	PendingTakeback *Takeback     `json:"pending_takeback,omitempty"`
@@ -2365,6 +2368,11 @@ type ReplayPageParams struct {
 	Version *int `form:"version,omitempty" json:"version,omitempty"`
 }
 
+// AcceptInvitationFormFormdataBody defines parameters for AcceptInvitationForm.
+type AcceptInvitationFormFormdataBody struct {
+	Csrf *string `form:"csrf,omitempty" json:"csrf,omitempty"`
+}
+
 // ChooseLanguageParams defines parameters for ChooseLanguage.
 type ChooseLanguageParams struct {
 	Lang ChooseLanguageParamsLang `form:"lang" json:"lang"`
@@ -2579,6 +2587,12 @@ type InboundEmailParams struct {
 // InboundEmail200JSONResponseBodyOutcome defines parameters for InboundEmail.
 type InboundEmail200JSONResponseBodyOutcome string
 
+// AcceptInvitationJSONBody defines parameters for AcceptInvitation.
+type AcceptInvitationJSONBody struct {
+	// Token The last segment of the invitation link (`invitation_url`): /invite/{token}
+	Token string `json:"token"`
+}
+
 // MailStopConfirmParams defines parameters for MailStopConfirm.
 type MailStopConfirmParams struct {
 	// Token The token of the mail's stop link
@@ -2688,6 +2702,9 @@ type ReportFormFormdataRequestBody ReportFormFormdataBody
 // RematchFormFormdataRequestBody defines body for RematchForm for application/x-www-form-urlencoded ContentType.
 type RematchFormFormdataRequestBody RematchFormFormdataBody
 
+// AcceptInvitationFormFormdataRequestBody defines body for AcceptInvitationForm for application/x-www-form-urlencoded ContentType.
+type AcceptInvitationFormFormdataRequestBody AcceptInvitationFormFormdataBody
+
 // RegisterFormFormdataRequestBody defines body for RegisterForm for application/x-www-form-urlencoded ContentType.
 type RegisterFormFormdataRequestBody RegisterFormFormdataBody
 
@@ -2726,6 +2743,9 @@ type RequestTakebackJSONRequestBody RequestTakebackJSONBody
 
 // InboundEmailTextRequestBody defines body for InboundEmail for text/plain ContentType.
 type InboundEmailTextRequestBody = InboundEmailTextBody
+
+// AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
+type AcceptInvitationJSONRequestBody AcceptInvitationJSONBody
 
 // MailStopFormdataRequestBody defines body for MailStop for application/x-www-form-urlencoded ContentType.
 type MailStopFormdataRequestBody MailStopFormdataBody
@@ -4121,6 +4141,25 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// InvitationPage An invitation link's page: to a signed-in player who invites them to what, with the button that takes the seat; a visitor is asked to sign in or register and comes back here afterwards
+	//
+	// Corresponds with GET /invite/{token} (the `InvitationPage` operationId).
+	InvitationPage(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptInvitationFormWithBody Take the seat an invitation link offers and go to the table
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+	AcceptInvitationFormWithBody(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptInvitationFormWithFormdataBody Take the seat an invitation link offers and go to the table
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+	AcceptInvitationFormWithFormdataBody(ctx context.Context, token string, body AcceptInvitationFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ChooseLanguage A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
 	//
 	// Corresponds with GET /language (the `ChooseLanguage` operationId).
@@ -4497,6 +4536,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/inbound/email (the `InboundEmail` operationId).
 	InboundEmailWithTextBody(ctx context.Context, params *InboundEmailParams, body InboundEmailTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptInvitationWithBody Take a free seat with a game's invitation link
+	//
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptInvitation Take a free seat with a game's invitation link
+	//
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitation(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MailStopConfirm The stop link of a game mail: shows what it would stop (HTML with a button when Accept asks for text/html)
 	//
@@ -5259,6 +5316,55 @@ func (c *Client) ReplayPage(ctx context.Context, id GameID, params *ReplayPagePa
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InvitationPage An invitation link's page: to a signed-in player who invites them to what, with the button that takes the seat; a visitor is asked to sign in or register and comes back here afterwards
+//
+// Corresponds with GET /invite/{token} (the `InvitationPage` operationId).
+func (c *Client) InvitationPage(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInvitationPageRequest(c.Server, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptInvitationFormWithBody Take the seat an invitation link offers and go to the table
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+func (c *Client) AcceptInvitationFormWithBody(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationFormRequestWithBody(c.Server, token, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptInvitationFormWithFormdataBody Take the seat an invitation link offers and go to the table
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+func (c *Client) AcceptInvitationFormWithFormdataBody(ctx context.Context, token string, body AcceptInvitationFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationFormRequestWithFormdataBody(c.Server, token, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6186,6 +6292,44 @@ func (c *Client) InboundEmailWithBody(ctx context.Context, params *InboundEmailP
 // Corresponds with POST /v1/inbound/email (the `InboundEmail` operationId).
 func (c *Client) InboundEmailWithTextBody(ctx context.Context, params *InboundEmailParams, body InboundEmailTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInboundEmailRequestWithTextBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptInvitationWithBody Take a free seat with a game's invitation link
+//
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *Client) AcceptInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptInvitation Take a free seat with a game's invitation link
+//
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *Client) AcceptInvitation(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7500,6 +7644,87 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewInvitationPageRequest constructs an http.Request for the InvitationPage method
+func NewInvitationPageRequest(server string, token string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/invite/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAcceptInvitationFormRequestWithFormdataBody calls the generic AcceptInvitationForm builder with application/x-www-form-urlencoded body
+func NewAcceptInvitationFormRequestWithFormdataBody(server string, token string, body AcceptInvitationFormFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewAcceptInvitationFormRequestWithBody(server, token, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewAcceptInvitationFormRequestWithBody constructs an http.Request for the AcceptInvitationForm method, with any body, and a specified content type
+func NewAcceptInvitationFormRequestWithBody(server string, token string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/invite/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9737,6 +9962,46 @@ func NewInboundEmailRequestWithBody(server string, params *InboundEmailParams, c
 	return req, nil
 }
 
+// NewAcceptInvitationRequest calls the generic AcceptInvitation builder with application/json body
+func NewAcceptInvitationRequest(server string, body AcceptInvitationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAcceptInvitationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAcceptInvitationRequestWithBody constructs an http.Request for the AcceptInvitation method, with any body, and a specified content type
+func NewAcceptInvitationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/invitations/accept")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewMailStopConfirmRequest constructs an http.Request for the MailStopConfirm method
 func NewMailStopConfirmRequest(server string, params *MailStopConfirmParams) (*http.Request, error) {
 	var err error
@@ -10885,6 +11150,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResponse, error)
 
+	// InvitationPageWithResponse An invitation link's page: to a signed-in player who invites them to what, with the button that takes the seat; a visitor is asked to sign in or register and comes back here afterwards
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /invite/{token} (the `InvitationPage` operationId).
+	InvitationPageWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*InvitationPageResponse, error)
+
+	// AcceptInvitationFormWithBodyWithResponse Take the seat an invitation link offers and go to the table
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+	AcceptInvitationFormWithBodyWithResponse(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptInvitationFormResponse, error)
+
+	// AcceptInvitationFormWithFormdataBodyWithResponse Take the seat an invitation link offers and go to the table
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+	AcceptInvitationFormWithFormdataBodyWithResponse(ctx context.Context, token string, body AcceptInvitationFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AcceptInvitationFormResponse, error)
+
 	// ChooseLanguageWithResponse A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -11319,6 +11605,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/inbound/email (the `InboundEmail` operationId).
 	InboundEmailWithTextBodyWithResponse(ctx context.Context, params *InboundEmailParams, body InboundEmailTextRequestBody, reqEditors ...RequestEditorFn) (*InboundEmailResponse, error)
+
+	// AcceptInvitationWithBodyWithResponse Take a free seat with a game's invitation link
+	//
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error)
+
+	// AcceptInvitationWithResponse Take a free seat with a game's invitation link
+	//
+	// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithResponse(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error)
 
 	// MailStopConfirmWithResponse The stop link of a game mail: shows what it would stop (HTML with a button when Accept asks for text/html)
 	//
@@ -12271,6 +12575,74 @@ func (r HealthzResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HealthzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InvitationPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r InvitationPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InvitationPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InvitationPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InvitationPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AcceptInvitationFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r AcceptInvitationFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptInvitationFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptInvitationFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptInvitationFormResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15038,6 +15410,117 @@ func (r InboundEmailResponse) ContentType() string {
 	return ""
 }
 
+// AcceptInvitationResponse200Headers the declared response headers of an HTTP 200 response for AcceptInvitation
+type AcceptInvitationResponse200Headers struct {
+	ETag *string
+}
+
+// AcceptInvitationResponse429Headers the declared response headers of an HTTP 429 response for AcceptInvitation
+type AcceptInvitationResponse429Headers struct {
+	RetryAfter *int
+}
+
+// AcceptInvitationResponse503Headers the declared response headers of an HTTP 503 response for AcceptInvitation
+type AcceptInvitationResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AcceptInvitationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GameResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AcceptInvitationResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AcceptInvitationResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptInvitationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AcceptInvitationResponse) GetJSON200() *GameResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON409() *ProblemResponse {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AcceptInvitationResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AcceptInvitationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptInvitationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptInvitationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptInvitationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MailStopConfirmResponse429Headers the declared response headers of an HTTP 429 response for MailStopConfirm
 type MailStopConfirmResponse429Headers struct {
 	RetryAfter *int
@@ -16866,6 +17349,45 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 	return ParseHealthzResponse(rsp)
 }
 
+// InvitationPageWithResponse An invitation link's page: to a signed-in player who invites them to what, with the button that takes the seat; a visitor is asked to sign in or register and comes back here afterwards
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /invite/{token} (the `InvitationPage` operationId).
+func (c *ClientWithResponses) InvitationPageWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*InvitationPageResponse, error) {
+	rsp, err := c.InvitationPage(ctx, token, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInvitationPageResponse(rsp)
+}
+
+// AcceptInvitationFormWithBodyWithResponse Take the seat an invitation link offers and go to the table
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+func (c *ClientWithResponses) AcceptInvitationFormWithBodyWithResponse(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptInvitationFormResponse, error) {
+	rsp, err := c.AcceptInvitationFormWithBody(ctx, token, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptInvitationFormResponse(rsp)
+}
+
+// AcceptInvitationFormWithFormdataBodyWithResponse Take the seat an invitation link offers and go to the table
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /invite/{token} (the `AcceptInvitationForm` operationId).
+func (c *ClientWithResponses) AcceptInvitationFormWithFormdataBodyWithResponse(ctx context.Context, token string, body AcceptInvitationFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AcceptInvitationFormResponse, error) {
+	rsp, err := c.AcceptInvitationFormWithFormdataBody(ctx, token, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptInvitationFormResponse(rsp)
+}
+
 // ChooseLanguageWithResponse A visitor's language switcher: sets the azuld_lang cookie (en, nl, de or it) and goes back to the page it came from; changes no account
 //
 // Returns a wrapper object for the known response body format(s).
@@ -17631,6 +18153,36 @@ func (c *ClientWithResponses) InboundEmailWithTextBodyWithResponse(ctx context.C
 	return ParseInboundEmailResponse(rsp)
 }
 
+// AcceptInvitationWithBodyWithResponse Take a free seat with a game's invitation link
+//
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *ClientWithResponses) AcceptInvitationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error) {
+	rsp, err := c.AcceptInvitationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptInvitationResponse(rsp)
+}
+
+// AcceptInvitationWithResponse Take a free seat with a game's invitation link
+//
+// The token travels in the body, never in a path that request logs record. An invitation link is an invitation to anyone who holds it: it takes the first free seat of its game that is kept for nobody (the caller's reserved seats, if the game keeps any for them), as long as one is free — private games too. A token that names no invitation is 404 and counts as a failed token guess (the `failed_tokens` limit, per client address); a game with no free seat left, or one where the caller sits already, is 403.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/invitations/accept (the `AcceptInvitation` operationId).
+func (c *ClientWithResponses) AcceptInvitationWithResponse(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptInvitationResponse, error) {
+	rsp, err := c.AcceptInvitation(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptInvitationResponse(rsp)
+}
+
 // MailStopConfirmWithResponse The stop link of a game mail: shows what it would stop (HTML with a button when Accept asks for text/html)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -18369,6 +18921,38 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseInvitationPageResponse parses an HTTP response from a InvitationPageWithResponse call
+func ParseInvitationPageResponse(rsp *http.Response) (*InvitationPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InvitationPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseAcceptInvitationFormResponse parses an HTTP response from a AcceptInvitationFormWithResponse call
+func ParseAcceptInvitationFormResponse(rsp *http.Response) (*AcceptInvitationFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptInvitationFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
@@ -20649,6 +21233,114 @@ func ParseInboundEmailResponse(rsp *http.Response) (*InboundEmailResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAcceptInvitationResponse parses an HTTP response from a AcceptInvitationWithResponse call
+func ParseAcceptInvitationResponse(rsp *http.Response) (*AcceptInvitationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptInvitationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GameResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AcceptInvitationResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers AcceptInvitationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptInvitationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

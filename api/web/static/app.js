@@ -5,6 +5,8 @@
 import { startTable } from './table.js';
 import { startReplay } from './replay.js';
 import { t } from './i18n.js';
+// The invitation link's copy button.
+import './copy.js';
 
 const root = document.getElementById('app');
 if (root && root.dataset.game) {

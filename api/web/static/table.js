@@ -19,6 +19,9 @@ export async function startTable(root) {
   t.join = root.querySelector('form.join');
   // So is its table-talk panel, which the script then takes over.
   t.talkSection = root.querySelector('section#talk');
+  // And the invitation link of an open game's free seats, with its copy
+  // button (copy.js) and QR code.
+  t.invite = root.querySelector('section#invite');
   root.replaceChildren(
     el('header', { class: 'game-head' }, el('h1', { id: 'title' }, tr('web.js.game')), el('p', { id: 'status', 'aria-live': 'polite' })),
     // Once the game is over its result comes first, above the table.
@@ -185,6 +188,7 @@ function render(t) {
   extra.replaceChildren();
   const rematch = rematchPanel(g, root.dataset.player || '', () => reload(t), (m, k) => notice(t, m, k));
   if (rematch) extra.append(rematch);
+  if (g.status === 'open' && t.invite) extra.append(t.invite);
   if (g.status === 'open' && t.join) extra.append(t.join);
   if (t.talkSection) extra.append(t.talkSection);
   if (g.deadline && g.status === 'active') {

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS invitation_links;
+DROP TABLE IF EXISTS invitation_key;
