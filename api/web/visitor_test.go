@@ -79,7 +79,9 @@ func TestVisitorWatchPage(t *testing.T) {
 		if strings.Contains(p.Body, `name="token"`) {
 			t.Errorf("%s: still the sign-in form", path)
 		}
-		if rows := find(p.doc(t), func(n *html.Node) bool { return n.Data == "tr" && len(find(n, func(c *html.Node) bool { return hasClass(c, "rating") })) > 0 }); len(rows) != 2 {
+		if rows := find(p.doc(t), func(n *html.Node) bool {
+			return n.Data == "tr" && len(find(n, func(c *html.Node) bool { return hasClass(c, "rating") })) > 0
+		}); len(rows) != 2 {
 			t.Errorf("%s: %d players on the leaderboard, want Ana and the bot:\n%s", path, len(rows), p.Body)
 		}
 	}
