@@ -139,7 +139,7 @@ func (s *Server) getGame(c echo.Context) error {
 	}
 	h := c.Response().Header()
 	h.Set("ETag", etag(g.Version))
-	h.Set("Vary", "Authorization")
+	h.Add("Vary", "Authorization")
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Add("Vary", "Accept")
 	h.Add("Vary", "Cookie") // a web session is a caller too

@@ -33,9 +33,14 @@ func do(t *testing.T, h http.Handler, req *http.Request) (*httptest.ResponseReco
 
 func TestRouterErrorsAreProblems(t *testing.T) {
 	s := newRouteOnlyServer(t)
-	rec, p := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/nowhere", nil))
+	rec, p := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/v1/nowhere", nil))
 	if rec.Code != http.StatusNotFound || p == nil || p.Type != ProblemNotFound || p.Status != 404 {
 		t.Fatalf("404: %d %+v", rec.Code, p)
+	}
+	// Outside the API, an address that leads nowhere is a page's.
+	if rec, _ := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/nowhere", nil)); rec.Code != http.StatusNotFound ||
+		!strings.HasPrefix(rec.Header().Get(echo.HeaderContentType), "text/html") {
+		t.Fatalf("page 404: %d %s", rec.Code, rec.Header().Get(echo.HeaderContentType))
 	}
 	rec, p = do(t, s.Handler(), httptest.NewRequest(http.MethodDelete, "/v1/players", nil))
 	if rec.Code != http.StatusMethodNotAllowed || p == nil || p.Type != ProblemMethodNotAllowed {
@@ -134,15 +139,15 @@ func TestPanicBecomesProblemAndIsCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.echo.GET("/boom", func(echo.Context) error { panic("boom") })
-	rec, p := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/boom", nil))
+	s.echo.GET("/v1/boom", func(echo.Context) error { panic("boom") })
+	rec, p := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/v1/boom", nil))
 	if rec.Code != http.StatusInternalServerError || p == nil || p.Type != ProblemInternal {
 		t.Fatalf("panic: %d %+v", rec.Code, p)
 	}
 	if n := counterValue(t, reg, "azuld_http_panics_total", nil); n != 1 {
 		t.Errorf("panic counter %v", n)
 	}
-	if n := counterValue(t, reg, "azuld_http_requests_total", map[string]string{"route": "/boom", "status": "500"}); n != 1 {
+	if n := counterValue(t, reg, "azuld_http_requests_total", map[string]string{"route": "/v1/boom", "status": "500"}); n != 1 {
 		t.Errorf("request counter %v", n)
 	}
 }

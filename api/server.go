@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -212,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(requestID())
-	e.Use(s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody, s.gameAccess)
+	e.Use(compress(), s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody, s.gameAccess)
 	s.routes(e)
 	s.echo = e
 	return s, nil
@@ -313,9 +314,33 @@ func (s *Server) handleError(err error, c echo.Context) {
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
 			"method", c.Request().Method, "route", routeOf(c), "err", err.Error())
 	}
+	if isPagePath(c.Request().URL.Path) {
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		say := func(l *i18n.Localizer) string {
+			p.localize(l)
+			return p.Title
+		}
+		if werr := s.web.ErrorPage(c, p.Status, err, say); werr != nil {
+			s.log.WarnContext(c.Request().Context(), "writing an error page failed", "err", werr.Error())
+		}
+		return
+	}
 	if werr := writeProblem(c, s.reader(c), p); werr != nil {
 		s.log.WarnContext(c.Request().Context(), "writing a problem response failed", "err", werr.Error())
 	}
+}
+
+// isPagePath reports whether a path is the web client's, whose errors
+// are HTML pages, rather than the API's (/v1 and the operational
+// endpoints), whose errors are problem+json.
+func isPagePath(path string) bool {
+	switch path {
+	case "/v1", "/healthz", "/readyz", "/metrics", "/openapi.json":
+		return false
+	}
+	return !strings.HasPrefix(path, "/v1/")
 }
 
 // healthz answers as long as the process serves HTTP.

@@ -434,7 +434,7 @@ func (w *Web) gamePage(c echo.Context, view string, refused *talkRefusal) error 
 	p := w.newPage(c, s, view, "web.table.title")
 	p.Game = newTableView(p.L, g, me, view, latest)
 	p.Title = p.Game.Title
-	p.JS = w.jsMsgs[p.L.Lang()]
+	p.Messages = w.static.url(messagesFile(p.L.Lang()))
 	// The panel reads the game as it is now (its seats and chat), and
 	// shows the messages up to the version the page shows.
 	current := g

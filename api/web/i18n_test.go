@@ -38,6 +38,8 @@ func tour(t *testing.T, e *env, lang string) map[string]page {
 	pages["signin-error"] = visitor.post("/signin", url.Values{"csrf": {pages["signin"].csrf(t)}, "token": {"azt_wrong"}}).must(t, http.StatusUnauthorized)
 	pages["error-404"] = visitor.get("/games/00000000-0000-4000-8000-000000000000").must(t, http.StatusNotFound)
 	pages["error-language"] = visitor.get("/language?lang=xx").must(t, http.StatusBadRequest)
+	pages["error-route"] = visitor.get("/nowhere").must(t, http.StatusNotFound)
+	pages["visitor"] = visitor.get("/").must(t, http.StatusOK)
 
 	account := lang
 	if !i18n.Supported(account) {
@@ -191,9 +193,11 @@ func TestPagesPseudoLocale(t *testing.T) {
 			t.Errorf("%s: the pseudo-locale's page is not marked as English", name)
 		}
 	}
-	// The scripts' messages are in the page too, in the pseudo-locale.
-	if !strings.Contains(pages["table"].Body, `"web.js.cancel":"⟦`) {
-		t.Error("the table page does not embed the scripts' messages in its language")
+	// The scripts' messages the page links are in the pseudo-locale too.
+	pseudo := e.browser()
+	pseudo.lang = i18n.Pseudo
+	if msgs := pseudo.get(messagesLink(t, pages["table"])).must(t, http.StatusOK); !strings.Contains(msgs.Body, `"web.js.cancel":"⟦`) {
+		t.Error("the table page does not link the scripts' messages in its language")
 	}
 	if missing := cat.Missing(); len(missing) > 0 {
 		t.Errorf("messages asked for and missing: %q", missing)
@@ -428,7 +432,7 @@ func mustZone(t *testing.T, name string) *time.Location {
 	return loc
 }
 
-// The table page embeds the scripts' words in the reader's language: the
+// The table page links the scripts' words in the reader's language: the
 // messages (plural ones with their CLDR forms) and the move words the
 // page writes legal moves with.
 func TestScriptMessagesInLanguage(t *testing.T) {
@@ -439,10 +443,7 @@ func TestScriptMessagesInLanguage(t *testing.T) {
 	ana.post("/register", url.Values{"csrf": {form.csrf(t)}, "name": {"Ana"}, "email": {"ana@example.org"}, "language": {"de"}, "time_zone": {"Europe/Berlin"}}).must(t, http.StatusCreated)
 	res := ana.post("/games/new", newGameForm(t, ana, map[string]string{"ruleset": "summer-pavilion", "seat1": "bot", "seat1_bot": "random"})).must(t, http.StatusSeeOther)
 	table := ana.get(res.Header.Get("Location")).must(t, http.StatusOK)
-	var block string
-	for _, n := range find(table.doc(t), func(n *html.Node) bool { id, _ := attr(n, "id"); return n.Data == "script" && id == "i18n" }) {
-		block = text(n)
-	}
+	block := ana.get(messagesLink(t, table)).must(t, http.StatusOK).Body
 	var m struct {
 		Cancel   string            `json:"web.js.cancel"`
 		AllMoves map[string]string `json:"web.js.all_moves"`
@@ -450,7 +451,7 @@ func TestScriptMessagesInLanguage(t *testing.T) {
 		Words    map[string]map[string]string
 	}
 	if err := json.Unmarshal([]byte(strings.Replace(block, `"_words"`, `"Words"`, 1)), &m); err != nil {
-		t.Fatalf("the i18n block is not JSON: %v\n%.300s", err, block)
+		t.Fatalf("the messages file is not JSON: %v\n%.300s", err, block)
 	}
 	if m.Cancel != "Abbrechen" || m.Red != "rot" || m.AllMoves["one"] == "" || m.AllMoves["other"] == "" {
 		t.Errorf("the scripts' German messages: %+v", m)

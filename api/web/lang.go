@@ -163,7 +163,7 @@ func (w *Web) switcherNames() []langName {
 	return out
 }
 
-// jsMessages is the JSON block a page's scripts read their words from:
+// jsMessages is the JSON file a page's scripts read their words from:
 // every web.js.* message, the game's colours, rule set names and terms,
 // and the move words, for one language. Plural messages are objects of
 // their CLDR forms; the script chooses with Intl.PluralRules.
@@ -227,7 +227,7 @@ func jsMessages(lang string, words *notation.Words) (template.JS, error) {
 	if err != nil {
 		return "", fmt.Errorf("web: the scripts' messages: %w", err)
 	}
-	// The block sits in a <script> element: "</" must not close it.
+	// "<\/" keeps the file safe to inline in a <script> element too.
 	return template.JS(strings.ReplaceAll(string(b), "</", `<\/`)), nil
 }
 

@@ -33,7 +33,7 @@ var templateFS embed.FS
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
 var pageNames = []string{"signin", "register", "registered", "link", "lobby", "new-game", "table", "error", "account", "account-delete",
-	"ratings", "profile", "profile-games", "invite"}
+	"ratings", "profile", "profile-games", "invite", "visitor"}
 
 func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 	out := map[string]map[string]*template.Template{}
@@ -98,8 +98,9 @@ type page struct {
 	Path string
 	// Langs are the switcher's entries.
 	Langs []langName
-	// JS is the scripts' messages (the table and the replay only).
-	JS template.JS
+	// Messages is the URL of the scripts' messages in the reader's
+	// language (the table and the replay only).
+	Messages string
 	// Session is the signed-in player (nil: a visitor).
 	Session *session
 	// CSRF is the token the page's forms send.
@@ -127,6 +128,8 @@ type page struct {
 	// goes on from the registration page (an invitation they opened).
 	Invite *invitation
 	Next   string
+	// Visitor is the start page of a visitor (and /watch).
+	Visitor *visitorView
 }
 
 func (p *page) lang() string { return p.L.Lang() }
@@ -357,12 +360,21 @@ func errorText(l *i18n.Localizer, err error, status int, show bool) string {
 	case errors.As(err, &rule):
 		return l.T("rule." + rule.Rule)
 	}
-	switch status {
-	case http.StatusForbidden, http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity,
-		http.StatusConflict, http.StatusBadRequest, http.StatusServiceUnavailable:
+	if pageWorded(status) {
 		return l.T("web.error.status." + strconv.Itoa(status))
 	}
 	return l.T("web.error.server")
+}
+
+// pageWorded reports whether the error page has its own text for a
+// status (web.error.status.*).
+func pageWorded(status int) bool {
+	switch status {
+	case http.StatusForbidden, http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity,
+		http.StatusConflict, http.StatusBadRequest, http.StatusServiceUnavailable:
+		return true
+	}
+	return false
 }
 
 // failMessage shows the error page with a message already in the
@@ -374,14 +386,15 @@ func (w *Web) failMessage(c echo.Context, s *session, status int, msg string) er
 	return w.render(c, status, "error", p)
 }
 
-// home is the lobby, or the sign-in page for a visitor.
+// home is the lobby, or for a visitor the start page with the games
+// to watch.
 func (w *Web) home(c echo.Context) error {
 	s, err := w.session(c)
 	if err != nil {
 		return w.fail(c, nil, err)
 	}
 	if s == nil {
-		return w.render(c, http.StatusOK, "signin", w.signinPage(c, newForm()))
+		return w.visitorPage(c, nil)
 	}
 	return w.lobbyPage(c, s)
 }

@@ -78,6 +78,22 @@ type boardRow struct {
 	LastGame            string
 }
 
+// boardRows are the leaderboard's lines from rank start on.
+func boardRows(l *i18n.Localizer, s *session, rows []projections.RatingRow, start int) []boardRow {
+	out := make([]boardRow, 0, len(rows))
+	for i, r := range rows {
+		row := boardRow{Rank: start + i, Name: r.Name, Games: r.Games, Provisional: r.Provisional,
+			Rating: l.Decimal(r.Ordinal, 1), Mu: l.Decimal(r.Mu, 1), Sigma: l.Decimal(r.Sigma, 1), LastGame: l.Date(r.LastGameAt)}
+		if r.Bot != "" {
+			row.Name = BotName(l, r.Bot)
+		}
+		row.Href = ProfilePath(r.PlayerID, r.Bot, r.Name)
+		row.Viewer = s != nil && r.PlayerID == s.Player.ID
+		out = append(out, row)
+	}
+	return out
+}
+
 // readLimit counts a read of the leaderboard or a profile against the
 // client's address.
 func (w *Web) readLimit(c echo.Context) error {
@@ -143,16 +159,7 @@ func (w *Web) ratingsPage(c echo.Context) error {
 	if err != nil {
 		return w.fail(c, s, err)
 	}
-	for i, r := range rows {
-		row := boardRow{Rank: start + i, Name: r.Name, Games: r.Games, Provisional: r.Provisional,
-			Rating: p.L.Decimal(r.Ordinal, 1), Mu: p.L.Decimal(r.Mu, 1), Sigma: p.L.Decimal(r.Sigma, 1), LastGame: p.L.Date(r.LastGameAt)}
-		if r.Bot != "" {
-			row.Name = BotName(p.L, r.Bot)
-		}
-		row.Href = ProfilePath(r.PlayerID, r.Bot, r.Name)
-		row.Viewer = s != nil && r.PlayerID == s.Player.ID
-		v.Rows = append(v.Rows, row)
-	}
+	v.Rows = boardRows(p.L, s, rows, start)
 	if next != "" {
 		nq := url.Values{"ruleset": {v.Ruleset}, "players": {strconv.Itoa(v.Players)}, "cursor": {next},
 			"start": {strconv.Itoa(start + len(rows))}}

@@ -57,9 +57,7 @@ func newStaticFiles() (*staticFiles, error) {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		version := hex.EncodeToString(sum[:8])
-		sf.files[name] = staticFile{body: body, contentType: contentType(name), etag: `"` + version + `"`, version: version}
+		sf.add(name, body, contentType(name))
 		return nil
 	})
 	if err != nil {
@@ -67,6 +65,18 @@ func newStaticFiles() (*staticFiles, error) {
 	}
 	return sf, nil
 }
+
+// add serves a file made when the server starts under static/name.
+func (sf *staticFiles) add(name string, body []byte, contentType string) {
+	sum := sha256.Sum256(body)
+	version := hex.EncodeToString(sum[:8])
+	sf.files[name] = staticFile{body: body, contentType: contentType, etag: `"` + version + `"`, version: version}
+}
+
+// messagesFile is the static file of a language's messages for the
+// scripts: one file a browser caches for good under its versioned URL,
+// rather than the same words inlined in every table page.
+func messagesFile(lang string) string { return "messages/" + lang + ".json" }
 
 // contentType is a file's media type by its extension.
 func contentType(name string) string {

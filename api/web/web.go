@@ -133,8 +133,8 @@ type Web struct {
 	// colours reads a colour word of any language (lower case) as its
 	// canonical name.
 	colours map[string]string
-	// jsMsgs is each language's JSON block for the scripts.
-	jsMsgs   map[string]template.JS
+	// static are the embedded files and each language's messages for
+	// the scripts (messagesFile).
 	static   *staticFiles
 	accounts *account.Service
 	trusted  []netip.Prefix
@@ -181,14 +181,15 @@ func New(cfg Config) (*Web, error) {
 	if w.colours, err = colourWords(); err != nil {
 		return nil, err
 	}
-	w.jsMsgs = map[string]template.JS{}
-	for _, l := range w.langs {
-		if w.jsMsgs[l], err = jsMessages(l, w.words); err != nil {
-			return nil, err
-		}
-	}
 	if w.static, err = newStaticFiles(); err != nil {
 		return nil, err
+	}
+	for _, l := range w.langs {
+		msgs, err := jsMessages(l, w.words)
+		if err != nil {
+			return nil, err
+		}
+		w.static.add(messagesFile(l), []byte(msgs), "application/json; charset=utf-8")
 	}
 	if w.pages, err = w.parsePages(); err != nil {
 		return nil, err
@@ -213,6 +214,8 @@ func (w *Web) Register(e *echo.Echo) {
 		{http.MethodGet, "/account/delete", w.deleteAccountForm},
 		{http.MethodPost, "/account/delete", w.deleteAccount},
 		{http.MethodPost, "/verification", w.resendVerification},
+		{http.MethodGet, "/watch", w.watchPage},
+		{http.MethodGet, "/games", w.gamesIndex},
 		{http.MethodGet, "/games/new", w.newGameForm},
 		{http.MethodPost, "/games/new", w.createGame},
 		{http.MethodPost, "/games/:id/join", w.join},
@@ -240,13 +243,37 @@ func (w *Web) Register(e *echo.Echo) {
 // headers sets the security headers of every page and static file.
 func (w *Web) headers(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h.Set("Content-Security-Policy", ContentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("X-Frame-Options", "DENY")
+		setSecurityHeaders(c.Response().Header())
 		return next(c)
 	}
+}
+
+func setSecurityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// ErrorPage answers a page request that failed outside the pages'
+// handlers (an unknown address, a method the page does not take, a body
+// too large) with the error page in the reader's language, never the
+// API's JSON. status is the API's status for err; say words errors the
+// pages have no text of their own for.
+func (w *Web) ErrorPage(c echo.Context, status int, err error, say func(*i18n.Localizer) string) error {
+	setSecurityHeaders(c.Response().Header())
+	// A session that cannot be read (no database) leaves a visitor's
+	// page: the error is shown either way.
+	s, serr := w.session(c)
+	if serr != nil {
+		s = nil
+	}
+	l := w.localizer(c, s)
+	msg := errorText(l, err, status, status < http.StatusInternalServerError)
+	if !pageWorded(status) && say != nil && status < http.StatusInternalServerError {
+		msg = say(l)
+	}
+	return w.failMessage(c, s, status, msg)
 }
 
 // pageBuffers keep the buffers pages are rendered into: a table page,

@@ -3906,7 +3906,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// HomePage The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or the sign-in page
+	// HomePage The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or for a visitor the start page (the games to watch, the top of the leaderboard, sign-in and register links)
 	//
 	// Corresponds with GET / (the `HomePage` operationId).
 	HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4018,6 +4018,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
 	AccountRevokeTokenFormWithFormdataBody(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GamesIndexPage To the games to watch
+	//
+	// Corresponds with GET /games (the `GamesIndexPage` operationId).
+	GamesIndexPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// NewGamePage The create-game form: every option of POST /v1/games
 	//
@@ -4739,9 +4744,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
 	ResendVerificationPageWithFormdataBody(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WatchPage The games anyone may watch (the running public games, best-rated first, as GET /v1/games?watch=1) and the top of the leaderboard
+	//
+	// Counted against the `profile_reads` limit.
+	//
+	// Corresponds with GET /watch (the `WatchPage` operationId).
+	WatchPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// HomePage The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or the sign-in page
+// HomePage The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or for a visitor the start page (the games to watch, the top of the leaderboard, sign-in and register links)
 //
 // Corresponds with GET / (the `HomePage` operationId).
 func (c *Client) HomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5014,6 +5026,21 @@ func (c *Client) AccountRevokeTokenFormWithBody(ctx context.Context, id openapi_
 // Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
 func (c *Client) AccountRevokeTokenFormWithFormdataBody(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAccountRevokeTokenFormRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GamesIndexPage To the games to watch
+//
+// Corresponds with GET /games (the `GamesIndexPage` operationId).
+func (c *Client) GamesIndexPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGamesIndexPageRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -6795,6 +6822,23 @@ func (c *Client) ResendVerificationPageWithFormdataBody(ctx context.Context, bod
 	return c.Client.Do(req)
 }
 
+// WatchPage The games anyone may watch (the running public games, best-rated first, as GET /v1/games?watch=1) and the top of the leaderboard
+//
+// Counted against the `profile_reads` limit.
+//
+// Corresponds with GET /watch (the `WatchPage` operationId).
+func (c *Client) WatchPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWatchPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewHomePageRequest constructs an http.Request for the HomePage method
 func NewHomePageRequest(server string) (*http.Request, error) {
 	var err error
@@ -7166,6 +7210,33 @@ func NewAccountRevokeTokenFormRequestWithBody(server string, id openapi_types.UU
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGamesIndexPageRequest constructs an http.Request for the GamesIndexPage method
+func NewGamesIndexPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/games")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -10857,6 +10928,33 @@ func NewResendVerificationPageRequestWithBody(server string, contentType string,
 	return req, nil
 }
 
+// NewWatchPageRequest constructs an http.Request for the WatchPage method
+func NewWatchPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/watch")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -10901,7 +10999,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// HomePageWithResponse The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or the sign-in page
+	// HomePageWithResponse The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or for a visitor the start page (the games to watch, the top of the leaderboard, sign-in and register links)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11019,6 +11117,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /account/tokens/{id}/revoke (the `AccountRevokeTokenForm` operationId).
 	AccountRevokeTokenFormWithFormdataBodyWithResponse(ctx context.Context, id openapi_types.UUID, body AccountRevokeTokenFormFormdataRequestBody, reqEditors ...RequestEditorFn) (*AccountRevokeTokenFormResponse, error)
+
+	// GamesIndexPageWithResponse To the games to watch
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /games (the `GamesIndexPage` operationId).
+	GamesIndexPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GamesIndexPageResponse, error)
 
 	// NewGamePageWithResponse The create-game form: every option of POST /v1/games
 	//
@@ -11838,6 +11943,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /verification (the `ResendVerificationPage` operationId).
 	ResendVerificationPageWithFormdataBodyWithResponse(ctx context.Context, body ResendVerificationPageFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResendVerificationPageResponse, error)
+
+	// WatchPageWithResponse The games anyone may watch (the running public games, best-rated first, as GET /v1/games?watch=1) and the top of the leaderboard
+	//
+	// Counted against the `profile_reads` limit.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /watch (the `WatchPage` operationId).
+	WatchPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WatchPageResponse, error)
 }
 
 type HomePageResponse struct {
@@ -12174,6 +12288,40 @@ func (r AccountRevokeTokenFormResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AccountRevokeTokenFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GamesIndexPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r GamesIndexPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GamesIndexPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GamesIndexPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GamesIndexPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16890,7 +17038,41 @@ func (r ResendVerificationPageResponse) ContentType() string {
 	return ""
 }
 
-// HomePageWithResponse The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or the sign-in page
+type WatchPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r WatchPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WatchPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WatchPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WatchPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HomePageWithResponse The lobby of the signed-in player (their turns first, other running games, open seats, finished games), or for a visitor the start page (the games to watch, the top of the leaderboard, sign-in and register links)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17109,6 +17291,19 @@ func (c *ClientWithResponses) AccountRevokeTokenFormWithFormdataBodyWithResponse
 		return nil, err
 	}
 	return ParseAccountRevokeTokenFormResponse(rsp)
+}
+
+// GamesIndexPageWithResponse To the games to watch
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /games (the `GamesIndexPage` operationId).
+func (c *ClientWithResponses) GamesIndexPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GamesIndexPageResponse, error) {
+	rsp, err := c.GamesIndexPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGamesIndexPageResponse(rsp)
 }
 
 // NewGamePageWithResponse The create-game form: every option of POST /v1/games
@@ -18560,6 +18755,21 @@ func (c *ClientWithResponses) ResendVerificationPageWithFormdataBodyWithResponse
 	return ParseResendVerificationPageResponse(rsp)
 }
 
+// WatchPageWithResponse The games anyone may watch (the running public games, best-rated first, as GET /v1/games?watch=1) and the top of the leaderboard
+//
+// Counted against the `profile_reads` limit.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /watch (the `WatchPage` operationId).
+func (c *ClientWithResponses) WatchPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WatchPageResponse, error) {
+	rsp, err := c.WatchPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWatchPageResponse(rsp)
+}
+
 // ParseHomePageResponse parses an HTTP response from a HomePageWithResponse call
 func ParseHomePageResponse(rsp *http.Response) (*HomePageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18713,6 +18923,22 @@ func ParseAccountRevokeTokenFormResponse(rsp *http.Response) (*AccountRevokeToke
 	}
 
 	response := &AccountRevokeTokenFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGamesIndexPageResponse parses an HTTP response from a GamesIndexPageWithResponse call
+func ParseGamesIndexPageResponse(rsp *http.Response) (*GamesIndexPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GamesIndexPageResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -22490,6 +22716,22 @@ func ParseResendVerificationPageResponse(rsp *http.Response) (*ResendVerificatio
 	}
 
 	response := &ResendVerificationPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseWatchPageResponse parses an HTTP response from a WatchPageWithResponse call
+func ParseWatchPageResponse(rsp *http.Response) (*WatchPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WatchPageResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}

@@ -1,11 +1,24 @@
-// The page's words: the server embeds the messages the scripts need, in
-// the reader's language, as <script type="application/json" id="i18n">
-// (catalogue ids web.js.*, game.colour.*, game.ruleset.*, game.term.*,
-// and the move words under _words). Numbers, plurals and times follow
-// the reader's language and time zone with Intl.
+// The page's words: the messages the scripts need, in the reader's
+// language, are a static file the page links to (<link id="i18n">, a
+// versioned URL the browser keeps for good and preloads while the
+// modules arrive): catalogue ids web.js.*, game.colour.*,
+// game.ruleset.*, game.term.*, and the move words under _words. Numbers,
+// plurals and times follow the reader's language and time zone with Intl.
 
-const block = document.getElementById('i18n');
-const M = block ? JSON.parse(block.textContent || '{}') : {};
+// loadMessages reads the linked file; without it (or offline) every
+// message shows as its [id], which the page's tests would catch.
+async function loadMessages() {
+  const link = document.getElementById('i18n');
+  if (!link?.href) return {};
+  try {
+    const res = await fetch(link.href, { credentials: 'same-origin' });
+    return res.ok ? await res.json() : {};
+  } catch {
+    return {};
+  }
+}
+
+const M = await loadMessages();
 // lang is the page's language for Intl; apiLang is what API calls ask
 // for (the page's own, which may be the test-only pseudo-locale).
 export const lang = document.documentElement.lang || 'en';
