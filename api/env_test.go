@@ -47,6 +47,9 @@ type testEnv struct {
 	notifier *notify.Notifier
 	// lags are the follower's lags, from each append to its jobs.
 	lags lagRecorder
+	// clients are the registered players' clients, by player id: the
+	// invited players whose acceptance createGame sends.
+	clients sync.Map
 }
 
 // lagRecorder keeps the appends the follower of the log handled.
@@ -284,7 +287,9 @@ func (env *testEnv) register(t testing.TB, name string) *client {
 		Token string `json:"token"`
 	}
 	res.decode(t, &reg)
-	return &client{t: t, env: env, token: reg.Token, Player: reg.Player}
+	c := &client{t: t, env: env, token: reg.Token, Player: reg.Player}
+	env.clients.Store(reg.Player.ID, c)
+	return c
 }
 
 // game is the state JSON as the tests read it.
@@ -314,7 +319,34 @@ type game struct {
 }
 
 // createGame creates a game and returns its state.
+// createGame creates a game and has every player it invites accept
+// (join as that player's client), as the tests of a running game need;
+// the game is returned as c then reads it.
 func (c *client) createGame(req play.CreateGame) game {
+	c.t.Helper()
+	g := c.createInviting(req)
+	accepted := map[string]bool{}
+	for _, seat := range g.Seats {
+		if seat.PlayerID != "" || seat.Reserved == "" || accepted[seat.Reserved] {
+			// A join takes every seat kept for its player.
+			continue
+		}
+		invitee, ok := c.env.clients.Load(seat.Reserved)
+		if !ok {
+			c.t.Fatalf("seat %d invites %s, who has no client here", seat.Seat, seat.Reserved)
+		}
+		invitee.(*client).call(http.MethodPost, "/v1/games/"+g.ID+"/join", nil).mustStatus(c.t, http.StatusOK)
+		accepted[seat.Reserved] = true
+	}
+	if len(accepted) > 0 {
+		return c.getGame(g.ID)
+	}
+	return g
+}
+
+// createInviting creates a game as it is asked: a seat naming another
+// player invites them.
+func (c *client) createInviting(req play.CreateGame) game {
 	c.t.Helper()
 	var g game
 	c.call(http.MethodPost, "/v1/games", req).mustStatus(c.t, http.StatusCreated).decode(c.t, &g)

@@ -41,7 +41,9 @@ func (env *testEnv) registerAs(t *testing.T, name, email string) *client {
 		Token string `json:"token"`
 	}
 	res.decode(t, &reg)
-	return &client{t: t, env: env, token: reg.Token, Player: reg.Player}
+	c := &client{t: t, env: env, token: reg.Token, Player: reg.Player}
+	env.clients.Store(reg.Player.ID, c)
+	return c
 }
 
 // pgDump dumps a whole database (schema and data) with pg_dump, the

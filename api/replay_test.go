@@ -244,7 +244,7 @@ func TestTakebacksOverHTTP(t *testing.T) {
 
 	// Diff and rounds.
 	var d play.Diff
-	anon.call(http.MethodGet, base+"/diff?from=3&to="+strconv.FormatInt(movedVersion.Version, 10), nil).mustStatus(t, http.StatusOK).decode(t, &d)
+	anon.call(http.MethodGet, base+"/diff?from=4&to="+strconv.FormatInt(movedVersion.Version, 10), nil).mustStatus(t, http.StatusOK).decode(t, &d)
 	if len(d.Changes) == 0 || len(d.Events) == 0 || len(d.ToActFrom) != 1 || len(d.ToActTo) != 1 || d.ToActFrom[0] == d.ToActTo[0] {
 		t.Fatalf("diff: %+v", d)
 	}

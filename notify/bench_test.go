@@ -34,7 +34,7 @@ func BenchmarkMoveWithOutbox(b *testing.B) {
 			ana, ben := e.register("Ana"), e.register("Ben")
 			players := map[int]play.Player{0: ana, 1: ben}
 			newGame := func() *play.Game {
-				g, err := svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+				g, err := createAccepted(context.Background(), svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 				if err != nil {
 					b.Fatal(err)
 				}

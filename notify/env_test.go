@@ -465,3 +465,18 @@ func (e *env) sendReply(from, to, inReplyTo, messageID, body string) error {
 func sendRaw(addr, from, to, raw string) error {
 	return smtp.SendMail(addr, nil, from, []string{to}, []byte(raw))
 }
+
+// createAccepted is CreateGame followed by every invited player's
+// acceptance (a join): the game as a test of a running game needs it.
+func createAccepted(ctx context.Context, svc *play.Service, creator play.Player, req play.CreateGame, key string) (*play.Game, error) {
+	g, err := svc.CreateGame(ctx, creator, req, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range g.Awaiting() {
+		if g, err = svc.Join(ctx, g.ID, play.Player{ID: id}, nil); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}

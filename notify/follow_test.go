@@ -31,7 +31,7 @@ var errFinished = errors.New("the game is over")
 // newMini creates a two-seat Azul Mini game of ana's against ben.
 func (e *env) newMini(t testing.TB, ana, ben play.Player) *play.Game {
 	t.Helper()
-	g, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	g, err := createAccepted(context.Background(), e.svc, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestFollowedReadModelsEqualARebuild(t *testing.T) {
 		}
 	}
 	// A three-seat game with a free seat, joined later, with a deadline.
-	open, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {}},
+	open, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {}},
 		TimeControl: &play.TimeControl{PerMove: play.Duration(72 * time.Hour)}}, "")
 	if err != nil {
 		t.Fatal(err)

@@ -142,6 +142,7 @@ func (n *Notifier) plan(before, after *play.Game, appended []events.Record, load
 		}
 	}
 	planRematch(after, appended, created, mailTo, invitedBy)
+	planInvitations(after, appended, created, mailTo, invitedBy)
 	if started {
 		toAct := after.ToAct()
 		for seat := range after.Seats {

@@ -469,8 +469,8 @@ func (n *Notifier) reasonText(l *i18n.Localizer, ruleset string, a MailArgs) str
 		return l.T("mail.refusal.undo_count", "Undo", firstOf(l.T("mail.command.undo")), "Max", args["max"])
 	case "talk_limited":
 		return l.T("talkmail.refusal.limited")
-	case "rematch_answer":
-		return l.T("mail.refusal.rematch_answer", "Accept", firstOf(l.T("mail.command.accept")), "Decline", firstOf(l.T("mail.command.decline")))
+	case "rematch_answer", "invitation_answer":
+		return l.T("mail.refusal."+a.ReasonID, "Accept", firstOf(l.T("mail.command.accept")), "Decline", firstOf(l.T("mail.command.decline")))
 	}
 	return l.T("mail.refusal." + a.ReasonID)
 }

@@ -27,7 +27,7 @@ func (e *env) registerIn(name, lang, zone string) play.Player {
 // newGame creates a 2-player game of ruleset for a (seat 0) and b.
 func (e *env) newGame(ruleset string, a, b play.Player, tc *play.TimeControl) *play.Game {
 	e.t.Helper()
-	g, err := e.svc.CreateGame(context.Background(), a, play.CreateGame{
+	g, err := createAccepted(context.Background(), e.svc, a, play.CreateGame{
 		Ruleset: ruleset, Seats: []play.SeatSpec{{Player: "me"}, {Player: b.ID}},
 		Seed: strings.Repeat("5a", 32), TimeControl: tc,
 	}, "")
@@ -191,7 +191,7 @@ func TestUnreachableNoticeInEachReadersLanguage(t *testing.T) {
 	giulia := e.registerIn("Giulia", "it", "Europe/Rome")
 	jonas := e.registerIn("Jonas", "de", "Europe/Berlin")
 	e.markVerified(daan, giulia, jonas)
-	g, err := e.svc.CreateGame(context.Background(), daan, play.CreateGame{
+	g, err := createAccepted(context.Background(), e.svc, daan, play.CreateGame{
 		Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: giulia.ID}, {Player: jonas.ID}},
 		Seed: strings.Repeat("5a", 32),
 	}, "")

@@ -21,7 +21,7 @@ import (
 // ben (seat 1), created by ana.
 func (e *env) newPavilion(ana, ben play.Player, tc *play.TimeControl) *play.Game {
 	e.t.Helper()
-	g, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{
+	g, err := createAccepted(context.Background(), e.svc, ana, play.CreateGame{
 		Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
 		Seed: strings.Repeat("5a", 32), TimeControl: tc,
 	}, "")
@@ -93,29 +93,57 @@ func TestWholeGameByEmail(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
+	ctx := context.Background()
+	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{
+		Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}, Seed: strings.Repeat("5a", 32),
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	players := map[int]play.Player{0: ana, 1: ben}
 	roots := map[string]string{}
 
-	// The game starts as it is created: each player gets one mail, which
-	// says so (and, to Ben, who seated him), and no invitation to take a
-	// seat already taken.
+	// Ben's first mail is the invitation to the seat Ana named for him:
+	// it says who invites him and how to answer. He accepts by reply,
+	// and the game starts.
+	inv := e.relay.wait(t, "first mail to Ben", func(m outMail) bool { return slices.Contains(m.to, ben.Email) })
+	if text := strings.Join(strings.Fields(inv.text), " "); inv.kind != compose.KindInvited || !strings.Contains(text, "Ana invites you") || !strings.Contains(text, "Reply “accept”") {
+		t.Fatalf("Ben's first mail is %q:\n%s", inv.kind, inv.text)
+	}
+	if g.Status != play.StatusOpen {
+		t.Fatalf("the game is %q before Ben accepted", g.Status)
+	}
+	roots[ben.Email] = inv.header.Get("Message-Id")
+	if err := e.sendClientReply(clientStyles[0], mail.Address{Name: ben.Name, Address: ben.Email}, inv, "accept"); err != nil {
+		t.Fatalf("accept by reply: %v", err)
+	}
+	g = e.waitVersion(g.ID, g.Version)
+	if g.Status != play.StatusActive || g.Seats[1].PlayerID != ben.ID {
+		t.Fatalf("after Ben's reply the game is %q, seat 1 %+v", g.Status, g.Seats[1])
+	}
+
+	// The game starts as Ben accepts: each player gets one mail, which
+	// says so, and no invitation to take a seat already taken.
 	for seat, p := range []play.Player{ana, ben} {
 		kind := compose.KindStarted
 		if seat == g.ToAct()[0] {
 			kind = compose.KindTurn
 		}
-		first := e.relay.wait(t, "first mail to "+p.Name, func(m outMail) bool { return slices.Contains(m.to, p.Email) })
+		first := e.relay.wait(t, "start mail to "+p.Name, func(m outMail) bool { return slices.Contains(m.to, p.Email) && m.kind != compose.KindInvited })
 		if first.kind != kind || !strings.Contains(first.text, "has started") {
 			t.Fatalf("first mail to %s is %q:\n%s", p.Name, first.kind, first.text)
-		}
-		if p == ben && !strings.Contains(first.text, "Ana has given you a seat") {
-			t.Fatalf("Ben's first mail does not say who seated him:\n%s", first.text)
 		}
 		for _, bad := range []string{"take your seat", "when every seat is taken"} {
 			if strings.Contains(first.text, bad) {
 				t.Fatalf("first mail to %s says %q:\n%s", p.Name, bad, first.text)
 			}
+		}
+		if p == ben {
+			// Ben's thread began with the invitation.
+			if first.header.Get("In-Reply-To") != roots[ben.Email] {
+				t.Fatalf("Ben's start mail refers to %q, not the invitation %q", first.header.Get("In-Reply-To"), roots[ben.Email])
+			}
+			continue
 		}
 		// The first mail is the root of the seat's thread.
 		if first.header.Get("In-Reply-To") != "" || first.header.Get("References") != "" {

@@ -65,6 +65,9 @@ type MailArgs struct {
 	// TalkLimited marks a refusal of a reply whose message was not
 	// posted either: its writer wrote too many messages lately.
 	TalkLimited bool `json:"talk_limited,omitempty"`
+	// Invitee is the player (by id) whose invitation ended, in the news
+	// of a decline or an expiry to the game's creator.
+	Invitee string `json:"invitee,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -144,7 +147,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 		if err == nil && g.Status == play.StatusFinished {
 			return "", fmt.Errorf("%w: the game is over", errSkip)
 		}
-	case compose.KindRematch:
+	case compose.KindRematch, compose.KindInvited:
 		// Only a seat still kept is worth an invitation.
 		g, err = n.svc.Game(ctx, a.GameID)
 		if err == nil && (a.Seat >= len(g.Seats) || g.Seats[a.Seat].PlayerID != "" || g.Seats[a.Seat].Reserved != a.PlayerID) {

@@ -24,7 +24,7 @@ func TestMailsTellWhatHappened(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			ana, ben := e.register("Ana"), e.register("Ben")
-			g, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{
+			g, err := createAccepted(context.Background(), e.svc, ana, play.CreateGame{
 				Ruleset: ruleset, Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}, Seed: strings.Repeat("7c", 32),
 			}, "")
 			if err != nil {

@@ -33,7 +33,7 @@ func TestFailedAppendLeavesNoJob(t *testing.T) {
 	}
 	svc := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook, failing}})
 	ana, ben := e.register("Ana"), e.register("Ben")
-	_, err := svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	_, err := createAccepted(context.Background(), svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 	if err == nil {
 		t.Fatal("the append succeeded despite its failing hook")
 	}
@@ -45,7 +45,7 @@ func TestFailedAppendLeavesNoJob(t *testing.T) {
 		t.Fatalf("after a failed append: %d jobs, %d events", jobs, evs)
 	}
 	// The same append with the outbox alone enqueues its mails.
-	if _, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
+	if _, err := createAccepted(context.Background(), e.svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	e.caughtUp(t)

@@ -68,7 +68,11 @@ func (n *Notifier) rematchByMail(ctx context.Context, log *slog.Logger, key stri
 		}
 	case invited:
 		// Nothing else can be done with a kept seat.
-		o, err := n.refuse(ctx, log, key, g, seat, p, reason{id: "rematch_answer"})
+		id := "rematch_answer"
+		if g.RematchOf == "" {
+			id = "invitation_answer"
+		}
+		o, err := n.refuse(ctx, log, key, g, seat, p, reason{id: id})
 		return o, true, err
 	case answer == reply.AnswerRematch && g.Status == play.StatusFinished:
 		// One rematch per game, whoever asks and however often; the
@@ -106,7 +110,8 @@ func planRematch(after *play.Game, appended []events.Record, created bool, mailT
 		}
 	}
 	for _, r := range appended {
-		if r.Type != play.EvReservationDeclined {
+		if r.Type != play.EvReservationDeclined || after.RematchOf == "" {
+			// A new game's creator hears of it in planInvitations.
 			continue
 		}
 		var d struct {
@@ -156,5 +161,5 @@ func (n *Notifier) rematchMail(ctx context.Context, a MailArgs, g *play.Game, r 
 		}
 		return compose.RematchDeclined(s, r, info, who, a.At), true, nil
 	}
-	return compose.Mail{}, false, nil
+	return n.invitationMail(ctx, a, g, r)
 }

@@ -107,7 +107,7 @@ func TestTakebackByEmailRefusedWhenOff(t *testing.T) {
 	ctx := context.Background()
 	ana, ben := e.register("Ana"), e.register("Ben")
 	off := false
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
+	g, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
 		Seed: strings.Repeat("5b", 32), Takebacks: &off}, "")
 	if err != nil {
 		t.Fatal(err)

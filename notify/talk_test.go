@@ -220,7 +220,7 @@ func TestTalkMailsCollected(t *testing.T) {
 	e := newEnvWithConfig(t, 2, func(c *notify.Config) { c.TalkInterval = interval })
 	ctx := context.Background()
 	ana, ben, cy := e.register("Ana"), e.register("Ben"), e.register("Cy")
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini",
+	g, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "azul-mini",
 		Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {Player: cy.ID}}, Seed: strings.Repeat("5a", 32)}, "")
 	if err != nil {
 		t.Fatal(err)

@@ -202,7 +202,8 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 			}
 		}
 		return l.T("talk.log.message", "Name", name, "Text", m.Text)
-	case EvReservationDeclined:
+	case EvReservationDeclined, EvReservationExpired:
+		// Both payloads name the seat and the player invited to it.
 		var d reservationDeclined
 		_ = json.Unmarshal(rec.Data, &d)
 		name := g.nameOf(d.PlayerID)
@@ -212,7 +213,14 @@ func (g *Game) describe(l *i18n.Localizer, rec events.Record) string {
 		case name == "":
 			name = l.T("log.player_id", "ID", d.PlayerID)
 		}
-		return l.T("rematch.log.declined", "Name", name, "Seat", strconv.Itoa(d.Seat))
+		id := "invited.log.declined"
+		switch {
+		case rec.Type == EvReservationExpired:
+			id = "invited.log.expired"
+		case g.RematchOf != "":
+			id = "rematch.log.declined"
+		}
+		return l.T(id, "Name", name, "Seat", strconv.Itoa(d.Seat))
 	case EvTakebackRequested:
 		var r takebackRequested
 		_ = json.Unmarshal(rec.Data, &r)

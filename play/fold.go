@@ -240,6 +240,8 @@ func (g *Game) applyServerExtension(rec events.Record) error {
 		return g.applySeatLeft(rec)
 	case EvRematch, EvReservationDeclined:
 		return g.applyRematch(rec)
+	case EvReservationExpired:
+		return g.applyExpired(rec)
 	case EvImported:
 		// Whatever game.created said: an imported game is not rated. Nor
 		// private: its seats belong to nobody here (see anonymise), so

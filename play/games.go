@@ -18,8 +18,9 @@ import (
 // maxTimeControl bounds a per-move time limit.
 const maxTimeControl = 90 * 24 * time.Hour
 
-// CreateGame creates a game. When every seat is taken (players or bots)
-// the game starts at once.
+// CreateGame creates a game. The creator's own seats and bots are taken
+// at once; a seat naming another player is an invitation they must
+// accept. When every seat is taken the game starts at once.
 func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame, idempotencyKey string) (*Game, error) {
 	for i := range req.Seats {
 		// Seats are reserved by a rematch only.
@@ -226,8 +227,11 @@ func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []Seat
 			if err != nil {
 				return nil, fmt.Errorf("%w: seat %d: no player %q", ErrInvalid, i, spec.Player)
 			}
-			// The seat names the player by id only (DESIGN.md §9).
-			seats[i].PlayerID = p.ID
+			// Another player is never seated without their consent: the
+			// seat is an invitation, reserved for them until they accept
+			// (join) or decline it, or it expires. The seat names the
+			// player by id only (DESIGN.md §9).
+			seats[i].Reserved = p.ID
 		}
 	}
 	return seats, nil

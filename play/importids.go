@@ -52,7 +52,7 @@ func anonymise(recs []events.Record) ([]events.Record, error) {
 		switch rec.Type {
 		case EvGameCreated:
 			rec, err = anonymiseCreated(rec, ids)
-		case EvSeatJoined, EvReservationDeclined:
+		case EvSeatJoined, EvReservationDeclined, EvReservationExpired:
 			rec, err = replaceField(rec, "player_id", ids)
 		}
 		if err != nil {

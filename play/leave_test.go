@@ -129,7 +129,7 @@ func TestLeaveGamesEverySeatOnce(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, 8)
 	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("34", 32),
+	g, err := e.createAccepted(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("34", 32),
 		Seats:       []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {Player: "me"}},
 		TimeControl: &play.TimeControl{PerMove: play.Duration(time.Hour), Bot: "search"}}, "")
 	if err != nil {
@@ -201,7 +201,7 @@ func TestForfeitRetriesWhenAnotherMoveCameFirst(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, 8)
 	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini",
+	g, err := e.createAccepted(ctx, ana, play.CreateGame{Ruleset: "azul-mini",
 		Seats:       []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
 		TimeControl: &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}}, "")
 	if err != nil {

@@ -84,3 +84,18 @@ func viewJSON(t *testing.T, g *play.Game) string {
 	}
 	return string(b)
 }
+
+// createAccepted is CreateGame followed by every invited player's
+// acceptance (a join): the game as a test of a running game needs it.
+func (e *env) createAccepted(ctx context.Context, creator play.Player, req play.CreateGame, key string) (*play.Game, error) {
+	g, err := e.svc.CreateGame(ctx, creator, req, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range g.Awaiting() {
+		if g, err = e.svc.Join(ctx, g.ID, play.Player{ID: id}, nil); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}

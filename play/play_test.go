@@ -109,7 +109,7 @@ func mustSeed(t *testing.T, text string) []byte {
 func twoPlayerGame(t *testing.T, e *env) (*play.Game, play.Player, play.Player) {
 	t.Helper()
 	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
-	g, err := e.svc.CreateGame(context.Background(), ana, play.CreateGame{
+	g, err := e.createAccepted(context.Background(), ana, play.CreateGame{
 		Ruleset: "summer-pavilion",
 		Seats:   []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
 		Seed:    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",

@@ -212,14 +212,21 @@ func (g *Game) applyRematch(rec events.Record) error {
 		if err := json.Unmarshal(rec.Data, &d); err != nil {
 			return fmt.Errorf("%w: decode: %v", engine.ErrInconsistent, err)
 		}
-		if d.Seat < 0 || d.Seat >= len(g.Seats) || g.Seats[d.Seat].PlayerID != "" || g.Seats[d.Seat].Reserved != d.PlayerID {
-			return fmt.Errorf("%w: seat %d is not reserved for the player who declined it", engine.ErrInconsistent, d.Seat)
-		}
-		g.Seats[d.Seat].Reserved = ""
-		g.Seats[d.Seat].Name = ""
-		if !slices.Contains(g.Declined, d.PlayerID) {
-			g.Declined = append(g.Declined, d.PlayerID)
-		}
+		return g.freeReserved(d.Seat, d.PlayerID)
+	}
+	return nil
+}
+
+// freeReserved makes a seat reserved for a player an ordinary free seat
+// (they declined it, or its invitation expired).
+func (g *Game) freeReserved(seat int, playerID string) error {
+	if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].PlayerID != "" || g.Seats[seat].Reserved != playerID {
+		return fmt.Errorf("%w: seat %d is not reserved for the player whose invitation ended", engine.ErrInconsistent, seat)
+	}
+	g.Seats[seat].Reserved = ""
+	g.Seats[seat].Name = ""
+	if !slices.Contains(g.Declined, playerID) {
+		g.Declined = append(g.Declined, playerID)
 	}
 	return nil
 }

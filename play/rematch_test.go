@@ -18,7 +18,7 @@ import (
 func finishedGame(t *testing.T, e *env, creator play.Player, req play.CreateGame) *play.Game {
 	t.Helper()
 	ctx := context.Background()
-	g, err := e.svc.CreateGame(ctx, creator, req, "")
+	g, err := e.createAccepted(ctx, creator, req, "")
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}

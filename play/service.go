@@ -66,6 +66,9 @@ type Config struct {
 	// greedy bots move within the command that brings their turn, since
 	// nothing else would move them.
 	BotJobs bool
+	// InvitationTTL is how long an invitation to a reserved seat waits
+	// for its answer (0: DefaultInvitationTTL).
+	InvitationTTL time.Duration
 }
 
 // AppendHook runs inside an append's transaction with the game before and
@@ -92,6 +95,8 @@ type Service struct {
 	wordsOnce sync.Once
 	wordsErr  error
 	followLog bool
+	// invitationTTL is how long invitations wait (see RunInvitations).
+	invitationTTL time.Duration
 
 	// seeds caches the immutable secret seed of recently played games.
 	seeds *seedCache
@@ -122,6 +127,10 @@ func New(cfg Config) *Service {
 		seeds:   newSeedCache(cfg.SeedCacheEntries),
 		botJobs: cfg.BotJobs, followLog: cfg.ReadModelsFollowLog,
 		words: cfg.Catalogue, watch: newWatchCache(),
+		invitationTTL: cfg.InvitationTTL,
+	}
+	if s.invitationTTL <= 0 {
+		s.invitationTTL = DefaultInvitationTTL
 	}
 	if s.log == nil {
 		s.log = slog.Default()

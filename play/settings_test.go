@@ -148,7 +148,7 @@ func TestTakebackRefusedWhenOff(t *testing.T) {
 	ctx := context.Background()
 	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
 	// Rated, so take-backs are off by default.
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	g, err := e.createAccepted(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

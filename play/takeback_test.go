@@ -103,7 +103,7 @@ func playTakebackGame(t *testing.T, c takebackGame, seed uint64) {
 	if c.public {
 		req.Seed = fmt.Sprintf("%064x", seed)
 	}
-	g, err := e.svc.CreateGame(ctx, r.players["ana"], req, "")
+	g, err := e.createAccepted(ctx, r.players["ana"], req, "")
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}

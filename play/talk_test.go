@@ -17,7 +17,7 @@ import (
 func talkGame(t *testing.T, e *env, chat string) (ann, bob play.Player, g *play.Game) {
 	t.Helper()
 	ann, bob = e.register(t, "Ann"), e.register(t, "Bob")
-	g, err := e.svc.CreateGame(context.Background(), ann, play.CreateGame{
+	g, err := e.createAccepted(context.Background(), ann, play.CreateGame{
 		Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: bob.ID}}, Chat: chat,
 	}, "")
 	if err != nil {

@@ -39,8 +39,9 @@ const (
 )
 
 // SeatSpec asks for one seat when a game is created: a player (by id, or
-// "me" for the creator), a bot kind ("random", "greedy", "search"), or an
-// open seat (neither). Budget is the search bot's thinking time per move
+// "me" for the creator; another player is invited, not seated: see
+// resolveSeats), a bot kind ("random", "greedy", "search"), or an open
+// seat (neither). Budget is the search bot's thinking time per move
 // ("200ms"; bots.MinBudget to bots.MaxBudget).
 type SeatSpec struct {
 	Player string `json:"player,omitempty"`
@@ -114,9 +115,11 @@ type Seat struct {
 	// (see projections.ImportedPlayer), which no account here holds, and
 	// the seat has no name.
 	Imported bool `json:"imported,omitempty"`
-	// Reserved is the id of the only player who may take this free seat
-	// (a rematch keeps the seats of the old game's players for them);
-	// cleared when they join or decline. Name is then their name.
+	// Reserved is the id of the only player who may take this free seat:
+	// the player it invites (a seat named for another player, or a
+	// rematch keeping the old game's players' seats); cleared when they
+	// accept (join), decline, or the invitation expires. Name is then
+	// their name.
 	Reserved string `json:"reserved,omitempty"`
 }
 
@@ -163,8 +166,8 @@ type Game struct {
 	// is this game's rematch, once a player asked for it.
 	RematchOf string `json:"rematch_of,omitempty"`
 	Rematch   string `json:"rematch,omitempty"`
-	// Declined lists the players who declined their reserved seat of this
-	// rematch (by id, in the order they declined).
+	// Declined lists the players who declined their reserved seat, or
+	// whose invitation expired (by id, in that order).
 	Declined []string `json:"declined,omitempty"`
 	// Imported: the game came from an exported log (game.imported); it
 	// is never rated.

@@ -138,7 +138,7 @@ func TestVerifyBeforeTheEndShowsTheCommitmentOnly(t *testing.T) {
 	e := newEnv(t, 0)
 	ctx := context.Background()
 	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	g, err := e.createAccepted(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,9 @@ func ListGames(ctx context.Context, db DB, f Filter) ([]GameRow, string, error) 
 		if err != nil {
 			return nil, "", fmt.Errorf("list games: %w: player %.40q is not a player id", ErrInvalid, f.Invited)
 		}
-		reserved, _ := json.Marshal([]seatJSON{{Reserved: id}})
+		// Only the reserved field: a seatJSON would also match its seat
+		// number (0), and miss an invitation to any other seat.
+		reserved, _ := json.Marshal([]map[string]string{{"reserved": id}})
 		where = append(where, "g.status = 'open' AND g.seats @> "+arg(string(reserved))+"::jsonb")
 	}
 	if f.Without != "" {

@@ -175,7 +175,7 @@ func playerNames(l *i18n.Localizer, g projections.GameRow) string {
 	return strings.Join(names, " · ")
 }
 
-// invitationNames lists a rematch's seats for the player invited to it:
+// invitationNames lists a game's seats for the player invited to it:
 // the seat kept for them is "you", those kept for others "invited".
 func invitationNames(l *i18n.Localizer, g projections.GameRow, me string) string {
 	names := make([]string, 0, len(g.Seats))
@@ -299,8 +299,9 @@ type tableView struct {
 	CanJoin bool
 	// Rematch is a finished game's rematch, RematchOf the game a rematch
 	// is of; CanRematch: the viewer played the finished game and may ask
-	// for its rematch. Invited: a seat of this rematch is kept for the
-	// viewer (Accept, Decline); Awaiting names the others it waits for.
+	// for its rematch. Invited: a seat of this game (a rematch, or a new
+	// game that named the viewer) is kept for the viewer (Accept,
+	// Decline); Awaiting names the others it waits for.
 	Rematch, RematchOf  string
 	CanRematch, Invited bool
 	Awaiting            string
@@ -377,7 +378,7 @@ type tableSeat struct {
 	Href        string
 	Score       int
 	ToAct, Free bool
-	// Kept: the free seat is kept for a player (a rematch), Name.
+	// Kept: the free seat is kept for the player invited to it, Name.
 	Kept           bool
 	Mine           bool
 	DisplayedScore bool

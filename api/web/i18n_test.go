@@ -61,9 +61,12 @@ func tour(t *testing.T, e *env, lang string) map[string]page {
 		return strings.TrimPrefix(res.Header.Get("Location"), "/games/")
 	}
 	mine := newGame(ana, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": bea.playerID()})
+	accept(t, bea, mine)
 	theirs := newGame(bea, map[string]string{"ruleset": "summer-pavilion", "seat1": "player", "seat1_player": ana.playerID()})
+	accept(t, ana, theirs)
 	newGame(bea, map[string]string{"ruleset": "summer-pavilion-mini", "seat1": "open"})
 	done := newGame(ana, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": bea.playerID()})
+	accept(t, bea, done)
 	table := ana.get("/games/"+done).must(t, http.StatusOK)
 	ana.postJSON("/v1/games/"+done+"/moves", `{"type":"resign"}`, "X-CSRF-Token", table.metaCSRF(t)).must(t, http.StatusCreated)
 	_ = theirs

@@ -22,11 +22,15 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// finishGame creates a game of b against a seat and has loser resign it.
-func finishGame(t *testing.T, b, loser *browser, fields map[string]string) string {
+// finishGame creates a game of b against a seat (a player it names is
+// invited and accepts) and has loser resign it.
+func finishGame(t *testing.T, b, invited, loser *browser, fields map[string]string) string {
 	t.Helper()
 	res := b.post("/games/new", newGameForm(t, b, fields)).must(t, http.StatusSeeOther)
 	id := strings.TrimPrefix(res.Header.Get("Location"), "/games/")
+	if invited != nil {
+		accept(t, invited, id)
+	}
 	table := loser.get("/games/"+id).must(t, http.StatusOK)
 	loser.postJSON("/v1/games/"+id+"/moves", `{"type":"resign"}`, "X-CSRF-Token", table.metaCSRF(t)).must(t, http.StatusCreated)
 	return id
@@ -60,9 +64,9 @@ func TestProfilePages(t *testing.T) {
 		if i == 1 {
 			loser = bea
 		}
-		last = finishGame(t, ana, loser, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": beaID})
+		last = finishGame(t, ana, bea, loser, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": beaID})
 	}
-	finishGame(t, bea, bea, map[string]string{"ruleset": "summer-pavilion-mini", "seat1": "bot", "seat1_bot": "greedy"})
+	finishGame(t, bea, nil, bea, map[string]string{"ruleset": "summer-pavilion-mini", "seat1": "bot", "seat1_bot": "greedy"})
 	waitFor(t, func() bool { return e.count(`SELECT count(*) FROM rating_history`) == 2*(games+1) })
 
 	prof := visitor.get("/players/"+beaID).must(t, http.StatusOK)

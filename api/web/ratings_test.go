@@ -20,8 +20,8 @@ func TestLeaderboardProvisionalAndDecimalComma(t *testing.T) {
 	ana.register("Ana", "ana@example.org")
 	bea.register("Bea", "bea@example.org")
 	beaID := bea.playerID()
-	finishGame(t, ana, bea, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": beaID})
-	finishGame(t, ana, ana, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": beaID})
+	finishGame(t, ana, bea, bea, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": beaID})
+	finishGame(t, ana, bea, ana, map[string]string{"ruleset": "azul-mini", "seat1": "player", "seat1_player": beaID})
 	waitFor(t, func() bool { return e.count(`SELECT count(*) FROM rating_history`) == 4 })
 
 	visitor.lang = "nl"

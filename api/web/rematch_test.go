@@ -33,6 +33,9 @@ func TestRematchForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if g, err = e.svc.Join(ctx, g.ID, ben, nil); err != nil {
+		t.Fatal(err)
+	}
 	seat := g.ToAct()[0]
 	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: g.Seats[seat].PlayerID}, Seat: &seat, Notation: "resign", Channel: "api"}); err != nil {
 		t.Fatal(err)

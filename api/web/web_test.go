@@ -293,6 +293,7 @@ func TestForeignSessionCannotMove(t *testing.T) {
 		"seat0": {"me"}, "seat1": {"player"}, "seat1_player": {bea.playerID()},
 	}).must(t, http.StatusSeeOther)
 	id := strings.TrimPrefix(res.Header.Get("Location"), "/games/")
+	accept(t, bea, id)
 	var state struct {
 		Version    int64 `json:"version"`
 		ToAct      []int `json:"to_act"`

@@ -100,6 +100,8 @@ func (a *app) describeHere(ev apiclient.Event) string {
 		return l.T("cli.event.message_hidden", "Name", who)
 	case "game.reservation_declined":
 		return l.T("cli.event.reservation_declined", "Seat", num("seat"))
+	case "game.reservation_expired":
+		return l.T("cli.event.reservation_expired", "Seat", num("seat"))
 	case "game.takeback_requested":
 		return l.T("cli.event.takeback_requested", "Seat", num("seat"))
 	case "game.takeback_accepted":

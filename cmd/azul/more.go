@@ -69,7 +69,8 @@ func (a *app) printTakeback(id uuid.UUID, r *apiclient.TakebackResult) {
 }
 
 // answerCommand is accept or decline: the game's open take-back request,
-// or the one given.
+// or the one given; in a game not started, the invitation to the seat it
+// keeps for the caller.
 func (a *app) answerCommand(verb string) *cobra.Command {
 	return &cobra.Command{
 		Use:               verb + " GAME [TAKEBACK]",
@@ -92,6 +93,11 @@ func (a *app) answerCommand(verb string) *cobra.Command {
 					return err
 				}
 				if g.JSON200.PendingTakeback == nil {
+					if g.JSON200.Status == apiclient.GameResponseStatusOpen {
+						// No take-back in a game not started: the answer
+						// is to its invitation.
+						return a.answerInvitation(ctx, id, verb)
+					}
 					return a.fail(exitRefused, "cli.takeback.none_open", "ID", id)
 				}
 				tid = g.JSON200.PendingTakeback.Id

@@ -26,10 +26,12 @@ func TestRatingsAndProfileCommands(t *testing.T) {
 	// Ana resigns against Bea, then against the greedy bot; a third game
 	// against Bea runs on.
 	ana.mustJSON(&g, "new", "--seat", "me", "--seat", beaID)
+	bea.must("accept", g.ID)
 	ana.must("move", g.ID, "resign")
 	ana.mustJSON(&g, "new", "--ruleset", "summer-pavilion-mini", "--seat", "me", "--seat", "bot:greedy")
 	ana.must("move", g.ID, "resign")
 	ana.mustJSON(&g, "new", "--seat", "me", "--seat", beaID)
+	bea.must("accept", g.ID)
 
 	// The leaderboard needs no account.
 	out := visitor.must("ratings", "--ruleset", "azul-mini", "--players", "2", "--provisional")

@@ -36,6 +36,9 @@ func TestReportsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if g, err = svc.Join(ctx, g.ID, ben, nil); err != nil {
+		t.Fatal(err)
+	}
 	m, err := svc.Say(ctx, g.ID, ben, "you play\nlike a bot", "api", "")
 	if err != nil {
 		t.Fatal(err)

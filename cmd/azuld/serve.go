@@ -228,6 +228,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if pprofLn != nil {
 		wg.Go(func() { servePprof(bg, pprofLn, log) })
 	}
+	wg.Go(func() {
+		if err := svc.RunInvitations(bg); err != nil && bg.Err() == nil {
+			log.Error("the invitation expiry stopped", "err", err.Error())
+		}
+	})
 	if cfg.Bots {
 		wg.Go(func() {
 			if err := svc.RunBots(bg); err != nil && bg.Err() == nil {

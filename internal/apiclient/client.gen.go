@@ -1143,7 +1143,7 @@ type GameResponse struct {
 	CreatedBy *string           `json:"created_by,omitempty"`
 	Deadline  *time.Time        `json:"deadline,omitempty"`
 
-	// Declined the ids of the players who declined their reserved seat of this rematch
+	// Declined the ids of the players who declined their reserved seat, or whose invitation expired
 	Declined  *[]string          `json:"declined,omitempty"`
 	Discard   *int               `json:"discard,omitempty"`
 	Factories *[]map[string]int  `json:"factories,omitempty"`
@@ -1223,7 +1223,7 @@ type GameState struct {
 	CreatedBy *string        `json:"created_by,omitempty"`
 	Deadline  *time.Time     `json:"deadline,omitempty"`
 
-	// Declined the ids of the players who declined their reserved seat of this rematch
+	// Declined the ids of the players who declined their reserved seat, or whose invitation expired
 	Declined  *[]string          `json:"declined,omitempty"`
 	Discard   *int               `json:"discard,omitempty"`
 	Factories *[]map[string]int  `json:"factories,omitempty"`
@@ -2037,7 +2037,7 @@ type Seat struct {
 	Name     *string `json:"name,omitempty"`
 	PlayerId *string `json:"player_id,omitempty"`
 
-	// Reserved set on a free seat of a rematch: the id of the only player who may take it (by POST /v1/games/{id}/join); cleared when they join or decline
+	// Reserved set on a free seat kept for an invited player (named when the game was created, or by a rematch): the id of the only player who may take it (by POST /v1/games/{id}/join); cleared when they join or decline, or when the invitation expires
 	Reserved *string `json:"reserved,omitempty"`
 	Seat     int     `json:"seat"`
 }
@@ -2045,7 +2045,7 @@ type Seat struct {
 // SeatLeft set when the seat's player left the game (deleted their account): "bot", the bot plays the seat from then on; "forfeit", the seat resigned
 type SeatLeft string
 
-// SeatSpec A player (`me` or a player id), a bot, or neither (an open seat)
+// SeatSpec A player (`me` or a player id: another player is invited, not seated, until they accept), a bot, or neither (an open seat)
 type SeatSpec struct {
 	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget
 	Bot *SeatSpecBot `json:"bot,omitempty"`
@@ -2443,7 +2443,7 @@ type ListGamesParams struct {
 	// Player A player id, or `me` (needs a token)
 	Player *string `form:"player,omitempty" json:"player,omitempty"`
 
-	// Invited `me` (needs a token): the open games with a seat reserved for the caller, their invitations to a rematch
+	// Invited `me` (needs a token): the open games with a seat reserved for the caller, their invitations (to a new game or a rematch)
 	Invited *ListGamesParamsInvited `form:"invited,omitempty" json:"invited,omitempty"`
 	Ruleset *Ruleset                `form:"ruleset,omitempty" json:"ruleset,omitempty"`
 	Limit   *int                    `form:"limit,omitempty" json:"limit,omitempty"`
@@ -4291,7 +4291,7 @@ type ClientInterface interface {
 
 	// CreateGameWithBody Create a game
 	//
-	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4300,7 +4300,7 @@ type ClientInterface interface {
 
 	// CreateGame Create a game
 	//
-	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4326,9 +4326,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/analysis (the `GameAnalysis` operationId).
 	GameAnalysis(ctx context.Context, id GameID, params *GameAnalysisParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeclineRematch Decline the seats of a rematch reserved for the caller
+	// DeclineRematch Decline the seats reserved for the caller (an invitation or a rematch)
 	//
-	// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+	// The caller's reserved seats become ordinary free seats that anyone may join (the game goes on as an open game), the caller is listed in `declined`, and the game's creator is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
 	//
 	// Corresponds with POST /v1/games/{id}/decline (the `DeclineRematch` operationId).
 	DeclineRematch(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4352,7 +4352,7 @@ type ClientInterface interface {
 
 	// JoinGameWithBody Take a free seat (the first free one, or `seat`)
 	//
-	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+	// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4361,7 +4361,7 @@ type ClientInterface interface {
 
 	// JoinGame Take a free seat (the first free one, or `seat`)
 	//
-	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+	// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5728,7 +5728,7 @@ func (c *Client) ListGames(ctx context.Context, params *ListGamesParams, reqEdit
 
 // CreateGameWithBody Create a game
 //
-// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5747,7 +5747,7 @@ func (c *Client) CreateGameWithBody(ctx context.Context, params *CreateGameParam
 
 // CreateGame Create a game
 //
-// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5813,9 +5813,9 @@ func (c *Client) GameAnalysis(ctx context.Context, id GameID, params *GameAnalys
 	return c.Client.Do(req)
 }
 
-// DeclineRematch Decline the seats of a rematch reserved for the caller
+// DeclineRematch Decline the seats reserved for the caller (an invitation or a rematch)
 //
-// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+// The caller's reserved seats become ordinary free seats that anyone may join (the game goes on as an open game), the caller is listed in `declined`, and the game's creator is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
 //
 // Corresponds with POST /v1/games/{id}/decline (the `DeclineRematch` operationId).
 func (c *Client) DeclineRematch(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5879,7 +5879,7 @@ func (c *Client) ExportGame(ctx context.Context, id GameID, reqEditors ...Reques
 
 // JoinGameWithBody Take a free seat (the first free one, or `seat`)
 //
-// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5898,7 +5898,7 @@ func (c *Client) JoinGameWithBody(ctx context.Context, id GameID, params *JoinGa
 
 // JoinGame Take a free seat (the first free one, or `seat`)
 //
-// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11426,7 +11426,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGameWithBodyWithResponse Create a game
 	//
-	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11435,7 +11435,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGameWithResponse Create a game
 	//
-	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+	// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11465,9 +11465,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/analysis (the `GameAnalysis` operationId).
 	GameAnalysisWithResponse(ctx context.Context, id GameID, params *GameAnalysisParams, reqEditors ...RequestEditorFn) (*GameAnalysisResponse, error)
 
-	// DeclineRematchWithResponse Decline the seats of a rematch reserved for the caller
+	// DeclineRematchWithResponse Decline the seats reserved for the caller (an invitation or a rematch)
 	//
-	// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+	// The caller's reserved seats become ordinary free seats that anyone may join (the game goes on as an open game), the caller is listed in `declined`, and the game's creator is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11499,7 +11499,7 @@ type ClientWithResponsesInterface interface {
 
 	// JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 	//
-	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+	// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11508,7 +11508,7 @@ type ClientWithResponsesInterface interface {
 
 	// JoinGameWithResponse Take a free seat (the first free one, or `seat`)
 	//
-	// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+	// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17853,7 +17853,7 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, params 
 
 // CreateGameWithBodyWithResponse Create a game
 //
-// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17868,7 +17868,7 @@ func (c *ClientWithResponses) CreateGameWithBodyWithResponse(ctx context.Context
 
 // CreateGameWithResponse Create a game
 //
-// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The game starts when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
+// Each seat is a player (`{"player": "me"}` or a player id), a bot (`{"bot": "random"}`) or open (`{}`), which others take with POST /v1/games/{id}/join. The caller's own seats and bots are taken at once; a seat naming another player is an invitation: it is reserved for them (`reserved`) until they accept (POST /v1/games/{id}/join) or decline (POST /v1/games/{id}/decline), and expires unanswered after 7 days, freeing the seat. The game starts, its clock runs and it can count for ratings only when every seat is taken. A `seed` (64 hex digits) makes the draws reproducible and public; without it the server draws a secret seed and publishes only its SHA-256 commitment.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17922,9 +17922,9 @@ func (c *ClientWithResponses) GameAnalysisWithResponse(ctx context.Context, id G
 	return ParseGameAnalysisResponse(rsp)
 }
 
-// DeclineRematchWithResponse Decline the seats of a rematch reserved for the caller
+// DeclineRematchWithResponse Decline the seats reserved for the caller (an invitation or a rematch)
 //
-// The caller's reserved seats become ordinary free seats that anyone may join (the rematch goes on as an open game), the caller is listed in `declined`, and the player who asked for the rematch is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
+// The caller's reserved seats become ordinary free seats that anyone may join (the game goes on as an open game), the caller is listed in `declined`, and the game's creator is told (by mail, when they receive mail). 404 for a player with no seat in the game, reserved or taken; 403 for a player seated in it with nothing to decline.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17980,7 +17980,7 @@ func (c *ClientWithResponses) ExportGameWithResponse(ctx context.Context, id Gam
 
 // JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 //
-// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17995,7 +17995,7 @@ func (c *ClientWithResponses) JoinGameWithBodyWithResponse(ctx context.Context, 
 
 // JoinGameWithResponse Take a free seat (the first free one, or `seat`)
 //
-// A seat reserved for the caller (a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
+// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -320,7 +320,7 @@ func (r *runner) client(ctx context.Context, n int) error {
 }
 
 // create creates a game whose seats are the client's players (and the
-// bot seat).
+// bot seat), and has the players it invites accept.
 func (r *runner) create(ctx context.Context, ruleset string, players []player) (string, error) {
 	seats := []map[string]string{{"player": "me"}}
 	for _, p := range players[1:] {
@@ -337,6 +337,16 @@ func (r *runner) create(ctx context.Context, ruleset string, players []player) (
 	err := r.call(ctx, http.MethodPost, "/v1/games", players[0].Token, map[string]any{"ruleset": ruleset, "seats": seats}, key, &g)
 	if err != nil {
 		return "", fmt.Errorf("%w: create a %s game: %v", errSetup, ruleset, err)
+	}
+	// The other players' seats are invitations: each accepts (joins).
+	// A join whose answer was lost and is sent again finds the seat
+	// taken by its own player (403): that is an acceptance too.
+	for _, p := range players[1:] {
+		err := r.call(ctx, http.MethodPost, "/v1/games/"+g.ID+"/join", p.Token, nil, nil, nil)
+		var se *statusError
+		if err != nil && !(errors.As(err, &se) && se.status == http.StatusForbidden) {
+			return "", fmt.Errorf("%w: accept the invitation to game %s: %v", errSetup, g.ID, err)
+		}
 	}
 	return g.ID, nil
 }

@@ -41,7 +41,21 @@ func (e *env) newGame(ruleset string, options map[string]any, seed string, playe
 	}
 	var g gameState
 	e.rest(players[0].token, http.MethodPost, "/v1/games", body, http.StatusCreated, &g)
+	e.acceptAll(g.ID, players...)
 	return g.ID
+}
+
+// acceptAll has every player but the first (the game's creator) accept
+// the invitation to the seat the game keeps for them.
+func (e *env) acceptAll(id string, players ...*player) {
+	e.t.Helper()
+	joined := map[string]bool{players[0].id: true}
+	for _, p := range players {
+		if !joined[p.id] {
+			e.rest(p.token, http.MethodPost, "/v1/games/"+id+"/join", nil, http.StatusOK, nil)
+			joined[p.id] = true
+		}
+	}
 }
 
 // byKeys says how a move is made: with the mouse or with the keyboard.

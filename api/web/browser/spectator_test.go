@@ -31,6 +31,7 @@ func (e *env) newRatedGame(ruleset string, players ...*player) string {
 	}
 	var g gameState
 	e.rest(players[0].token, http.MethodPost, "/v1/games", map[string]any{"ruleset": ruleset, "seats": seats}, http.StatusCreated, &g)
+	e.acceptAll(g.ID, players...)
 	return g.ID
 }
 
@@ -115,6 +116,7 @@ func TestStrangerGetsNotFoundPage(t *testing.T) {
 	var g gameState
 	e.rest(ann.token, http.MethodPost, "/v1/games", map[string]any{"ruleset": "azul-mini", "visibility": "private",
 		"seats": []map[string]string{{"player": ann.id}, {"player": bob.id}}}, http.StatusCreated, &g)
+	e.acceptAll(g.ID, ann, bob)
 	v := e.visitor("a visitor")
 	page := func(p *player, path string) (string, string) {
 		t.Helper()

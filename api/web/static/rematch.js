@@ -1,6 +1,7 @@
 // The rematch of a finished game: "Rematch" for its players, "Go to the
-// rematch" once it exists; on the rematch itself, "Accept" (a join) and
-// "Decline" for a player whose seat it keeps, and whom it waits for.
+// rematch" once it exists; on the rematch itself, or on a new game that
+// invited players, "Accept" (a join) and "Decline" for a player whose
+// seat it keeps, and whom it waits for.
 import { api, gamePath, el } from './api.js';
 import { t, list } from './i18n.js';
 
@@ -32,22 +33,28 @@ export function rematchPanel(g, me, done, say) {
     }
     return box;
   }
-  if (!g.rematch_of) return null;
-  box.append(el('p', {}, t('web.js.rematch.of'), ' ', el('a', { href: `/games/${encodeURIComponent(g.rematch_of)}` }, t('web.js.rematch.of_link'))));
+  // An open game with seats kept for invited players (a rematch, or a
+  // new game that named them) asks them to accept or decline.
+  const kept = g.status === 'open' ? (g.seats || []).filter((s) => !s.player_id && s.reserved) : [];
+  const words = g.rematch_of
+    ? { invited: t('web.js.rematch.invited'), accepted: t('web.js.rematch.accepted'), declined: t('web.js.rematch.declined') }
+    : { invited: t('web.js.invited.invited'), accepted: t('web.js.invited.accepted'), declined: t('web.js.invited.declined') };
+  if (!g.rematch_of && (g.status !== 'open' || (!kept.length && !(g.declined || []).length))) return null;
+  if (!g.rematch_of) box.setAttribute('aria-label', t('web.js.invited.label'));
+  if (g.rematch_of) box.append(el('p', {}, t('web.js.rematch.of'), ' ', el('a', { href: `/games/${encodeURIComponent(g.rematch_of)}` }, t('web.js.rematch.of_link'))));
   if (g.status !== 'open') return box;
-  const kept = (g.seats || []).filter((s) => !s.player_id && s.reserved);
   const mine = me ? kept.filter((s) => s.reserved === me) : [];
   const others = [...new Set(kept.filter((s) => s.reserved !== me).map((s) => s.name || t('web.js.rematch.someone')))];
   if (mine.length) {
-    box.append(el('p', { class: 'invited' }, t('web.js.rematch.invited')));
+    box.append(el('p', { class: 'invited' }, words.invited));
     const accept = el('button', { type: 'button', class: 'primary', id: 'rematch-accept' }, t('web.js.rematch.accept'));
     const decline = el('button', { type: 'button', class: 'secondary', id: 'rematch-decline' }, t('web.js.rematch.decline'));
     accept.addEventListener('click', () => act(accept, 'POST', { id: g.id, suffix: '/join' }, async () => {
-      say(t('web.js.rematch.accepted'), 'ok');
+      say(words.accepted, 'ok');
       await done();
     }));
     decline.addEventListener('click', () => act(decline, 'POST', { id: g.id, suffix: '/decline' }, async () => {
-      say(t('web.js.rematch.declined'), 'warn');
+      say(words.declined, 'warn');
       await done();
     }));
     box.append(el('p', {}, accept, ' ', decline));
