@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/mail/reply"
 )
 
@@ -189,7 +190,9 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		s.log.LogAttrs(req.Context(), level, "request",
 			slog.String("method", req.Method),
 			slog.String("route", route),
-			slog.String("path", req.URL.Path),
+			// The path as routed, its secrets (a sign-in link's token)
+			// replaced: a token read from the log would sign in.
+			slog.String("path", redact.Path(req.URL.Path, c.Path())),
 			slog.Int("status", status),
 			slog.Int64("bytes", res.Size),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),

@@ -21,6 +21,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -320,10 +321,10 @@ func (w *Web) fail(c echo.Context, s *session, err error) error {
 	}
 	if events.Unavailable(err) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(events.RetryAfterSeconds))
-		w.log.WarnContext(c.Request().Context(), "web page failed: no database", "path", c.Request().URL.Path, "err", err.Error())
+		w.log.WarnContext(c.Request().Context(), "web page failed: no database", "path", redact.Path(c.Request().URL.Path, c.Path()), "err", err.Error())
 	}
 	if !show {
-		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", c.Request().URL.Path, "err", err.Error())
+		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", redact.Path(c.Request().URL.Path, c.Path()), "err", err.Error())
 	}
 	return w.failMessage(c, s, status, errorText(w.localizer(c, s), err, status, show))
 }
