@@ -97,6 +97,9 @@ type Service struct {
 	seeds *seedCache
 	// watch keeps the watch list's recent pages.
 	watch *ttlcache.Cache[watchPage]
+	// ownMail is the mail domain no player's address may be at (see
+	// ReserveMailDomain).
+	ownMail ownMail
 }
 
 // DefaultSnapshotEvery is how many events pass between snapshots unless

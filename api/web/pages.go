@@ -467,6 +467,22 @@ func (w *Web) signin(c echo.Context) error {
 	return w.render(c, http.StatusBadRequest, "signin", w.signinPage(c, f))
 }
 
+// inputText is what a form says at the field of a refused name or
+// address: the form's own words for a malformed one, the catalogue's
+// explanation (api.input.<code>) for one refused for what it is.
+func inputText(l *i18n.Localizer, err error) string {
+	var input *play.InputError
+	if errors.As(err, &input) {
+		switch input.Code {
+		case "name_link", "email_taken", "email_reserved":
+			return l.T("api.input."+input.Code, input.Args...)
+		case "name":
+			return l.T("web.form.error.name")
+		}
+	}
+	return l.T("web.form.error.email")
+}
+
 // clientKey is the request's client address as limits key it.
 func clientKey(c echo.Context) string { return limits.AddressKey(c.RealIP()) }
 
@@ -649,9 +665,9 @@ func (w *Web) register(c echo.Context) error {
 			msg := strings.TrimPrefix(err.Error(), play.ErrInvalid.Error()+": ")
 			switch {
 			case strings.HasPrefix(msg, "email"):
-				f.Errors["email"] = l.T("web.form.error.email")
+				f.Errors["email"] = inputText(l, err)
 			case strings.HasPrefix(msg, "name"):
-				f.Errors["name"] = l.T("web.form.error.name")
+				f.Errors["name"] = inputText(l, err)
 			default:
 				f.Errors[""] = errorText(l, err, status, show)
 			}

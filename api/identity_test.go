@@ -1,0 +1,93 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+)
+
+// postPlayer posts a registration.
+func (env *testEnv) postPlayer(t testing.TB, name, email string) response {
+	t.Helper()
+	return env.anonymous(t).call(http.MethodPost, "/v1/players", map[string]string{"name": name, "email": email})
+}
+
+// refused checks a 400 problem that says what is wrong (its about is the
+// input's code) and that no player was added.
+func (env *testEnv) refused(t *testing.T, res response, code string, players int) {
+	t.Helper()
+	p := res.mustStatus(t, http.StatusBadRequest).problem(t)
+	want := env.srv.cat.Localizer("en", nil).T("api.input." + code)
+	if p.Type != ProblemInvalidRequest || p.Detail != want {
+		t.Fatalf("problem %+v, want %s saying %q", p, ProblemInvalidRequest, want)
+	}
+	if got := env.countOf(t, `SELECT count(*) FROM players`); got != players {
+		t.Fatalf("%d players after a refusal, want %d", got, players)
+	}
+}
+
+// One account per address, whatever its case: a second registration is
+// refused with a clear problem, over the API and by a profile change.
+func TestOneAccountPerAddressOverTheAPI(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	env.postPlayer(t, "Carl", "carl@example.org").mustStatus(t, http.StatusCreated)
+	for _, email := range []string{"carl@example.org", "CARL@example.org", "Carl@Example.ORG", " carl@example.org "} {
+		res := env.postPlayer(t, "Mallory", email)
+		env.refused(t, res, "email_taken", 1)
+	}
+	dana := env.register(t, "Dana")
+	res := dana.call(http.MethodPatch, "/v1/me", map[string]string{"email": "CARL@EXAMPLE.ORG"})
+	env.refused(t, res, "email_taken", 2)
+	if p := dana.profile(); p.Email != "dana@example.org" {
+		t.Fatalf("the refused change changed the address to %q", p.Email)
+	}
+	// One's own address in another case is no conflict.
+	dana.call(http.MethodPatch, "/v1/me", map[string]string{"email": "Dana@example.org"}).mustStatus(t, http.StatusOK)
+}
+
+// Names that are links or addresses are refused at registration and at a
+// profile change; ordinary names, with dots too, are not.
+func TestNamesAreNotLinks(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	ana := env.register(t, "Ana")
+	bad := []string{
+		"Claim prize at http://evil.example/win",
+		"https://evil.example",
+		"visit www.evil",
+		"evil.example/win",
+		"Hello Claim prize at evil.example/win",
+		"go to evil.com now",
+		"evil.co.uk",
+		"evil.example:8080",
+		"mail ana@evil.example",
+		"evil．com", // a full-width full stop
+		"HTTP://EVIL",
+	}
+	for _, name := range bad {
+		res := env.postPlayer(t, name, "")
+		env.refused(t, res, "name_link", 1)
+		res = ana.call(http.MethodPatch, "/v1/me", map[string]string{"name": name})
+		env.refused(t, res, "name_link", 1)
+	}
+	if p := ana.profile(); p.Name != "Ana" {
+		t.Fatalf("a refused name was stored: %q", p.Name)
+	}
+	for _, name := range []string{"J.R.R. Tolkien", "Ana-Maria", "Anna.Maria", "Bot 3.5", "Dr. Who"} {
+		env.postPlayer(t, name, "").mustStatus(t, http.StatusCreated)
+	}
+}
+
+// The server's own mail domain (its mailboxes come back to azuld) and
+// its sender are nobody's address.
+func TestOwnMailDomainIsNoPlayersAddress(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	ana := env.register(t, "Ana")
+	for _, email := range []string{"postmaster@mail.test", "bounce+abc@mail.test", "play+abc@MAIL.TEST", "azuld@mail.test", "x@sub.mail.test"} {
+		env.refused(t, env.postPlayer(t, "Mallory", email), "email_reserved", 1)
+		env.refused(t, ana.call(http.MethodPatch, "/v1/me", map[string]string{"email": email}), "email_reserved", 1)
+	}
+	env.postPlayer(t, "Bo", "bo@notmail.test").mustStatus(t, http.StatusCreated)
+}
+
