@@ -5,6 +5,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/notify"
 )
 
 // registerForm posts the registration form from a fresh browser.
@@ -92,5 +96,26 @@ func TestOwnMailDomainOnTheWeb(t *testing.T) {
 		"email": {"play+x@mail.test"}, "language": {"en"}, "time_zone": {"UTC"}}).must(t, http.StatusBadRequest)
 	if msg := res.fieldError(t, "email"); !strings.Contains(msg, "this server's own mail addresses") {
 		t.Fatalf("the profile's email field says %q", msg)
+	}
+}
+
+// Accounts registered for the variants of one mailbox (victim+1@,
+// VICTIM+2@, at Gmail v.ictim@) share its limit of verification mails:
+// the mailbox is not mailed once per variant.
+func TestAddressVariantsShareTheMailLimit(t *testing.T) {
+	t.Parallel()
+	policy := limits.Policy{limits.SigninLinksTo: {Name: limits.SigninLinksTo, Limit: 3, Period: time.Hour}}
+	e := newEnvOpts(t, envOptions{limits: policy, tune: func(c *notify.Config) { c.VerifyAddresses = true }})
+	for _, email := range []string{"victim+1@example.org", "VICTIM+2@example.org", "victim+3@example.org", "victim+4@example.org", "victim+5@example.org"} {
+		e.registerForm("Victim", email).must(t, http.StatusCreated)
+	}
+	if n := e.count(`SELECT count(*) FROM river_job WHERE kind = 'azuld_signin_mail' AND args->>'to' ILIKE 'victim%@example.org'`); n != 3 {
+		t.Fatalf("%d mails to one mailbox, want 3", n)
+	}
+	for _, email := range []string{"v.ictim@gmail.com", "victim+x@googlemail.com", "vic.tim@gmail.com", "victim@gmail.com"} {
+		e.registerForm("Victim", email).must(t, http.StatusCreated)
+	}
+	if n := e.count(`SELECT count(*) FROM river_job WHERE kind = 'azuld_signin_mail' AND args->>'to' ILIKE '%mail.com'`); n != 3 {
+		t.Fatalf("%d mails to one Gmail mailbox, want 3", n)
 	}
 }

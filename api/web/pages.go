@@ -451,7 +451,7 @@ func (w *Web) signin(c echo.Context) error {
 		if err := w.limits.Allow(ctx, limits.SigninLinks, clientKey(c)); err != nil {
 			return w.fail(c, nil, err)
 		}
-		if err := w.limits.Allow(ctx, limits.SigninLinksTo, strings.ToLower(email)); err != nil {
+		if err := w.limits.Allow(ctx, limits.SigninLinksTo, limits.MailboxKey(email)); err != nil {
 			return w.fail(c, nil, err)
 		}
 		if err := w.mailLinks(c, email); err != nil {
@@ -694,10 +694,17 @@ func (w *Web) register(c echo.Context) error {
 	pg.Token = token
 	if w.verify && w.mailer != nil {
 		// The address is mailed nothing else until its owner follows this.
-		if err := w.SendVerification(c, p); err != nil {
+		var refusal *limits.Refusal
+		switch err := w.SendVerification(c, p); {
+		case errors.As(err, &refusal), errors.Is(err, notify.ErrLinkMailLimit):
+			// The account exists: the page shows its token all the same,
+			// and says why no mail comes now (the mailbox had its links).
+			pg.Notice = pg.L.T("web.verify.limit")
+		case err != nil:
 			return w.fail(c, ns, err)
+		default:
+			pg.Notice = pg.L.T("web.registered.verify", "Email", p.Email)
 		}
-		pg.Notice = pg.L.T("web.registered.verify", "Email", p.Email)
 	}
 	return w.render(c, http.StatusCreated, "registered", pg)
 }
