@@ -71,7 +71,8 @@ func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) 
 	if err != nil {
 		return err
 	}
-	a := notify.SigninArgs{PlayerID: p.ID, Verify: true, To: p.Email, Name: p.Name,
+	// No name: the verification mail names nobody (compose.Verification).
+	a := notify.SigninArgs{PlayerID: p.ID, Verify: true, To: p.Email,
 		Link: base + "/signin/link/" + token, Valid: VerificationTTL, At: w.now().UTC()}
 	return w.mailer.QueueSignin(ctx, a)
 }
