@@ -91,3 +91,32 @@ func TestOwnMailDomainIsNoPlayersAddress(t *testing.T) {
 	env.postPlayer(t, "Bo", "bo@notmail.test").mustStatus(t, http.StatusCreated)
 }
 
+
+// Webhooks to the server's own networks are refused at registration
+// (they would never be called): loopback, private, link-local,
+// unique-local, unspecified and multicast addresses, and names that
+// resolve to them. Nothing is stored.
+func TestWebhooksToInternalAddressesAreRefused(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	ana := env.register(t, "Ana")
+	want := env.srv.cat.Localizer("en", nil).T("api.detail.webhook_private")
+	for _, u := range []string{
+		"http://127.0.0.1/hook", "http://127.0.0.1:8080/hook", "https://[::1]/hook",
+		"http://10.1.2.3/hook", "http://192.168.0.10/hook", "http://172.16.0.1/hook",
+		"http://169.254.169.254/latest/meta-data", "http://[fe80::1]/hook",
+		"http://[fc00::1]/hook", "http://[fd12:3456::1]/hook",
+		"http://0.0.0.0/hook", "http://[::]/hook", "http://224.0.0.1/hook", "http://100.64.0.1/hook",
+		"http://[::ffff:127.0.0.1]/hook",
+		"http://localhost/hook", "http://LOCALHOST./hook", "http://bot.localhost/hook",
+	} {
+		p := ana.call(http.MethodPost, "/v1/webhooks", map[string]string{"url": u}).mustStatus(t, http.StatusBadRequest).problem(t)
+		if p.Detail != want {
+			t.Errorf("%s: %q, want %q", u, p.Detail, want)
+		}
+	}
+	if n := env.countOf(t, `SELECT count(*) FROM webhooks`); n != 0 {
+		t.Fatalf("%d webhooks stored", n)
+	}
+	ana.call(http.MethodPost, "/v1/webhooks", map[string]string{"url": "https://203.0.113.7/hook"}).mustStatus(t, http.StatusCreated)
+}
