@@ -91,7 +91,6 @@ func TestOwnMailDomainIsNoPlayersAddress(t *testing.T) {
 	env.postPlayer(t, "Bo", "bo@notmail.test").mustStatus(t, http.StatusCreated)
 }
 
-
 // Webhooks to the server's own networks are refused at registration
 // (they would never be called): loopback, private, link-local,
 // unique-local, unspecified and multicast addresses, and names that
