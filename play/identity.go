@@ -3,7 +3,6 @@ package play
 import (
 	"regexp"
 	"strings"
-	"sync/atomic"
 
 	"golang.org/x/net/publicsuffix"
 )
@@ -79,6 +78,3 @@ func (s *Service) CheckAddress(email string) error {
 	}
 	return nil
 }
-
-// ownMail is embedded in Service.
-type ownMail = atomic.Pointer[reservedMail]

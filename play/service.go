@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -99,7 +100,7 @@ type Service struct {
 	watch *ttlcache.Cache[watchPage]
 	// ownMail is the mail domain no player's address may be at (see
 	// ReserveMailDomain).
-	ownMail ownMail
+	ownMail atomic.Pointer[reservedMail]
 }
 
 // DefaultSnapshotEvery is how many events pass between snapshots unless

@@ -499,7 +499,7 @@ const maxLinksPerMail = 5
 // address.
 func (w *Web) mailLinks(c echo.Context, email string) error {
 	ctx := c.Request().Context()
-	rows, err := w.pool.Query(ctx, `SELECT id::text, name, email FROM players WHERE lower(email) = lower($1) ORDER BY created_at DESC LIMIT $2`, email, maxLinksPerMail)
+	rows, err := w.pool.Query(ctx, `SELECT id::text, name, email FROM players WHERE lower(email) = lower($1) AND email <> '' ORDER BY created_at DESC LIMIT $2`, email, maxLinksPerMail)
 	if err != nil {
 		return fmt.Errorf("look up players by email: %w", err)
 	}
