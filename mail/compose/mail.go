@@ -75,11 +75,6 @@ func (s Sender) say(l *i18n.Localizer, ruleset, canonical string) string {
 // Recipient is one seat's player.
 type Recipient struct {
 	Name, Address string
-	// Confirmed: the address's owner confirmed it (followed a link
-	// mailed to it). A sign-in mail names the player only then: until
-	// then the name is whatever the registrant typed, and the mail may
-	// reach a stranger.
-	Confirmed bool
 	Seat          int
 	// SeatToken is the seat's secret ([a-z2-7]{26,}); it names the reply
 	// address and the stop link, so it appears only in mails to this seat.
@@ -99,6 +94,11 @@ type Recipient struct {
 	// of the mail is theirs.
 	Lang string
 	Zone *time.Location
+	// Confirmed: the address's owner confirmed it (followed a link
+	// mailed to it). A sign-in mail names the player only then: until
+	// then the name is whatever the registrant typed, and the mail may
+	// reach a stranger.
+	Confirmed bool
 }
 
 // PlayerScore is one seat's current score.
