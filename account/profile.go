@@ -153,7 +153,9 @@ func (s *Service) Update(ctx context.Context, playerID string, u Update) (Profil
 				email_soft_bounces = CASE WHEN lower(email) = lower($3) THEN email_soft_bounces ELSE 0 END,
 				email_soft_bounce_since = CASE WHEN lower(email) = lower($3) THEN email_soft_bounce_since END
 			WHERE id = $1`,
-			playerID, next.Name, next.Email, next.Language, next.TimeZone, next.HideGames); err != nil {
+			playerID, next.Name, next.Email, next.Language, next.TimeZone, next.HideGames); play.IsAddressTaken(err) {
+			return play.ErrAddressTaken()
+		} else if err != nil {
 			return fmt.Errorf("update profile: %w", err)
 		}
 		// Cached authentications carry the name and address.

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -56,6 +57,12 @@ func (s *Server) updateProfile(c echo.Context) error {
 	var u account.Update
 	if err := decodeJSON(c, &u, false); err != nil {
 		return err
+	}
+	if u.Email != nil {
+		// The server's own mail domain is nobody's address.
+		if err := s.svc.CheckAddress(strings.TrimSpace(*u.Email)); err != nil {
+			return err
+		}
 	}
 	prof, err := acc.Update(c.Request().Context(), p.ID, u)
 	if err != nil {

@@ -81,6 +81,8 @@ func (s *Server) deleteWebhook(c echo.Context) error {
 
 func webhookProblem(err error) error {
 	switch {
+	case errors.Is(err, notify.ErrPrivateWebhook):
+		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "webhook_private")
 	case errors.Is(err, notify.ErrInvalid):
 		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "webhook_invalid")
 	case errors.Is(err, notify.ErrNotFound):

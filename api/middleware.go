@@ -10,12 +10,12 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/mail/reply"
 )
 
@@ -190,7 +190,9 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		s.log.LogAttrs(req.Context(), level, "request",
 			slog.String("method", req.Method),
 			slog.String("route", route),
-			slog.String("path", loggedPath(route, req.URL.Path)),
+			// The path as routed, its secrets (a sign-in link's token)
+			// replaced: a token read from the log would sign in.
+			slog.String("path", redact.Path(req.URL.Path, c.Path())),
 			slog.Int("status", status),
 			slog.Int64("bytes", res.Size),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
@@ -198,16 +200,6 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		)
 		return nil
 	}
-}
-
-// loggedPath is the path a request is logged with: a route whose path
-// holds a secret (a mailed sign-in link's token) is logged as its
-// route, so that no link reaches the log.
-func loggedPath(route, path string) string {
-	if strings.Contains(route, ":token") {
-		return route
-	}
-	return path
 }
 
 // recoverPanics turns a handler panic into a 500 problem and logs the

@@ -20,12 +20,16 @@
 //     limit across replicas by at most what the others allow in one
 //     interval, which is why fast rules are for generous limits.
 //
-// Keys are hashed with the rule's name before they are stored: the table
-// holds no address or name.
+// Keys are hashed with the rule's name and the server's salt before they
+// are stored: the table holds no address or name, and without the salt
+// (table server_secrets, made once per database) a stored hash cannot be
+// matched by hashing a guessed or an erased address.
 package limits
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -90,6 +94,10 @@ type Options struct {
 	// MaxCells bounds the keys fast rules hold in memory (0:
 	// DefaultMaxCells; see Limiter.Allow for what happens past it).
 	MaxCells int
+	// Salt salts the stored keys; nil: the database's (server_secrets'
+	// limits_salt), read at the first check. Every replica must use the
+	// same.
+	Salt []byte
 }
 
 // DefaultMaxCells bounds a replica's fast-rule keys when Options.MaxCells
@@ -106,6 +114,9 @@ type Limiter struct {
 	syncEvery time.Duration
 	now       func() time.Time
 
+	saltMu sync.Mutex
+	salt   []byte
+
 	mu       sync.Mutex
 	local    map[bucket]*cell
 	maxCells int
@@ -114,15 +125,59 @@ type Limiter struct {
 	overflow uint64
 }
 
-// bucket is the stored key: SHA-256 of the rule's name and the key,
-// shortened (a collision would merely share a limit).
+// bucket is the stored key: HMAC-SHA-256 under the salt of the rule's
+// name and the key, shortened (a collision would merely share a limit).
 type bucket [16]byte
 
-func bucketOf(rule, key string) bucket {
-	sum := sha256.Sum256([]byte(rule + "\x00" + key))
+func bucketOf(salt []byte, rule, key string) bucket {
+	m := hmac.New(sha256.New, salt)
+	m.Write([]byte(rule + "\x00" + key))
 	var b bucket
-	copy(b[:], sum[:])
+	copy(b[:], m.Sum(nil))
 	return b
+}
+
+// SaltName is the name of the limits' salt in table server_secrets.
+const SaltName = "limits_salt"
+
+// LoadSalt reads the database's salt of the limits' keys.
+func LoadSalt(ctx context.Context, pool *pgxpool.Pool) ([]byte, error) {
+	var salt []byte
+	err := pool.QueryRow(ctx, `SELECT secret FROM server_secrets WHERE name = $1`, SaltName).Scan(&salt)
+	if err != nil {
+		return nil, fmt.Errorf("limits: read the salt of the keys: %w", err)
+	}
+	return salt, nil
+}
+
+// bucketFor is the stored key of key under rule, reading the salt from
+// the database the first time (a failure is tried again next time).
+func (l *Limiter) bucketFor(ctx context.Context, rule, key string) (bucket, error) {
+	l.saltMu.Lock()
+	defer l.saltMu.Unlock()
+	if l.salt == nil && l.pool == nil {
+		// Memory only (fast rules on one replica): a salt of its own.
+		l.salt = make([]byte, 32)
+		_, _ = rand.Read(l.salt) // crypto/rand.Read never fails (Go 1.24+)
+	}
+	if l.salt == nil {
+		salt, err := LoadSalt(ctx, l.pool)
+		if err != nil {
+			return bucket{}, err
+		}
+		l.salt = salt
+	}
+	return bucketOf(l.salt, rule, key), nil
+}
+
+// Bucket is the stored key of key under rule (rate_limits.bucket), for
+// tests and operators who must find one row.
+func (l *Limiter) Bucket(ctx context.Context, rule, key string) ([]byte, error) {
+	b, err := l.bucketFor(ctx, rule, key)
+	if err != nil {
+		return nil, err
+	}
+	return b[:], nil
 }
 
 // cell is a fast rule's state for one key on this replica.
@@ -134,7 +189,7 @@ type cell struct {
 
 // New returns a limiter on pool (nil only when opts.Off).
 func New(pool *pgxpool.Pool, opts Options) *Limiter {
-	l := &Limiter{pool: pool, off: opts.Off, syncEvery: opts.SyncEvery, now: opts.Now, local: map[bucket]*cell{}, maxCells: opts.MaxCells}
+	l := &Limiter{pool: pool, off: opts.Off, syncEvery: opts.SyncEvery, now: opts.Now, local: map[bucket]*cell{}, maxCells: opts.MaxCells, salt: opts.Salt}
 	if l.maxCells <= 0 {
 		l.maxCells = DefaultMaxCells
 	}
@@ -165,7 +220,10 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, key string) (Decision, e
 	if err := rule.valid(); err != nil {
 		return Decision{}, err
 	}
-	b := bucketOf(rule.Name, key)
+	b, err := l.bucketFor(ctx, rule.Name, key)
+	if err != nil {
+		return Decision{}, err
+	}
 	if rule.Fast {
 		if d, ok := l.allowLocal(b, rule); ok {
 			return d, nil
@@ -366,7 +424,10 @@ func (l *Limiter) Peek(ctx context.Context, rule Rule, key string) (Decision, er
 	if err := rule.valid(); err != nil {
 		return Decision{}, err
 	}
-	b := bucketOf(rule.Name, key)
+	b, err := l.bucketFor(ctx, rule.Name, key)
+	if err != nil {
+		return Decision{}, err
+	}
 	if rule.Fast {
 		if d, ok := l.peekLocal(b, rule); ok {
 			return d, nil
@@ -377,7 +438,7 @@ SELECT (extract(epoch FROM greatest(tat, now()) - now()) * 1e6)::bigint
        + $2::bigint - $3::bigint
 FROM rate_limits WHERE bucket = $1`
 	var waitMicros int64
-	err := l.pool.QueryRow(ctx, q, b[:], rule.interval().Microseconds(), rule.Period.Microseconds()).Scan(&waitMicros)
+	err = l.pool.QueryRow(ctx, q, b[:], rule.interval().Microseconds(), rule.Period.Microseconds()).Scan(&waitMicros)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Decision{Allowed: true}, nil
 	}

@@ -1,7 +1,9 @@
 package limits_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"sync"
@@ -305,5 +307,62 @@ func TestFastRuleCellsStayBoundedUnderManyKeys(t *testing.T) {
 	overflow := l.Overflow()
 	if !allow(t, l, rule, "2001:db8::ffff").Allowed || l.Cells() != 1 || l.Overflow() != overflow {
 		t.Fatalf("a new key after the sweep: %d cells, overflow %d (was %d)", l.Cells(), l.Overflow(), overflow)
+	}
+}
+
+// The stored keys are salted with the database's own secret: two
+// servers (databases) store different keys for the same address, and a
+// server's key stays the same after a restart (a new Limiter), so its
+// limits hold across it.
+func TestKeysAreSaltedPerServer(t *testing.T) {
+	ctx := context.Background()
+	rule := limits.Rule{Name: limits.SigninLinksTo, Limit: 1, Period: time.Hour}
+	poolA := newPool(t)
+	a := limits.New(poolA, limits.Options{})
+	keyA, err := a.Bucket(ctx, rule.Name, "ana@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a reader of the table could compute without the salt.
+	plain := sha256.Sum256([]byte(rule.Name + "\x00" + "ana@example.org"))
+	if bytes.Equal(keyA, plain[:len(keyA)]) {
+		t.Fatal("the key is the unsalted hash of the address")
+	}
+	if !allow(t, a, rule, "ana@example.org").Allowed {
+		t.Fatal("refused")
+	}
+	var stored int
+	if err := poolA.QueryRow(ctx, `SELECT count(*) FROM rate_limits WHERE bucket = $1`, keyA).Scan(&stored); err != nil || stored != 1 {
+		t.Fatalf("%d rows under the key (%v)", stored, err)
+	}
+
+	// A restart: a new limiter reads the same salt, and the limit holds.
+	restarted := limits.New(poolA, limits.Options{})
+	if again, err := restarted.Bucket(ctx, rule.Name, "ana@example.org"); err != nil || !bytes.Equal(again, keyA) {
+		t.Fatalf("the key changed across a restart (%v)", err)
+	}
+	if allow(t, restarted, rule, "ana@example.org").Allowed {
+		t.Fatal("the limit did not survive a restart")
+	}
+
+	// Another server: a database migrated afresh makes a salt of its own.
+	urlB := pg.NewDatabase(t)
+	if err := migrations.Down(ctx, urlB); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, urlB); err != nil {
+		t.Fatal(err)
+	}
+	poolB, err := pgxpool.New(ctx, urlB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(poolB.Close)
+	keyB, err := limits.New(poolB, limits.Options{}).Bucket(ctx, rule.Name, "ana@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(keyA, keyB) {
+		t.Fatal("two servers store the same key for one address")
 	}
 }

@@ -56,7 +56,7 @@ type Spec struct {
 var Specs = []Spec{
 	{Name: Registrations, Default: "5/h", Counts: "registrations per client address", Refused: "registrations from your address"},
 	{Name: SigninLinks, Default: "10/h", Counts: "sign-in links asked for per client address", Refused: "sign-in links asked for from your address"},
-	{Name: SigninLinksTo, Default: "3/h", Counts: "sign-in links asked for per email address (registered or not)", Refused: "sign-in links asked for this address"},
+	{Name: SigninLinksTo, Default: "3/h", Counts: "sign-in links asked for per mailbox (registered or not; case, +tag and Gmail's dots ignored)", Refused: "sign-in links asked for this address"},
 	{Name: FailedTokens, Default: "20/h", Counts: "failed token attempts (API tokens, sign-in links) per client address", Refused: "wrong tokens from your address"},
 	{Name: APICalls, Default: "1800/min", Fast: true, Counts: "authenticated API calls per account", Refused: "API calls for this account"},
 	{Name: Moves, Default: "300/min", Fast: true, Counts: "moves per account", Refused: "moves for this account"},

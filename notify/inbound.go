@@ -20,6 +20,7 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
+	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/reply"
 	"github.com/azuld/azuld/mail/smtpin"
@@ -114,7 +115,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return "", err
 	}
 	if !ok {
-		log.InfoContext(ctx, "inbound mail ignored: unknown reply address", "recipients", msg.Recipients)
+		log.InfoContext(ctx, "inbound mail ignored: unknown reply address", "recipients", redact.Addresses(msg.Recipients))
 		return OutcomeNoToken, n.record(ctx, key, "", -1, OutcomeNoToken)
 	}
 	log = log.With("game", gameID, "seat", seat)

@@ -280,7 +280,13 @@ type TalkLimits interface {
 func (n *Notifier) LimitTalk(l TalkLimits) { n.cfg.TalkLimits = l }
 
 // Attach gives the notifier the command path its workers play through.
-func (n *Notifier) Attach(svc *play.Service) { n.svc = svc }
+//
+// The service is told the mail domain too: no player may register an
+// address at it, since its mail comes back here.
+func (n *Notifier) Attach(svc *play.Service) {
+	n.svc = svc
+	svc.ReserveMailDomain(n.cfg.Sender.Domain, n.cfg.Sender.From.Address)
+}
 
 // Sender is the mail identity the notifier writes with.
 func (n *Notifier) Sender() compose.Sender { return n.cfg.Sender }

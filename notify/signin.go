@@ -67,7 +67,12 @@ func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) err
 		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
 		return err
 	}
-	r := compose.Recipient{Name: a.Name, Address: a.To, Lang: lang, Zone: zone}
+	confirmed, err := n.confirmed(ctx, a.PlayerID, a.To)
+	if err != nil {
+		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
+		return err
+	}
+	r := compose.Recipient{Name: a.Name, Address: a.To, Confirmed: confirmed, Lang: lang, Zone: zone}
 	m := compose.Signin(n.cfg.Sender, r, a.Link, a.Valid, a.At)
 	if a.Verify {
 		kind = compose.KindVerify
@@ -121,4 +126,19 @@ func linkWord(verify bool) string {
 		return "address confirmation"
 	}
 	return "sign-in"
+}
+
+// confirmed tells whether the player's owner confirmed the address the
+// link goes to: only then does the mail name them (compose.Recipient).
+func (n *Notifier) confirmed(ctx context.Context, playerID, to string) (bool, error) {
+	if playerID == "" {
+		return false, nil
+	}
+	var ok bool
+	err := n.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM players WHERE id = $1 AND email_verified AND lower(email) = lower($2))`,
+		playerID, to).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("read whether the address is confirmed: %w", err)
+	}
+	return ok, nil
 }

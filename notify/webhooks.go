@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,10 +50,55 @@ func validWebhookURL(raw string) error {
 	return nil
 }
 
+// ErrPrivateWebhook refuses a webhook whose host is, or resolves to, an
+// address inside the server's networks. It wraps ErrInvalid.
+var ErrPrivateWebhook = fmt.Errorf("%w: webhooks may reach public addresses only", ErrInvalid)
+
+// publicWebhookHost refuses, unless WebhookAllowPrivate, a host that is
+// loopback, private, link-local, unique-local, unspecified or multicast,
+// or a name that resolves to one (localhost among them): such a webhook
+// would never be called (the dialler refuses it too, on the address it
+// dials), and a player must not learn that it was stored either. A name
+// that does not resolve now is taken: the dialler decides at delivery.
+func (n *Notifier) publicWebhookHost(ctx context.Context, rawURL string) error {
+	if n.cfg.WebhookAllowPrivate {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return fmt.Errorf("%w: url does not parse", ErrInvalid)
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return ErrPrivateWebhook
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !publicAddr(ip) {
+			return ErrPrivateWebhook
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil
+	}
+	for _, ip := range addrs {
+		if !publicAddr(ip) {
+			return ErrPrivateWebhook
+		}
+	}
+	return nil
+}
+
 // RegisterWebhook adds a webhook for a player. An empty secret draws one
 // (returned once).
 func (n *Notifier) RegisterWebhook(ctx context.Context, playerID, rawURL, secret string) (Webhook, error) {
 	if err := validWebhookURL(rawURL); err != nil {
+		return Webhook{}, err
+	}
+	if err := n.publicWebhookHost(ctx, rawURL); err != nil {
 		return Webhook{}, err
 	}
 	if secret == "" {

@@ -3,10 +3,12 @@ package play_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/engine/rulesets"
@@ -51,6 +53,12 @@ func newService(pool *pgxpool.Pool, store *events.Store, snapshotEvery int) *pla
 func (e *env) register(t *testing.T, name string) play.Player {
 	t.Helper()
 	p, token, err := e.svc.RegisterPlayer(context.Background(), name, name+"@example.org", play.Preferences{})
+	var input *play.InputError
+	if errors.As(err, &input) && input.Code == "email_taken" {
+		// One account per address: a second player of the same name
+		// gets an address of its own.
+		p, token, err = e.svc.RegisterPlayer(context.Background(), name, name+"+"+uuid.NewString()+"@example.org", play.Preferences{})
+	}
 	if err != nil {
 		t.Fatalf("register %s: %v", name, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/azuld/azuld/i18n"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // tokenPrefix marks azuld tokens so they are recognisable in logs and
@@ -47,6 +48,9 @@ func ValidPlayer(name, email string) (string, string, error) {
 	email = strings.TrimSpace(email)
 	if name == "" || utf8.RuneCountInString(name) > 64 || !utf8.ValidString(name) || strings.ContainsAny(name, "\r\n\x00") {
 		return "", "", Invalid(ErrInvalid, "name", "name must be 1 to 64 characters on one line")
+	}
+	if linkInName(name) {
+		return "", "", Invalid(ErrInvalid, "name_link", "name must hold no web or mail address")
 	}
 	if email != "" {
 		addr, err := mail.ParseAddress(email)
@@ -157,6 +161,9 @@ func (s *Service) RegisterPlayer(ctx context.Context, name, email string, pref P
 	if err != nil {
 		return Player{}, "", err
 	}
+	if err := s.CheckAddress(email); err != nil {
+		return Player{}, "", err
+	}
 	if pref, err = pref.valid(); err != nil {
 		return Player{}, "", err
 	}
@@ -171,6 +178,9 @@ func (s *Service) RegisterPlayer(ctx context.Context, name, email string, pref P
 		     t AS (INSERT INTO api_tokens (player_id, name, hash, created_at) SELECT id, $3, $4, created_at FROM p)
 		SELECT `+PlayerColumns+` FROM p`,
 		name, email, RegistrationToken, hash, pref.Language, pref.TimeZone).Scan(p.ScanTargets()...)
+	if IsAddressTaken(err) {
+		return Player{}, "", ErrAddressTaken()
+	}
 	if err != nil {
 		return Player{}, "", fmt.Errorf("insert player: %w", err)
 	}
@@ -246,4 +256,21 @@ func (p *Player) fillStatus() {
 	default:
 		p.EmailStatus = EmailOK
 	}
+}
+
+// addressIndex is the unique index on players' addresses, compared
+// case-insensitively (one account per address).
+const addressIndex = "players_email_unique"
+
+// IsAddressTaken tells whether err is a write that gave a player an
+// address another account holds.
+func IsAddressTaken(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" /* unique_violation */ && pgErr.ConstraintName == addressIndex
+}
+
+// ErrAddressTaken is the refusal of an address another account holds
+// (code email_taken): its owner signs in with a link mailed to it.
+func ErrAddressTaken() error {
+	return Invalid(ErrInvalid, "email_taken", "email belongs to an account here already: sign in with a link mailed to it")
 }

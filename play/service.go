@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -104,6 +105,9 @@ type Service struct {
 	watch *ttlcache.Cache[watchPage]
 	// invite holds the invitation links' key once read.
 	invite invitationKey
+	// ownMail is the mail domain no player's address may be at (see
+	// ReserveMailDomain).
+	ownMail atomic.Pointer[reservedMail]
 }
 
 // DefaultSnapshotEvery is how many events pass between snapshots unless

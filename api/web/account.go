@@ -186,6 +186,11 @@ func (w *Web) accountProfile(c echo.Context) error {
 		f.Errors[""] = l.T("web.account.error.not_saved")
 		return w.renderAccount(c, s, http.StatusBadRequest, f, nil, nil, "")
 	}
+	if err := w.svc.CheckAddress(strings.TrimSpace(f.Values["email"])); err != nil {
+		f.Errors["email"] = inputText(l, err)
+		f.Errors[""] = l.T("web.account.error.not_saved")
+		return w.renderAccount(c, s, http.StatusBadRequest, f, nil, nil, "")
+	}
 	before, err := w.accounts.Profile(c.Request().Context(), s.Player.ID)
 	if err != nil {
 		return w.fail(c, s, err)
@@ -195,9 +200,9 @@ func (w *Web) accountProfile(c echo.Context) error {
 		msg := userMessage(err)
 		switch {
 		case strings.HasPrefix(msg, "name"):
-			f.Errors["name"] = l.T("web.form.error.name")
+			f.Errors["name"] = inputText(l, err)
 		case strings.HasPrefix(msg, "email"):
-			f.Errors["email"] = l.T("web.form.error.email")
+			f.Errors["email"] = inputText(l, err)
 		default:
 			f.Errors[""] = errorText(l, err, status, show)
 		}

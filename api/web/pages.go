@@ -21,6 +21,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -327,10 +328,10 @@ func (w *Web) fail(c echo.Context, s *session, err error) error {
 	}
 	if events.Unavailable(err) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(events.RetryAfterSeconds))
-		w.log.WarnContext(c.Request().Context(), "web page failed: no database", "path", c.Request().URL.Path, "err", err.Error())
+		w.log.WarnContext(c.Request().Context(), "web page failed: no database", "path", redact.Path(c.Request().URL.Path, c.Path()), "err", err.Error())
 	}
 	if !show {
-		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", c.Request().URL.Path, "err", err.Error())
+		w.log.ErrorContext(c.Request().Context(), "web page failed", "path", redact.Path(c.Request().URL.Path, c.Path()), "err", err.Error())
 	}
 	return w.failMessage(c, s, status, errorText(w.localizer(c, s), err, status, show))
 }
@@ -467,7 +468,7 @@ func (w *Web) signin(c echo.Context) error {
 		if err := w.limits.Allow(ctx, limits.SigninLinks, clientKey(c)); err != nil {
 			return w.fail(c, nil, err)
 		}
-		if err := w.limits.Allow(ctx, limits.SigninLinksTo, strings.ToLower(email)); err != nil {
+		if err := w.limits.Allow(ctx, limits.SigninLinksTo, limits.MailboxKey(email)); err != nil {
 			return w.fail(c, nil, err)
 		}
 		if err := w.mailLinks(c, email); err != nil {
@@ -481,6 +482,22 @@ func (w *Web) signin(c echo.Context) error {
 	}
 	f.Errors[""] = l.T("web.signin.error.empty")
 	return w.render(c, http.StatusBadRequest, "signin", w.signinPage(c, f))
+}
+
+// inputText is what a form says at the field of a refused name or
+// address: the form's own words for a malformed one, the catalogue's
+// explanation (api.input.<code>) for one refused for what it is.
+func inputText(l *i18n.Localizer, err error) string {
+	var input *play.InputError
+	if errors.As(err, &input) {
+		switch input.Code {
+		case "name_link", "email_taken", "email_reserved":
+			return l.T("api.input."+input.Code, input.Args...)
+		case "name":
+			return l.T("web.form.error.name")
+		}
+	}
+	return l.T("web.form.error.email")
 }
 
 // clientKey is the request's client address as limits key it.
@@ -499,7 +516,7 @@ const maxLinksPerMail = 5
 // address.
 func (w *Web) mailLinks(c echo.Context, email string) error {
 	ctx := c.Request().Context()
-	rows, err := w.pool.Query(ctx, `SELECT id::text, name, email FROM players WHERE lower(email) = lower($1) ORDER BY created_at DESC LIMIT $2`, email, maxLinksPerMail)
+	rows, err := w.pool.Query(ctx, `SELECT id::text, name, email FROM players WHERE lower(email) = lower($1) AND email <> '' ORDER BY created_at DESC LIMIT $2`, email, maxLinksPerMail)
 	if err != nil {
 		return fmt.Errorf("look up players by email: %w", err)
 	}
@@ -680,9 +697,9 @@ func (w *Web) register(c echo.Context) error {
 			msg := strings.TrimPrefix(err.Error(), play.ErrInvalid.Error()+": ")
 			switch {
 			case strings.HasPrefix(msg, "email"):
-				f.Errors["email"] = l.T("web.form.error.email")
+				f.Errors["email"] = inputText(l, err)
 			case strings.HasPrefix(msg, "name"):
-				f.Errors["name"] = l.T("web.form.error.name")
+				f.Errors["name"] = inputText(l, err)
 			default:
 				f.Errors[""] = errorText(l, err, status, show)
 			}
@@ -712,10 +729,17 @@ func (w *Web) register(c echo.Context) error {
 	}
 	if w.verify && w.mailer != nil {
 		// The address is mailed nothing else until its owner follows this.
-		if err := w.SendVerification(c, p); err != nil {
+		var refusal *limits.Refusal
+		switch err := w.SendVerification(c, p); {
+		case errors.As(err, &refusal), errors.Is(err, notify.ErrLinkMailLimit):
+			// The account exists: the page shows its token all the same,
+			// and says why no mail comes now (the mailbox had its links).
+			pg.Notice = pg.L.T("web.verify.limit")
+		case err != nil:
 			return w.fail(c, ns, err)
+		default:
+			pg.Notice = pg.L.T(w.linkNotice("web.registered.verify"), "Email", p.Email)
 		}
-		pg.Notice = pg.L.T(w.linkNotice("web.registered.verify"), "Email", p.Email)
 	}
 	return w.render(c, http.StatusCreated, "registered", pg)
 }

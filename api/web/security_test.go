@@ -302,12 +302,18 @@ func TestNoAccountEnumeration(t *testing.T) {
 		t.Errorf("sign-in answers differ: %d vs %d\n%s\n---\n%s", known.Status, unknown.Status, known.Body, unknown.Body)
 	}
 
-	// Registering with an address that is taken answers as with a new
-	// one (addresses are not unique: nothing to refuse).
-	r1 := e.browser().register("Bea Two", "bea@example.org")
-	r2 := e.browser().register("Cy", "cy@example.org")
-	if r1.Status != r2.Status {
-		t.Errorf("registration with a known address: %d, with a new one: %d", r1.Status, r2.Status)
+	// An address has one account, so registering with a taken one is
+	// refused, and says so. Each try counts against the registration
+	// limit like a registration, so a stranger learns one address per
+	// registration allowed, and past the limit nothing at all.
+	e.browser().register("Cy", "cy@example.org")
+	taken := e.registerForm("Bea Two", "bea@example.org").must(t, http.StatusBadRequest)
+	if msg := taken.fieldError(t, "email"); !strings.Contains(msg, "belongs to an account here already") {
+		t.Errorf("a taken address: %q", msg)
+	}
+	e.browser().register("Dee", "dee@example.org") // the limit's fifth
+	if a, b := e.registerForm("Bea Two", "bea@example.org").Status, e.registerForm("Eve", "eve@example.org").Status; a != http.StatusTooManyRequests || b != a {
+		t.Errorf("past the registration limit, a taken address: %d, a new one: %d", a, b)
 	}
 
 	// The create-game form finds by name or address only players Ana

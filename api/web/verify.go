@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -59,7 +58,7 @@ func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) 
 	}
 	// Counted per address too, like the sign-in form's links: accounts
 	// are cheap, and each could otherwise name the same stranger.
-	if err := w.limits.Allow(ctx, limits.SigninLinksTo, strings.ToLower(p.Email)); err != nil {
+	if err := w.limits.Allow(ctx, limits.SigninLinksTo, limits.MailboxKey(p.Email)); err != nil {
 		return err
 	}
 	if err := notify.AllowLinkMail(ctx, w.pool, p.ID, w.now(), w.verify); err != nil {
@@ -72,7 +71,8 @@ func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) 
 	if err != nil {
 		return err
 	}
-	a := notify.SigninArgs{PlayerID: p.ID, Verify: true, To: p.Email, Name: p.Name,
+	// No name: the verification mail names nobody (compose.Verification).
+	a := notify.SigninArgs{PlayerID: p.ID, Verify: true, To: p.Email,
 		Link: base + "/signin/link/" + token, Valid: VerificationTTL, At: w.now().UTC()}
 	return w.mailer.QueueSignin(ctx, a)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
+	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
@@ -111,6 +112,12 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	log, err := a.newLogger(cfg.LogLevel)
 	if err != nil {
 		return err
+	}
+	if cfg.SMTPURL != "" {
+		// With a relay, no log line holds a token (a link, a seat's
+		// reply address), whichever package wrote it. Without one the
+		// log is where mails go, links and all, by design.
+		log = slog.New(redact.Handler(log.Handler()))
 	}
 	proxies, err := api.ParseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {

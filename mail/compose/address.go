@@ -27,6 +27,9 @@ const (
 func Verification(s Sender, r Recipient, link string, valid time.Duration, now time.Time) Mail {
 	sum := sha256.Sum256([]byte("azuld verify " + link))
 	id := "<" + KindVerify + "." + hex.EncodeToString(sum[:12]) + "@" + strings.ToLower(s.Domain) + ">"
+	// It names nobody: the name is the registrant's choice, and the
+	// registrant may be anyone who typed this address.
+	r.Name, r.Confirmed = "", false
 	return linkMail(s, r, "mail.verify", id, link, valid, now)
 }
 
@@ -34,7 +37,11 @@ func Verification(s Sender, r Recipient, link string, valid time.Duration, now t
 // the messages prefix.subject, .intro, .button, .copy and .validity.
 func linkMail(s Sender, r Recipient, prefix, id, link string, valid time.Duration, now time.Time) Mail {
 	l := s.localizer(r)
-	greeting := l.T("mail.greeting", "Name", cleanName(r.Name, l.T("mail.player")))
+	greeting, toName := l.T("mail.greeting_plain"), ""
+	if r.Confirmed && cleanName(r.Name, "") != "" {
+		// Only its owner, who confirmed the address, chose the name.
+		greeting, toName = l.T("mail.greeting", "Name", cleanName(r.Name, l.T("mail.player"))), cleanName(r.Name, "")
+	}
 	validity := l.T(prefix+".validity", "Valid", l.Span(valid.Round(time.Minute)))
 	intro := l.T(prefix + ".intro")
 	text := greeting + "\n\n" + wrap(intro, textWidth) + "\n\n" + link + "\n\n" + wrap(validity, textWidth) + "\n"
@@ -47,7 +54,7 @@ func linkMail(s Sender, r Recipient, prefix, id, link string, valid time.Duratio
 `
 	return Mail{
 		From:      s.From,
-		To:        mail.Address{Name: cleanName(r.Name, ""), Address: r.Address},
+		To:        mail.Address{Name: toName, Address: r.Address},
 		Subject:   l.T(prefix + ".subject"),
 		MessageID: id,
 		Date:      now,

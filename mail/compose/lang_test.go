@@ -31,7 +31,7 @@ func kindsIn(t testing.TB, lang string) map[string]Mail {
 		t.Fatal(err)
 	}
 	l := testCat.Localizer(lang, zone)
-	r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token, Thread: firstMail, Lang: lang, Zone: zone}
+	r := Recipient{Name: "Ann", Address: "ann@example.net", Confirmed: true, Seat: 0, SeatToken: token, Thread: firstMail, Lang: lang, Zone: zone}
 	s := table(t, "azul-mini", 2)
 	g := info(s, "Ann", "Bob")
 	g.Players[0].Score, g.Players[1].Score = 7, 0

@@ -94,6 +94,11 @@ type Recipient struct {
 	// of the mail is theirs.
 	Lang string
 	Zone *time.Location
+	// Confirmed: the address's owner confirmed it (followed a link
+	// mailed to it). A sign-in mail names the player only then: until
+	// then the name is whatever the registrant typed, and the mail may
+	// reach a stranger.
+	Confirmed bool
 }
 
 // PlayerScore is one seat's current score.
