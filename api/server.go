@@ -29,6 +29,7 @@ import (
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/presence"
 )
 
 // DefaultBodyLimit bounds request bodies when Config.BodyLimit is zero.
@@ -91,6 +92,10 @@ type Config struct {
 	Limiter *limits.Limiter
 	// Limits are the rules (AZUL_LIMIT_*); nil: limits.DefaultPolicy.
 	Limits limits.Policy
+	// Presence records the players who have a game's live stream open,
+	// so that their turn mails wait (the notifier's Presence); nil:
+	// none recorded.
+	Presence *presence.Store
 }
 
 // Server is azuld's HTTP handler.
@@ -120,6 +125,8 @@ type Server struct {
 	// cat writes problems in their reader's language.
 	cat   *i18n.Catalogue
 	words *notation.Words
+	// presence records who has a game's stream open (nil: nobody).
+	presence *presence.Store
 	// leaders keeps the leaderboard's recent pages (see listRatings).
 	leaders *ttlcache.Cache[leaderPage]
 
@@ -137,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
-		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret,
+		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret, presence: cfg.Presence,
 		leaders: ttlcache.New[leaderPage](leadersTTL, leadersEntries),
 	}
 	if s.log == nil {

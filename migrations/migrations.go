@@ -48,6 +48,9 @@
 //   - 000025 watch order (000024 is not used): games.watch_best, the best rating among a
 //     running game's seats when it started, so the watch list reads one
 //     index instead of every running game (see projections).
+//   - 000029 presence: who has a game's live stream open and when they
+//     were last seen at its table, which holds a turn mail back (see the
+//     presence package).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

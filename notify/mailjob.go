@@ -81,6 +81,9 @@ func (w *mailWorker) Timeout(*river.Job[MailArgs]) time.Duration { return w.n.cf
 func (w *mailWorker) Work(ctx context.Context, job *river.Job[MailArgs]) error {
 	n, a := w.n, job.Args
 	messageID, err := n.sendMail(ctx, a)
+	if snooze := snoozeAtTable(err); snooze != nil {
+		return snooze
+	}
 	// A sent mail's row keeps its Message-ID: the first one of a seat is
 	// the root the seat's later mails of the game refer to.
 	outcome, detail := "sent", messageID
@@ -163,6 +166,12 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("load game %s: %w", a.GameID, err)
+	}
+	if a.Mail == compose.KindTurn {
+		// A player at the table sees the turn there.
+		if err := n.awayFor(ctx, g, a); err != nil {
+			return "", err
+		}
 	}
 	thread, err := n.threadRoot(ctx, a.GameID, a.Seat)
 	if err != nil {

@@ -94,7 +94,9 @@ address verification, e.g.
 -feel measures what a player feels of a move besides its answer, from
 the move's 201: "mail" until the next player's turn mail reaches the
 load tool's SMTP server (-smtp-listen; start azuld with
-AZUL_SMTP_URL=smtp://127.0.0.1:2525?tls=none, and the players, then
+AZUL_SMTP_URL=smtp://127.0.0.1:2525?tls=none and AZUL_AWAY_DELAY=0,
+since a player who just moved by the API hears of the next turn on the
+page, not by mail; the players, then
 registered with an address at load.test, wait for their turn mail
 before they move, as players by mail do); "bot" until the bot's answer
 shows on the game's event stream (with -bot-seat); "web" until the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/azuld/azuld/internal/pgfetch"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -54,6 +55,9 @@ type config struct {
 	NotifyWorkers int
 	// WebhookAllowPrivate lets webhooks reach internal addresses.
 	WebhookAllowPrivate bool
+	// AwayDelay holds a turn mail back until its player has been away
+	// from the game's page this long (0: turn mails go at once).
+	AwayDelay time.Duration
 	// VerifyAddresses mails an address nothing but its verification link
 	// until its owner follows it.
 	VerifyAddresses bool
@@ -290,6 +294,8 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("mail-auth", "AZUL_MAIL_AUTH", "", false)
 		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
 		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
+		fs.DurationVar(&cfg.AwayDelay, "away-delay", notify.DefaultAwayDelay, "a turn mail waits until its player has been away from the game's page (stream closed, no move there) this long; 0: turn mails go at once")
+		add("away-delay", "AZUL_AWAY_DELAY", "", false)
 		cfg.RateLimits = onOff{on: true}
 		fs.Var(&cfg.RateLimits, "rate-limits", "rate limits (docs/limits.md): on, or off for a closed server, load tests and benchmarks")
 		add("rate-limits", "AZUL_RATE_LIMITS", "", false)

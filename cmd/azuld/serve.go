@@ -27,6 +27,7 @@ import (
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/presence"
 )
 
 // newService builds the command path over a pool. followed says that
@@ -47,7 +48,7 @@ func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *p
 }
 
 // newNotifier builds the notification outbox from the mail settings.
-func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language) (*notify.Notifier, error) {
+func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language, at *presence.Store) (*notify.Notifier, error) {
 	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if sender.BaseURL == "" {
 		sender.BaseURL = "http://" + cfg.HTTPAddr
@@ -92,7 +93,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	}
 	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Signer: signer, Workers: workers, Logger: log,
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
-		Catalogue: lang.catalogue, Words: lang.words})
+		Catalogue: lang.catalogue, Words: lang.words, Presence: at, AwayDelay: cfg.AwayDelay})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -136,7 +137,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	notifier, err := newNotifier(cfg, pool, log, reg, lang)
+	// Who is at a game's table, shared by the streams (which record it)
+	// and the turn mails (which wait for it): none kept with no delay.
+	var at *presence.Store
+	if cfg.AwayDelay > 0 {
+		at = presence.New(pool, nil)
+	}
+	notifier, err := newNotifier(cfg, pool, log, reg, lang, at)
 	if err != nil {
 		return err
 	}
@@ -160,7 +167,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
 		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
-		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words,
+		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words, Presence: at,
 	})
 	if err != nil {
 		return err
