@@ -177,7 +177,17 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	token, err := n.newMailToken(ctx, g.ID, a.Seat, g.Version)
+	// The version the mail names (its Message-ID, the moves' heading,
+	// its reply token): the game's now, but a turn mail names the version
+	// its turn began at, as the turn's webhook does, when nothing but table
+	// talk came since: the table and the moves are those of that version
+	// (a reply to it is taken as one to the current, see ExpectsCurrent),
+	// and so each turn mail has its your_turn webhook of the same version.
+	version := g.Version
+	if a.Mail == compose.KindTurn && a.Version < g.Version && g.ExpectsCurrent(a.Version) {
+		version = a.Version
+	}
+	token, err := n.newMailToken(ctx, g.ID, a.Seat, version)
 	if err != nil {
 		return "", err
 	}
@@ -191,7 +201,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter, Lang: lang, Zone: zone}
 	l := n.cfg.Catalogue.Localizer(lang, zone)
 	info := gameInfo(g)
-	info.Started = a.Started
+	info.Version, info.Started = version, a.Started
 	var talk *talkClaim
 	switch a.Mail {
 	case compose.KindTurn, compose.KindReminder, compose.KindGameOver:
