@@ -216,8 +216,20 @@ func checkWire(t *testing.T, raw []byte) {
 			t.Fatalf("non-ASCII byte at %d", i)
 		}
 	}
+	head, _, _ := strings.Cut(string(raw), "\r\n\r\n")
+	for _, line := range strings.Split(head, "\r\n") {
+		// A field's own line carries its value (or the value's start): a
+		// name alone reads as an empty field to many programs.
+		if name, value, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, " ") && strings.TrimSpace(value) == "" {
+			t.Errorf("header field %s: its line has no value", name)
+		}
+		if len(line) > 998 {
+			t.Errorf("header line of %d bytes: %q", len(line), line)
+		}
+	}
 	for _, line := range strings.Split(string(raw), "\r\n") {
-		if len(line) > 78 && !(strings.HasPrefix(line, " ") && !strings.Contains(line[1:], " ") && len(line) <= 998) {
+		if len(line) > 78 && !(strings.Contains(line, ":") && !strings.HasPrefix(line, " ") && strings.Count(line, " ") == 1) &&
+			!(strings.HasPrefix(line, " ") && !strings.Contains(line[1:], " ") && len(line) <= 998) {
 			t.Errorf("wire line of %d bytes: %q", len(line), line)
 		}
 	}
