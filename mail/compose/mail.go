@@ -262,8 +262,8 @@ func (h *headerWriter) text(name, value string) {
 }
 
 // fold writes "Name: value" with lines of at most 78 characters where the
-// value has spaces to break at (RFC 5322 §2.2.3); a single longer token
-// (a long Message-ID) gets a line of its own.
+// value has spaces to break at (RFC 5322 §2.2.3); a longer token (a long
+// Message-ID) makes a longer line, the first one beside the field's name.
 func (h *headerWriter) fold(name, value string) {
 	line := name + ":"
 	// The first word stays on the field's own line however long it is:
