@@ -218,7 +218,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(requestID())
+	e.Pre(requestID(), retryAfterOn503)
 	e.Use(s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody, s.gameAccess)
 	s.routes(e)
 	s.echo = e
