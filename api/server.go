@@ -92,6 +92,10 @@ type Config struct {
 	Limiter *limits.Limiter
 	// Limits are the rules (AZUL_LIMIT_*); nil: limits.DefaultPolicy.
 	Limits limits.Policy
+	// StreamsPerClient and StreamsTotal cap the live streams this server
+	// keeps open per client address and in all (0: DefaultStreamsPerClient,
+	// DefaultStreamsTotal; negative: no cap).
+	StreamsPerClient, StreamsTotal int
 	// Presence records the players who have a game's live stream open,
 	// so that their turn mails wait (the notifier's Presence); nil:
 	// none recorded.
@@ -125,6 +129,8 @@ type Server struct {
 	// cat writes problems in their reader's language.
 	cat   *i18n.Catalogue
 	words *notation.Words
+	// streams caps the open live streams.
+	streams *streamGate
 	// presence records who has a game's stream open (nil: nobody).
 	presence *presence.Store
 	// leaders keeps the leaderboard's recent pages (see listRatings).
@@ -150,6 +156,14 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	perClient, total := cfg.StreamsPerClient, cfg.StreamsTotal
+	if perClient == 0 {
+		perClient = DefaultStreamsPerClient
+	}
+	if total == 0 {
+		total = DefaultStreamsTotal
+	}
+	s.streams = newStreamGate(perClient, total)
 	if s.bodyLimit <= 0 {
 		s.bodyLimit = DefaultBodyLimit
 	}

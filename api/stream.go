@@ -46,6 +46,13 @@ func (s *Server) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The client's address as the server determines it (clientIP: the
+	// peer, or what a trusted proxy says).
+	leave, refused := s.streams.enter(c.RealIP())
+	if refused != nil {
+		return refused
+	}
+	defer leave()
 	ctx := c.Request().Context()
 	// Subscribe before the first read, so nothing appended in between is
 	// missed.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/internal/pgfetch"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
@@ -55,6 +56,9 @@ type config struct {
 	NotifyWorkers int
 	// WebhookAllowPrivate lets webhooks reach internal addresses.
 	WebhookAllowPrivate bool
+	// StreamsPerClient and StreamsTotal cap the live streams one process
+	// keeps open, per client address and in all.
+	StreamsPerClient, StreamsTotal int
 	// AwayDelay holds a turn mail back until its player has been away
 	// from the game's page this long (0: turn mails go at once).
 	AwayDelay time.Duration
@@ -294,6 +298,10 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("mail-auth", "AZUL_MAIL_AUTH", "", false)
 		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
 		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
+		fs.IntVar(&cfg.StreamsPerClient, "streams-per-client", api.DefaultStreamsPerClient, "live streams (game pages open) one client address may keep open on this process; over it: 429; negative: no cap")
+		add("streams-per-client", "AZUL_STREAMS_PER_CLIENT", "", false)
+		fs.IntVar(&cfg.StreamsTotal, "streams-max", api.DefaultStreamsTotal, "live streams this process keeps open in all; over it: 503; negative: no cap")
+		add("streams-max", "AZUL_STREAMS_MAX", "", false)
 		fs.DurationVar(&cfg.AwayDelay, "away-delay", notify.DefaultAwayDelay, "a turn mail waits until its player has been away from the game's page (stream closed, no move there) this long; 0: turn mails go at once")
 		add("away-delay", "AZUL_AWAY_DELAY", "", false)
 		cfg.RateLimits = onOff{on: true}

@@ -168,6 +168,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
 		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
 		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words, Presence: at,
+		StreamsPerClient: cfg.StreamsPerClient, StreamsTotal: cfg.StreamsTotal,
 	})
 	if err != nil {
 		return err
