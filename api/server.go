@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
@@ -92,6 +91,11 @@ type Config struct {
 	Limiter *limits.Limiter
 	// Limits are the rules (AZUL_LIMIT_*); nil: limits.DefaultPolicy.
 	Limits limits.Policy
+	// MetricsToken, when set, serves /metrics on this handler to requests
+	// that send it as a bearer token (AZUL_METRICS_TOKEN); empty: /metrics
+	// is not served here (404), only by MetricsHandler on an operator's
+	// address (AZUL_METRICS_ADDR).
+	MetricsToken string
 	// StreamsPerClient and StreamsTotal cap the live streams this server
 	// keeps open per client address and in all (0: DefaultStreamsPerClient,
 	// DefaultStreamsTotal; negative: no cap).
@@ -129,6 +133,8 @@ type Server struct {
 	// cat writes problems in their reader's language.
 	cat   *i18n.Catalogue
 	words *notation.Words
+	// metricsToken lets /metrics be read on the public handler.
+	metricsToken string
 	// streams caps the open live streams.
 	streams *streamGate
 	// presence records who has a game's stream open (nil: nobody).
@@ -151,6 +157,7 @@ func New(cfg Config) (*Server, error) {
 		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
 		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret, presence: cfg.Presence,
+		metricsToken: cfg.MetricsToken,
 		leaders: ttlcache.New[leaderPage](leadersTTL, leadersEntries),
 	}
 	if s.log == nil {
@@ -244,7 +251,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) routes(e *echo.Echo) {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
+	e.GET("/metrics", s.publicMetrics)
 	e.GET("/openapi.json", s.openAPI)
 	s.web.Register(e)
 

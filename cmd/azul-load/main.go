@@ -127,6 +127,8 @@ func runPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	feel := fs.String("feel", "", "also measure what a player feels, comma-separated: mail (turn mail handed to -smtp-listen), bot (the bot's answer; needs -bot-seat), web (the game's event stream)")
 	smtpListen := fs.String("smtp-listen", "127.0.0.1:2525", "address of the SMTP server azuld relays its mails through, for -feel mail (azuld: AZUL_SMTP_URL=smtp://this-address?tls=none)")
 	mailWait := fs.Duration("mail-wait", loadgen.DefaultMailWait, "how long a player by mail waits for its turn mail before it moves without it")
+	metricsURL := fs.String("metrics-url", "", "base URL where azuld serves /metrics (its AZUL_METRICS_ADDR, e.g. http://127.0.0.1:9090; default: -url)")
+	metricsToken := fs.String("metrics-token", os.Getenv("AZUL_METRICS_TOKEN"), "bearer token for /metrics on azuld's public port (default: $AZUL_METRICS_TOKEN)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -140,7 +142,7 @@ func runPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg := loadgen.Config{
 		URL: *url, Clients: *clients, Rate: *rate, Duration: *duration, Moves: *moves,
 		Players: *players, BotSeat: *bot, Interval: *interval, Seed: *seed,
-		Feel: kinds, SMTPListen: *smtpListen, MailWait: *mailWait,
+		Feel: kinds, SMTPListen: *smtpListen, MailWait: *mailWait, MetricsURL: *metricsURL, MetricsToken: *metricsToken,
 	}
 	if *ruleset != "" {
 		cfg.Rulesets = strings.Split(*ruleset, ",")

@@ -83,6 +83,10 @@ type config struct {
 
 	// PprofAddr is the loopback address of Go's profiles; empty: none.
 	PprofAddr string
+	// MetricsAddr is the operator's address serving /metrics; empty:
+	// none. MetricsToken lets the public port serve it to that bearer
+	// token; empty: the public port does not serve it.
+	MetricsAddr, MetricsToken string
 }
 
 // onOff is a switch written on or off (true and false also do).
@@ -268,6 +272,10 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
 		fs.Int64Var(&cfg.GameCacheBytes, "game-cache-bytes", play.DefaultCacheBytes, "memory the games kept folded for moves may take, by their estimated size, in bytes; negative: no cache (docs/SCALING.md \"Memory\")")
 		add("game-cache-bytes", "AZUL_GAME_CACHE_BYTES", "", false)
+		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "address of a listener of the operator's serving /metrics without a token, e.g. 127.0.0.1:9090 (or :9090 on a network only the scraper reaches); empty: none")
+		add("metrics-addr", "AZUL_METRICS_ADDR", "", false)
+		fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token that reads /metrics on the public HTTP port; empty: the public port does not serve /metrics")
+		addPlainSecret("metrics-token", "AZUL_METRICS_TOKEN")
 		fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: none")
 		add("pprof-addr", "AZUL_PPROF_ADDR", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")

@@ -168,23 +168,34 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
 		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
 		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words, Presence: at,
-		StreamsPerClient: cfg.StreamsPerClient, StreamsTotal: cfg.StreamsTotal,
+		StreamsPerClient: cfg.StreamsPerClient, StreamsTotal: cfg.StreamsTotal, MetricsToken: cfg.MetricsToken,
 	})
 	if err != nil {
 		return err
 	}
 
-	var pprofLn net.Listener
+	var pprofLn, metricsLn net.Listener
+	closeSide := func() {
+		for _, l := range []net.Listener{pprofLn, metricsLn} {
+			if l != nil {
+				_ = l.Close()
+			}
+		}
+	}
 	if cfg.PprofAddr != "" {
 		if pprofLn, err = listenPprof(cfg.PprofAddr); err != nil {
 			return err
 		}
 	}
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = listenMetrics(cfg.MetricsAddr); err != nil {
+			closeSide()
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
-		if pprofLn != nil {
-			_ = pprofLn.Close()
-		}
+		closeSide()
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
 	// The built-in SMTP listener takes replies for the mail domain.
@@ -201,9 +212,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		}
 		if err != nil {
 			_ = ln.Close()
-			if pprofLn != nil {
-				_ = pprofLn.Close()
-			}
+			closeSide()
 			return fmt.Errorf("SMTP listener on %s: %w", cfg.SMTPListen, err)
 		}
 	}
@@ -229,6 +238,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	wg.Go(func() { runLimiter(bg, limiter, log) })
 	if pprofLn != nil {
 		wg.Go(func() { servePprof(bg, pprofLn, log) })
+	}
+	if metricsLn != nil {
+		wg.Go(func() { serveMetrics(bg, metricsLn, srv.MetricsHandler(), log) })
 	}
 	if cfg.Bots {
 		wg.Go(func() {

@@ -4128,6 +4128,8 @@ type ClientInterface interface {
 
 	// Metrics Prometheus metrics
 	//
+	// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
+	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
 	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -5285,6 +5287,8 @@ func (c *Client) ChooseLanguage(ctx context.Context, params *ChooseLanguageParam
 }
 
 // Metrics Prometheus metrics
+//
+// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
 //
 // Corresponds with GET /metrics (the `Metrics` operationId).
 func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10894,6 +10898,8 @@ type ClientWithResponsesInterface interface {
 
 	// MetricsWithResponse Prometheus metrics
 	//
+	// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
@@ -12314,6 +12320,20 @@ func (r ChooseLanguageResponse) ContentType() string {
 type MetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MetricsResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r MetricsResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
 }
 
 // GetBody returns the raw response body bytes
@@ -16880,6 +16900,8 @@ func (c *ClientWithResponses) ChooseLanguageWithResponse(ctx context.Context, pa
 
 // MetricsWithResponse Prometheus metrics
 //
+// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /metrics (the `Metrics` operationId).
@@ -18400,6 +18422,23 @@ func ParseMetricsResponse(rsp *http.Response) (*MetricsResponse, error) {
 	response := &MetricsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
 	}
 
 	return response, nil
