@@ -158,7 +158,7 @@ func New(cfg Config) (*Server, error) {
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
 		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret, presence: cfg.Presence,
 		metricsToken: cfg.MetricsToken,
-		leaders: ttlcache.New[leaderPage](leadersTTL, leadersEntries),
+		leaders:      ttlcache.New[leaderPage](leadersTTL, leadersEntries),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
