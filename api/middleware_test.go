@@ -170,7 +170,7 @@ func TestOperationalEndpoints(t *testing.T) {
 	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), OpenAPI()) {
 		t.Errorf("openapi.json: %d", rec.Code)
 	}
-	rec, _ = do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	rec, _ = do(t, s.MetricsHandler(), httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `azuld_http_requests_total{method="GET",route="/healthz",status="200"} 1`) {
 		t.Errorf("metrics: %d\n%s", rec.Code, rec.Body)
 	}

@@ -299,6 +299,10 @@ func writeProblem(c echo.Context, l *i18n.Localizer, p *Problem) error {
 	if p.RequestID == "" {
 		p.RequestID = c.Response().Header().Get(echo.HeaderXRequestID)
 	}
+	if p.Status == http.StatusServiceUnavailable && p.RetryAfter <= 0 {
+		// Every 503 says when to ask again (see retryAfterOn503).
+		p.RetryAfter = events.RetryAfterSeconds
+	}
 	p.localize(l)
 	body, err := json.Marshal(p)
 	if err != nil {
@@ -317,4 +321,21 @@ func writeProblem(c echo.Context, l *i18n.Localizer, p *Problem) error {
 		return c.NoContent(p.Status)
 	}
 	return c.Blob(p.Status, "application/problem+json", body)
+}
+
+// retryAfterOn503 gives every 503 a Retry-After, whoever writes it (a
+// problem, a web page, a handler that timed out during a fail-over): a
+// client told the server is unavailable must also be told when to ask
+// again, or it either gives up or hammers a replica that is failing over.
+// A handler's own Retry-After is kept.
+func retryAfterOn503(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		res := c.Response()
+		res.Before(func() {
+			if res.Status == http.StatusServiceUnavailable && res.Header().Get("Retry-After") == "" {
+				res.Header().Set("Retry-After", strconv.Itoa(events.RetryAfterSeconds))
+			}
+		})
+		return next(c)
+	}
 }

@@ -269,23 +269,31 @@ func hsts(trusted []netip.Prefix) echo.MiddlewareFunc {
 }
 
 // AdmitMail is the SMTP listener's admission check (smtpin.Config.Admit):
-// mails per sender address (at MAIL FROM; bounces, which have no sender,
-// per sending server's address) and per seat address (at RCPT TO). A
+// mails per sending server's address and per sender address (at MAIL
+// FROM; bounces, which have no sender, per sending server's address) and
+// per recipient address (at RCPT TO: seat addresses and postmaster@). A
 // refusal is a temporary 450 4.7.1 saying when to try again, so an honest
 // sending server keeps the mail and delivers it later.
 func (r *RateLimits) AdmitMail(ctx context.Context, remote net.Addr, from, rcpt string) error {
+	host := ""
+	if remote != nil {
+		host, _, _ = net.SplitHostPort(remote.String())
+	}
 	var err error
 	switch {
 	case rcpt != "":
 		err = r.Allow(ctx, limits.MailTo, strings.ToLower(rcpt))
-	case from == "" || from == "<>":
-		host := ""
-		if remote != nil {
-			host, _, _ = net.SplitHostPort(remote.String())
-		}
-		err = r.Allow(ctx, limits.MailFrom, "<>@"+limits.AddressKey(host))
 	default:
-		err = r.Allow(ctx, limits.MailFrom, strings.ToLower(from))
+		// Every mail counts against its sending server, whatever sender
+		// it names: made-up senders do not make one server many.
+		if err = r.Allow(ctx, limits.MailClients, limits.AddressKey(host)); err != nil {
+			break
+		}
+		if from == "" || from == "<>" {
+			err = r.Allow(ctx, limits.MailFrom, "<>@"+limits.AddressKey(host))
+		} else {
+			err = r.Allow(ctx, limits.MailFrom, strings.ToLower(from))
+		}
 	}
 	var ref *limits.Refusal
 	if errors.As(err, &ref) {

@@ -19,7 +19,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
@@ -30,6 +29,7 @@ import (
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/presence"
 )
 
 // DefaultBodyLimit bounds request bodies when Config.BodyLimit is zero.
@@ -92,6 +92,19 @@ type Config struct {
 	Limiter *limits.Limiter
 	// Limits are the rules (AZUL_LIMIT_*); nil: limits.DefaultPolicy.
 	Limits limits.Policy
+	// MetricsToken, when set, serves /metrics on this handler to requests
+	// that send it as a bearer token (AZUL_METRICS_TOKEN); empty: /metrics
+	// is not served here (404), only by MetricsHandler on an operator's
+	// address (AZUL_METRICS_ADDR).
+	MetricsToken string
+	// StreamsPerClient and StreamsTotal cap the live streams this server
+	// keeps open per client address and in all (0: DefaultStreamsPerClient,
+	// DefaultStreamsTotal; negative: no cap).
+	StreamsPerClient, StreamsTotal int
+	// Presence records the players who have a game's live stream open,
+	// so that their turn mails wait (the notifier's Presence); nil:
+	// none recorded.
+	Presence *presence.Store
 }
 
 // Server is azuld's HTTP handler.
@@ -121,6 +134,12 @@ type Server struct {
 	// cat writes problems in their reader's language.
 	cat   *i18n.Catalogue
 	words *notation.Words
+	// metricsToken lets /metrics be read on the public handler.
+	metricsToken string
+	// streams caps the open live streams.
+	streams *streamGate
+	// presence records who has a game's stream open (nil: nobody).
+	presence *presence.Store
 	// leaders keeps the leaderboard's recent pages (see listRatings).
 	leaders *ttlcache.Cache[leaderPage]
 
@@ -138,12 +157,21 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
-		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret,
-		leaders: ttlcache.New[leaderPage](leadersTTL, leadersEntries),
+		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret, presence: cfg.Presence,
+		metricsToken: cfg.MetricsToken,
+		leaders:      ttlcache.New[leaderPage](leadersTTL, leadersEntries),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	perClient, total := cfg.StreamsPerClient, cfg.StreamsTotal
+	if perClient == 0 {
+		perClient = DefaultStreamsPerClient
+	}
+	if total == 0 {
+		total = DefaultStreamsTotal
+	}
+	s.streams = newStreamGate(perClient, total)
 	if s.bodyLimit <= 0 {
 		s.bodyLimit = DefaultBodyLimit
 	}
@@ -212,7 +240,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(requestID())
+	e.Pre(requestID(), retryAfterOn503)
 	e.Use(compress(), s.observe, s.recoverPanics, hsts(cfg.TrustedProxies), s.limitBody, s.gameAccess)
 	s.routes(e)
 	s.echo = e
@@ -224,7 +252,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) routes(e *echo.Echo) {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
+	e.GET("/metrics", s.publicMetrics)
 	e.GET("/openapi.json", s.openAPI)
 	s.web.Register(e)
 

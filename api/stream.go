@@ -14,6 +14,7 @@ import (
 
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/presence"
 )
 
 // streamWriteTimeout bounds one write to a stream client; a client that
@@ -45,6 +46,13 @@ func (s *Server) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The client's address as the server determines it (clientIP: the
+	// peer, or what a trusted proxy says).
+	leave, refused := s.streams.enter(c.RealIP())
+	if refused != nil {
+		return refused
+	}
+	defer leave()
 	ctx := c.Request().Context()
 	// Subscribe before the first read, so nothing appended in between is
 	// missed.
@@ -84,6 +92,10 @@ func (s *Server) stream(c echo.Context) error {
 		lastSent = g.Version
 	}
 
+	// A seated player with the stream open is at the table: their turn
+	// mails wait (see package presence).
+	here, stay := s.atTable(ctx, g, c)
+	defer stay.stop()
 	heartbeat := time.NewTicker(s.heartbeat)
 	defer heartbeat.Stop()
 	for {
@@ -92,6 +104,8 @@ func (s *Server) stream(c echo.Context) error {
 			return nil
 		case <-s.closing:
 			return nil
+		case <-here:
+			stay.touch(ctx)
 		case <-heartbeat.C:
 			if err := w.comment("ping"); err != nil {
 				return nil
@@ -128,6 +142,52 @@ func (s *Server) stream(c echo.Context) error {
 				lastSent = g.Version
 			}
 		}
+	}
+}
+
+// tableStay is a seated player's presence at a game's table for one
+// stream: renewed by touch, ended by calling it.
+type tableStay struct {
+	s      *Server
+	stream *presence.Stream
+	ticker *time.Ticker
+}
+
+// atTable records the stream's player at the game's table when they
+// hold a seat in it, and returns the channel on which to renew it and
+// the stay to renew and end. Presence is a courtesy: a failure to record
+// it is logged and the stream goes on.
+func (s *Server) atTable(ctx context.Context, g *play.Game, c echo.Context) (<-chan time.Time, *tableStay) {
+	stay := &tableStay{s: s}
+	viewer := s.viewerID(c)
+	if s.presence == nil || viewer == "" || len(g.SeatsOf(viewer)) == 0 || g.Status == play.StatusFinished {
+		return nil, stay
+	}
+	stream, err := s.presence.Open(ctx, g.ID, viewer)
+	if err != nil {
+		s.log.WarnContext(ctx, "stream: presence not recorded", "game", g.ID, "err", err.Error())
+		return nil, stay
+	}
+	stay.stream, stay.ticker = stream, time.NewTicker(presence.Refresh)
+	return stay.ticker.C, stay
+}
+
+func (t *tableStay) touch(ctx context.Context) {
+	if err := t.stream.Touch(ctx); err != nil && ctx.Err() == nil {
+		t.s.log.WarnContext(ctx, "stream: presence not renewed", "err", err.Error())
+	}
+}
+
+// stop ends the stay: the player left the table now.
+func (t *tableStay) stop() {
+	if t.stream == nil {
+		return
+	}
+	t.ticker.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.stream.Close(ctx); err != nil {
+		t.s.log.WarnContext(ctx, "stream: presence not closed", "err", err.Error())
 	}
 }
 

@@ -31,9 +31,19 @@ func openStream(t *testing.T, env *testEnv, id, lastEventID string) *sseReader {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	return openStreamAs(t, ctx, env, id, lastEventID, "")
+}
+
+// openStreamAs is openStream with ctx and a player's bearer token ("" for
+// none).
+func openStreamAs(t *testing.T, ctx context.Context, env *testEnv, id, lastEventID, token string) *sseReader {
+	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.http.URL+"/v1/games/"+id+"/stream", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)

@@ -113,6 +113,10 @@ func newStack(t *testing.T, files ...string) *stack {
 	// must follow the HTTP port.
 	s.env = append(s.env,
 		"AZUL_BASE_URL=",
+		// The tests' players move by the API and by mail at machine speed
+		// and wait for each turn mail: none is held back for a player
+		// who just moved.
+		"AZUL_AWAY_DELAY=0",
 		"AZUL_PUBLISH_ADDR=127.0.0.1",
 		"AZUL_HTTP_PORT="+strconv.Itoa(httpPort),
 		"AZUL_SMTP_PORT="+strconv.Itoa(smtpPort),

@@ -24,7 +24,11 @@ const (
 	Invitations   = "invitations"
 	MailFrom      = "mail_from"
 	MailTo        = "mail_to"
-	ProfileReads  = "profile_reads"
+	// MailClients counts every mail the SMTP listener is offered per
+	// sending server's address, whatever its sender and recipients
+	// (postmaster and the return paths included).
+	MailClients  = "mail_clients"
+	ProfileReads = "profile_reads"
 	// Table talk: messages written per player in one game (keyed by
 	// game and player), and per player in all games.
 	MessagesGame = "messages_game"
@@ -64,6 +68,9 @@ var Specs = []Spec{
 	{Name: Invitations, Default: "50/d", Counts: "seats given to other players per account", Refused: "seats given to other players by this account"},
 	{Name: MailFrom, Default: "60/h", Counts: "mails received by the SMTP listener per sender address", Refused: "mails from this sender"},
 	{Name: MailTo, Default: "60/h", Counts: "mails received by the SMTP listener per seat address", Refused: "mails to this seat address"},
+	// A provider's outbound servers carry many players' replies: generous,
+	// but 200 mails from 200 made-up senders in a second is no player.
+	{Name: MailClients, Default: "300/h", Counts: "mails received by the SMTP listener per sending server's address", Refused: "mails from your server's address"},
 	// Anonymous reads that cost a few queries each: a person browsing
 	// the leaderboard, profiles and the watch list reads far fewer than
 	// one a second.

@@ -51,6 +51,13 @@
 //   - 000027 invitation links: invitation_key (the key a game's link
 //     token is derived from) and invitation_links (the SHA-256 of each
 //     game's token); see play's invitations.
+//   - 000028 one account per address: a unique index on lower(email)
+//     (duplicates left by older versions keep the address on the
+//     confirmed, else oldest, account) and server_secrets, whose
+//     limits_salt keys the rate-limit counters.
+//   - 000029 presence: who has a game's live stream open and when they
+//     were last seen at its table, which holds a turn mail back (see the
+//     presence package).
 //
 // Several processes may call Up at once: golang-migrate holds an advisory
 // lock while it migrates.

@@ -62,6 +62,8 @@ func (n *Notifier) Cleanup(ctx context.Context) error {
 		// A report comes back within days; a month covers the slowest.
 		{"return-path tokens", `DELETE FROM bounce_tokens WHERE created_at < $1`, now.Add(-tokenRetention)},
 		{"stopped mails", `DELETE FROM mail_stops s USING games g WHERE g.id = s.game_id AND g.status = 'finished' AND g.last_move_at < $1`, now.Add(-tokenRetention)},
+		// Presence is worth minutes; a day is far past any delay.
+		{"presence", `DELETE FROM presence WHERE seen_at < $1`, now.Add(-24 * time.Hour)},
 	}
 	for _, st := range steps {
 		if _, err := n.pool.Exec(ctx, st.sql, st.before); err != nil {

@@ -84,6 +84,9 @@ func (w *mailWorker) Timeout(*river.Job[MailArgs]) time.Duration { return w.n.cf
 func (w *mailWorker) Work(ctx context.Context, job *river.Job[MailArgs]) error {
 	n, a := w.n, job.Args
 	messageID, err := n.sendMail(ctx, a)
+	if snooze := snoozeAtTable(err); snooze != nil {
+		return snooze
+	}
 	// A sent mail's row keeps its Message-ID: the first one of a seat is
 	// the root the seat's later mails of the game refer to.
 	outcome, detail := "sent", messageID
@@ -167,11 +170,27 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("load game %s: %w", a.GameID, err)
 	}
+	if a.Mail == compose.KindTurn {
+		// A player at the table sees the turn there.
+		if err := n.awayFor(ctx, g, a); err != nil {
+			return "", err
+		}
+	}
 	thread, err := n.threadRoot(ctx, a.GameID, a.Seat)
 	if err != nil {
 		return "", err
 	}
-	token, err := n.newMailToken(ctx, g.ID, a.Seat, g.Version)
+	// The version the mail names (its Message-ID, the moves' heading,
+	// its reply token): the game's now, but a turn mail names the version
+	// its turn began at, as the turn's webhook does, when nothing but table
+	// talk came since: the table and the moves are those of that version
+	// (a reply to it is taken as one to the current, see ExpectsCurrent),
+	// and so each turn mail has its your_turn webhook of the same version.
+	version := g.Version
+	if a.Mail == compose.KindTurn && a.Version < g.Version && g.ExpectsCurrent(a.Version) {
+		version = a.Version
+	}
+	token, err := n.newMailToken(ctx, g.ID, a.Seat, version)
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +204,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	r := compose.Recipient{Name: a.Name, Address: a.To, Seat: a.Seat, SeatToken: token, Thread: thread, Stopped: stopped, Inviter: a.Inviter, Lang: lang, Zone: zone}
 	l := n.cfg.Catalogue.Localizer(lang, zone)
 	info := gameInfo(l, g)
-	info.Started = a.Started
+	info.Version, info.Started = version, a.Started
 	var talk *talkClaim
 	switch a.Mail {
 	case compose.KindTurn, compose.KindReminder, compose.KindGameOver:

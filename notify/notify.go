@@ -33,6 +33,7 @@ import (
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/presence"
 )
 
 // DefaultFetchPollInterval is how often the job workers look for jobs
@@ -110,6 +111,14 @@ type Config struct {
 	// (limits.MessagesGame, limits.Messages): messages sent by mail count
 	// against them too. nil: none (see also LimitTalk).
 	TalkLimits TalkLimits
+	// Presence tells who is at a game's table (its live stream open):
+	// their turn mail waits until they have been away AwayDelay (nil:
+	// turn mails go at once).
+	Presence *presence.Store
+	// AwayDelay is how long a player must have been away from a game's
+	// table (stream closed, no move of theirs by the API or the pages)
+	// before its turn mail is sent (DefaultAwayDelay when zero).
+	AwayDelay time.Duration
 	// Metrics registers the delivery and inbound counters (none when nil).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger
@@ -197,6 +206,9 @@ func New(cfg Config) (*Notifier, error) {
 	}
 	if n.cfg.MailTimeout <= 0 {
 		n.cfg.MailTimeout = time.Minute
+	}
+	if n.cfg.AwayDelay <= 0 {
+		n.cfg.AwayDelay = DefaultAwayDelay
 	}
 	if n.cfg.SoftBounceLimit <= 0 {
 		n.cfg.SoftBounceLimit = DefaultSoftBounceLimit

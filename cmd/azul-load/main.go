@@ -94,7 +94,9 @@ address verification, e.g.
 -feel measures what a player feels of a move besides its answer, from
 the move's 201: "mail" until the next player's turn mail reaches the
 load tool's SMTP server (-smtp-listen; start azuld with
-AZUL_SMTP_URL=smtp://127.0.0.1:2525?tls=none, and the players, then
+AZUL_SMTP_URL=smtp://127.0.0.1:2525?tls=none and AZUL_AWAY_DELAY=0,
+since a player who just moved by the API hears of the next turn on the
+page, not by mail; the players, then
 registered with an address at load.test, wait for their turn mail
 before they move, as players by mail do); "bot" until the bot's answer
 shows on the game's event stream (with -bot-seat); "web" until the
@@ -125,6 +127,8 @@ func runPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	feel := fs.String("feel", "", "also measure what a player feels, comma-separated: mail (turn mail handed to -smtp-listen), bot (the bot's answer; needs -bot-seat), web (the game's event stream)")
 	smtpListen := fs.String("smtp-listen", "127.0.0.1:2525", "address of the SMTP server azuld relays its mails through, for -feel mail (azuld: AZUL_SMTP_URL=smtp://this-address?tls=none)")
 	mailWait := fs.Duration("mail-wait", loadgen.DefaultMailWait, "how long a player by mail waits for its turn mail before it moves without it")
+	metricsURL := fs.String("metrics-url", "", "base URL where azuld serves /metrics (its AZUL_METRICS_ADDR, e.g. http://127.0.0.1:9090; default: -url)")
+	metricsToken := fs.String("metrics-token", os.Getenv("AZUL_METRICS_TOKEN"), "bearer token for /metrics on azuld's public port (default: $AZUL_METRICS_TOKEN)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -138,7 +142,7 @@ func runPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg := loadgen.Config{
 		URL: *url, Clients: *clients, Rate: *rate, Duration: *duration, Moves: *moves,
 		Players: *players, BotSeat: *bot, Interval: *interval, Seed: *seed,
-		Feel: kinds, SMTPListen: *smtpListen, MailWait: *mailWait,
+		Feel: kinds, SMTPListen: *smtpListen, MailWait: *mailWait, MetricsURL: *metricsURL, MetricsToken: *metricsToken,
 	}
 	if *ruleset != "" {
 		cfg.Rulesets = strings.Split(*ruleset, ",")

@@ -47,7 +47,7 @@ func TestHistoryThenPlay(t *testing.T) {
 	url, pool := azuldtest.Start(t, pg.ServerRoleURL(t, owner), azuldtest.Options{})
 	out.Reset()
 	errs.Reset()
-	err = run(ctx, []string{"play", "-url", url, "-clients", "2", "-duration", "2s", "-interval", "500ms", "-json"}, &out, &errs)
+	err = run(ctx, []string{"play", "-url", url, "-metrics-token", azuldtest.MetricsToken, "-clients", "2", "-duration", "2s", "-interval", "500ms", "-json"}, &out, &errs)
 	if err != nil {
 		t.Fatalf("play: %v\n%s", err, errs.String())
 	}

@@ -13,8 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azuld/azuld/api"
 	"github.com/azuld/azuld/internal/pgfetch"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
 
@@ -54,6 +56,12 @@ type config struct {
 	NotifyWorkers int
 	// WebhookAllowPrivate lets webhooks reach internal addresses.
 	WebhookAllowPrivate bool
+	// StreamsPerClient and StreamsTotal cap the live streams one process
+	// keeps open, per client address and in all.
+	StreamsPerClient, StreamsTotal int
+	// AwayDelay holds a turn mail back until its player has been away
+	// from the game's page this long (0: turn mails go at once).
+	AwayDelay time.Duration
 	// VerifyAddresses mails an address nothing but its verification link
 	// until its owner follows it.
 	VerifyAddresses bool
@@ -75,6 +83,10 @@ type config struct {
 
 	// PprofAddr is the loopback address of Go's profiles; empty: none.
 	PprofAddr string
+	// MetricsAddr is the operator's address serving /metrics; empty:
+	// none. MetricsToken lets the public port serve it to that bearer
+	// token; empty: the public port does not serve it.
+	MetricsAddr, MetricsToken string
 }
 
 // onOff is a switch written on or off (true and false also do).
@@ -260,6 +272,10 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("shutdown-timeout", "AZUL_SHUTDOWN_TIMEOUT", "", false)
 		fs.Int64Var(&cfg.GameCacheBytes, "game-cache-bytes", play.DefaultCacheBytes, "memory the games kept folded for moves may take, by their estimated size, in bytes; negative: no cache (docs/SCALING.md \"Memory\")")
 		add("game-cache-bytes", "AZUL_GAME_CACHE_BYTES", "", false)
+		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "address of a listener of the operator's serving /metrics without a token, e.g. 127.0.0.1:9090 (or :9090 on a network only the scraper reaches); empty: none")
+		add("metrics-addr", "AZUL_METRICS_ADDR", "", false)
+		fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token that reads /metrics on the public HTTP port; empty: the public port does not serve /metrics")
+		addPlainSecret("metrics-token", "AZUL_METRICS_TOKEN")
 		fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: none")
 		add("pprof-addr", "AZUL_PPROF_ADDR", "", false)
 		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")
@@ -290,6 +306,12 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		add("mail-auth", "AZUL_MAIL_AUTH", "", false)
 		fs.BoolVar(&cfg.WebhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (bots on the same host or network)")
 		add("webhook-allow-private", "AZUL_WEBHOOK_ALLOW_PRIVATE", "", false)
+		fs.IntVar(&cfg.StreamsPerClient, "streams-per-client", api.DefaultStreamsPerClient, "live streams (game pages open) one client address may keep open on this process; over it: 429; negative: no cap")
+		add("streams-per-client", "AZUL_STREAMS_PER_CLIENT", "", false)
+		fs.IntVar(&cfg.StreamsTotal, "streams-max", api.DefaultStreamsTotal, "live streams this process keeps open in all; over it: 503; negative: no cap")
+		add("streams-max", "AZUL_STREAMS_MAX", "", false)
+		fs.DurationVar(&cfg.AwayDelay, "away-delay", notify.DefaultAwayDelay, "a turn mail waits until its player has been away from the game's page (stream closed, no move there) this long; 0: turn mails go at once")
+		add("away-delay", "AZUL_AWAY_DELAY", "", false)
 		cfg.RateLimits = onOff{on: true}
 		fs.Var(&cfg.RateLimits, "rate-limits", "rate limits (docs/limits.md): on, or off for a closed server, load tests and benchmarks")
 		add("rate-limits", "AZUL_RATE_LIMITS", "", false)

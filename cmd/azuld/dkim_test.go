@@ -71,7 +71,7 @@ func TestAddressSettings(t *testing.T) {
 	if cfg.VerifyAddresses {
 		t.Fatal("AZUL_VERIFY_ADDRESSES=false not applied")
 	}
-	if _, err := newNotifier(&cfg, nil, nil, nil, language{}, nil); err == nil || !strings.Contains(err.Error(), "AZUL_DKIM_KEY") {
+	if _, err := newNotifier(&cfg, nil, nil, nil, language{}, nil, nil); err == nil || !strings.Contains(err.Error(), "AZUL_DKIM_KEY") {
 		t.Fatalf("a missing DKIM key: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ func TestServeRateLimits(t *testing.T) {
 	r := startServe(t, map[string]string{
 		"AZUL_DATABASE_URL": url, "AZUL_HTTP_ADDR": "127.0.0.1:0", "AZUL_NOTIFY_WORKERS": "1",
 		"AZUL_SMTP_LISTEN": "127.0.0.1:0", "AZUL_MAIL_DOMAIN": "azul.example.org",
-		"AZUL_LIMIT_REGISTRATIONS": "1/h", "AZUL_LIMIT_MAIL_FROM": "1/h",
+		"AZUL_LIMIT_REGISTRATIONS": "1/h", "AZUL_LIMIT_MAIL_FROM": "1/h", "AZUL_METRICS_TOKEN": "metrics-token-of-the-limits-test",
 	})
 	defer r.stop(t)
 	if status, body := r.call(t, http.MethodPost, "/v1/players", "", `{"name":"Ana"}`); status != http.StatusCreated {
@@ -29,7 +29,7 @@ func TestServeRateLimits(t *testing.T) {
 	if status != http.StatusTooManyRequests || !strings.Contains(string(body), "rate-limited") || !strings.Contains(string(body), "registrations") {
 		t.Fatalf("second registration: %d %s", status, body)
 	}
-	if status, body := r.call(t, http.MethodGet, "/metrics", "", ""); status != http.StatusOK || !strings.Contains(string(body), "azuld_rate_limit_cells") {
+	if status, body := r.call(t, http.MethodGet, "/metrics", "metrics-token-of-the-limits-test", ""); status != http.StatusOK || !strings.Contains(string(body), "azuld_rate_limit_cells") {
 		t.Fatalf("metrics: %d", status)
 	}
 

@@ -29,6 +29,7 @@ import (
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/presence"
 )
 
 // newService builds the command path over a pool. followed says that
@@ -49,9 +50,10 @@ func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *p
 }
 
 // newNotifier builds the notification outbox from the mail settings.
-// newNotifier wires the notifier; console is the operator's terminal,
-// where the links of link mails are printed when no relay is configured.
-func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language, console io.Writer) (*notify.Notifier, error) {
+// console is the operator's terminal, where the links of link mails are
+// printed when no relay is configured; at is who is at a game's table.
+func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language, console io.Writer,
+	at *presence.Store) (*notify.Notifier, error) {
 	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if sender.BaseURL == "" {
 		sender.BaseURL = "http://" + cfg.HTTPAddr
@@ -99,7 +101,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	}
 	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Signer: signer, Workers: workers, Logger: log,
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
-		Catalogue: lang.catalogue, Words: lang.words, LinkConsole: linkConsole})
+		Catalogue: lang.catalogue, Words: lang.words, LinkConsole: linkConsole, Presence: at, AwayDelay: cfg.AwayDelay})
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -149,7 +151,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	notifier, err := newNotifier(cfg, pool, log, reg, lang, a.stderr)
+	// Who is at a game's table, shared by the streams (which record it)
+	// and the turn mails (which wait for it): none kept with no delay.
+	var at *presence.Store
+	if cfg.AwayDelay > 0 {
+		at = presence.New(pool, nil)
+	}
+	notifier, err := newNotifier(cfg, pool, log, reg, lang, a.stderr, at)
 	if err != nil {
 		return err
 	}
@@ -173,23 +181,35 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		Service: svc, Listener: listener, Pool: pool, Logger: log,
 		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
 		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
-		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words,
+		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words, Presence: at,
+		StreamsPerClient: cfg.StreamsPerClient, StreamsTotal: cfg.StreamsTotal, MetricsToken: cfg.MetricsToken,
 	})
 	if err != nil {
 		return err
 	}
 
-	var pprofLn net.Listener
+	var pprofLn, metricsLn net.Listener
+	closeSide := func() {
+		for _, l := range []net.Listener{pprofLn, metricsLn} {
+			if l != nil {
+				_ = l.Close()
+			}
+		}
+	}
 	if cfg.PprofAddr != "" {
 		if pprofLn, err = listenPprof(cfg.PprofAddr); err != nil {
 			return err
 		}
 	}
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = listenMetrics(cfg.MetricsAddr); err != nil {
+			closeSide()
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
-		if pprofLn != nil {
-			_ = pprofLn.Close()
-		}
+		closeSide()
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
 	// The built-in SMTP listener takes replies for the mail domain.
@@ -206,9 +226,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		}
 		if err != nil {
 			_ = ln.Close()
-			if pprofLn != nil {
-				_ = pprofLn.Close()
-			}
+			closeSide()
 			return fmt.Errorf("SMTP listener on %s: %w", cfg.SMTPListen, err)
 		}
 	}
@@ -240,6 +258,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 			log.Error("the invitation expiry stopped", "err", err.Error())
 		}
 	})
+	if metricsLn != nil {
+		wg.Go(func() { serveMetrics(bg, metricsLn, srv.MetricsHandler(), log) })
+	}
 	if cfg.Bots {
 		wg.Go(func() {
 			if err := svc.RunBots(bg); err != nil && bg.Err() == nil {

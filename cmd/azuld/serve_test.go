@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -241,11 +242,11 @@ func TestAdminCommandsWithDatabaseURL(t *testing.T) {
 // the server, secrets stay out of the log, and the server stops cleanly.
 func TestServeWithMail(t *testing.T) {
 	url := pg.NewDatabase(t)
-	secret := "inbound-secret-for-the-serve-test"
+	secret, metricsToken := "inbound-secret-for-the-serve-test", "metrics-token-for-the-serve-test"
 	r := startServe(t, map[string]string{
 		"AZUL_DATABASE_URL": url, "AZUL_HTTP_ADDR": "127.0.0.1:0",
 		"AZUL_SMTP_LISTEN": "127.0.0.1:0", "AZUL_INBOUND_SECRET": secret, "AZUL_MAIL_DOMAIN": "azul.example.org",
-		"AZUL_NOTIFY_WORKERS": "1",
+		"AZUL_NOTIFY_WORKERS": "1", "AZUL_METRICS_TOKEN": metricsToken,
 	})
 	if status, body := r.call(t, http.MethodPost, "/v1/inbound/email", "", "From: a@b\r\n\r\n1\r\n"); status != http.StatusUnauthorized {
 		t.Fatalf("inbound without the secret: %d %s", status, body)
@@ -253,7 +254,10 @@ func TestServeWithMail(t *testing.T) {
 	if status, body := r.call(t, http.MethodPost, "/v1/inbound/email", secret, "From: a@example.org\r\nTo: play+abc@azul.example.org\r\nMessage-ID: <1@example.org>\r\n\r\n1\r\n"); status != http.StatusOK || !strings.Contains(string(body), "unknown_token") {
 		t.Fatalf("inbound with the secret: %d %s", status, body)
 	}
-	if status, body := r.call(t, http.MethodGet, "/metrics", "", ""); status != http.StatusOK || !strings.Contains(string(body), `azuld_inbound_mails_total{outcome="unknown_token"} 1`) {
+	if status, _ := r.call(t, http.MethodGet, "/metrics", "", ""); status != http.StatusUnauthorized {
+		t.Fatalf("metrics without the token: %d", status)
+	}
+	if status, body := r.call(t, http.MethodGet, "/metrics", metricsToken, ""); status != http.StatusOK || !strings.Contains(string(body), `azuld_inbound_mails_total{outcome="unknown_token"} 1`) {
 		t.Fatalf("metrics: %d\n%s", status, body)
 	}
 	if code := r.stop(t); code != 0 {
@@ -263,7 +267,36 @@ func TestServeWithMail(t *testing.T) {
 	if !strings.Contains(log, "azuld takes replies by SMTP") {
 		t.Errorf("the SMTP listener did not start:\n%s", log)
 	}
-	if strings.Contains(log, secret) {
-		t.Error("the inbound secret was logged")
+	if strings.Contains(log, secret) || strings.Contains(log, metricsToken) {
+		t.Error("the inbound secret or the metrics token was logged")
+	}
+}
+
+// TestServeMetricsAddr: by default the public port does not serve
+// /metrics; AZUL_METRICS_ADDR serves it, without a token, on the
+// operator's address.
+func TestServeMetricsAddr(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := l.Addr().String()
+	l.Close()
+	r := startServe(t, map[string]string{
+		"AZUL_DATABASE_URL": pg.NewDatabase(t), "AZUL_HTTP_ADDR": "127.0.0.1:0", "AZUL_NOTIFY": "false",
+		"AZUL_METRICS_ADDR": metricsAddr,
+	})
+	defer r.stop(t)
+	if status, body := r.call(t, http.MethodGet, "/metrics", "", ""); status != http.StatusNotFound || strings.Contains(string(body), "azuld_") {
+		t.Fatalf("public /metrics: %d", status)
+	}
+	res, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "azuld_http_requests_total") {
+		t.Fatalf("the operator's /metrics: %d\n%s", res.StatusCode, body)
 	}
 }

@@ -4172,6 +4172,8 @@ type ClientInterface interface {
 
 	// Metrics Prometheus metrics
 	//
+	// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
+	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
 	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -5418,6 +5420,8 @@ func (c *Client) ChooseLanguage(ctx context.Context, params *ChooseLanguageParam
 }
 
 // Metrics Prometheus metrics
+//
+// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
 //
 // Corresponds with GET /metrics (the `Metrics` operationId).
 func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11285,6 +11289,8 @@ type ClientWithResponsesInterface interface {
 
 	// MetricsWithResponse Prometheus metrics
 	//
+	// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
@@ -12834,6 +12840,20 @@ func (r ChooseLanguageResponse) ContentType() string {
 type MetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MetricsResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r MetricsResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
 }
 
 // GetBody returns the raw response body bytes
@@ -14961,6 +14981,16 @@ func (r GameStateResponse) ContentType() string {
 	return ""
 }
 
+// GameStreamResponse429Headers the declared response headers of an HTTP 429 response for GameStream
+type GameStreamResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GameStreamResponse503Headers the declared response headers of an HTTP 503 response for GameStream
+type GameStreamResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GameStreamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14968,8 +14998,14 @@ type GameStreamResponse struct {
 	ApplicationproblemJSON400 *ProblemResponse
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *ProblemResponse
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GameStreamResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GameStreamResponse503Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -14982,8 +15018,13 @@ func (r GameStreamResponse) GetApplicationproblemJSON404() *ProblemResponse {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GameStreamResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r GameStreamResponse) GetApplicationproblemJSON503() *ProblemResponse {
+func (r GameStreamResponse) GetApplicationproblemJSON503() *Unavailable {
 	return r.ApplicationproblemJSON503
 }
 
@@ -17598,6 +17639,8 @@ func (c *ClientWithResponses) ChooseLanguageWithResponse(ctx context.Context, pa
 
 // MetricsWithResponse Prometheus metrics
 //
+// Served on the public port only to the bearer token AZUL_METRICS_TOKEN (otherwise 404, as an unknown route); the operator reads it without a token on AZUL_METRICS_ADDR.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /metrics (the `Metrics` operationId).
@@ -19211,6 +19254,23 @@ func ParseMetricsResponse(rsp *http.Response) (*MetricsResponse, error) {
 	response := &MetricsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
 	}
 
 	return response, nil
@@ -20987,13 +21047,43 @@ func ParseGameStreamResponse(rsp *http.Response) (*GameStreamResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ProblemResponse
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GameStreamResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GameStreamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

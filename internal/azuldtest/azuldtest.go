@@ -30,6 +30,10 @@ type Options struct {
 	SMTPURL string
 }
 
+// MetricsToken is the bearer token the server's /metrics wants (azuld
+// does not serve it on its public port without one).
+const MetricsToken = "azuldtest-metrics-token"
+
 // Start serves azuld's API over the database at url (moves in one round
 // trip, the follower of the log writing the turn inbox and enqueueing
 // notifications), without rate limits, until the test ends. url should
@@ -73,7 +77,7 @@ func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
 		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
 		done <- struct{}{}
 	}()
-	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier, Metrics: reg})
+	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier, Metrics: reg, MetricsToken: MetricsToken})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,11 @@ import (
 type Config struct {
 	// URL is azuld's base URL (http://127.0.0.1:8080).
 	URL string
+	// MetricsURL is where azuld serves /metrics (its AZUL_METRICS_ADDR,
+	// as a base URL; empty: URL), MetricsToken the bearer token the public
+	// port wants for it (AZUL_METRICS_TOKEN; empty: none sent). The
+	// follower's lag is read there.
+	MetricsURL, MetricsToken string
 	// Clients play at once, one game each at a time.
 	Clients int
 	// Rate, when > 0, paces the moves of all clients together to this
@@ -174,7 +179,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	// The follower's lag comes from azuld's own histogram, read before and
 	// after the run (a server without it just has no figure).
-	lagBefore, lagKnown, _ := scrapeHistogram(ctx, cfg.HTTP, cfg.URL, followerLagMetric)
+	lagBefore, lagKnown, _ := scrapeHistogram(ctx, cfg.HTTP, cfg.metricsURL(), cfg.MetricsToken, followerLagMetric)
 	begun := time.Now()
 	done := make(chan struct{})
 	var reporter sync.WaitGroup
@@ -209,7 +214,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	sum := rec.summary(cfg, elapsed)
 	if lagKnown {
 		// The run's context has ended: read with the caller's.
-		if after, ok, err := scrapeHistogram(context.WithoutCancel(ctx), cfg.HTTP, cfg.URL, followerLagMetric); err == nil && ok {
+		if after, ok, err := scrapeHistogram(context.WithoutCancel(ctx), cfg.HTTP, cfg.metricsURL(), cfg.MetricsToken, followerLagMetric); err == nil && ok {
 			sum.Follower = followerLag(lagBefore, after)
 		}
 	}

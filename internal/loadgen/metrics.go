@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -25,10 +26,13 @@ type histogram struct {
 // scrapeHistogram reads one histogram from a server's /metrics; ok is
 // false when the server does not export it (a replica without a follower,
 // or a server that is not azuld).
-func scrapeHistogram(ctx context.Context, client *http.Client, url, name string) (h histogram, ok bool, err error) {
+func scrapeHistogram(ctx context.Context, client *http.Client, url, token, name string) (h histogram, ok bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/metrics", nil)
 	if err != nil {
 		return h, false, fmt.Errorf("metrics: %w", err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -123,4 +127,12 @@ func followerLag(before, after histogram) *FollowerLag {
 		return nil
 	}
 	return &FollowerLag{Samples: d.total(), P50: d.quantile(0.5) * 1000, P99: d.quantile(0.99) * 1000}
+}
+
+// metricsURL is the base URL /metrics is read at.
+func (c Config) metricsURL() string {
+	if c.MetricsURL != "" {
+		return strings.TrimRight(c.MetricsURL, "/")
+	}
+	return c.URL
 }

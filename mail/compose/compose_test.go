@@ -189,7 +189,7 @@ func TestMailsParseBack(t *testing.T) {
 				if got := strings.ReplaceAll(p.html, "\r\n", "\n"); got != m.HTML {
 					t.Errorf("HTML part differs after the round trip")
 				}
-				if p.subject != m.Subject || !strings.HasSuffix(p.subject, " with <script>alert(1)</script>") {
+				if p.subject != m.Subject || !strings.HasSuffix(p.subject, " with <script>alert(1)</script> (game 01935f3c)") {
 					t.Errorf("subject %q, want %q", p.subject, m.Subject)
 				}
 				if p.to.Name != "Zoë Ñúñez 漢字" || p.to.Address != "zoe@example.net" {
@@ -216,8 +216,20 @@ func checkWire(t *testing.T, raw []byte) {
 			t.Fatalf("non-ASCII byte at %d", i)
 		}
 	}
+	head, _, _ := strings.Cut(string(raw), "\r\n\r\n")
+	for _, line := range strings.Split(head, "\r\n") {
+		// A field's own line carries its value (or the value's start): a
+		// name alone reads as an empty field to many programs.
+		if name, value, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, " ") && strings.TrimSpace(value) == "" {
+			t.Errorf("header field %s: its line has no value", name)
+		}
+		if len(line) > 998 {
+			t.Errorf("header line of %d bytes: %q", len(line), line)
+		}
+	}
 	for _, line := range strings.Split(string(raw), "\r\n") {
-		if len(line) > 78 && !(strings.HasPrefix(line, " ") && !strings.Contains(line[1:], " ") && len(line) <= 998) {
+		if len(line) > 78 && !(strings.Contains(line, ":") && !strings.HasPrefix(line, " ") && strings.Count(line, " ") == 1) &&
+			!(strings.HasPrefix(line, " ") && !strings.Contains(line[1:], " ") && len(line) <= 998) {
 			t.Errorf("wire line of %d bytes: %q", len(line), line)
 		}
 	}
@@ -327,7 +339,7 @@ func TestMoveMailsShowBoardMovesAndVersion(t *testing.T) {
 				if strings.Count(m.HTML, "<li ") != len(moves) {
 					t.Errorf("HTML lists %d moves, want %d", strings.Count(m.HTML, "<li "), len(moves))
 				}
-				if strings.Contains(m.Subject, "\n") || len([]rune(m.Subject)) > 70 {
+				if strings.Contains(m.Subject, "\n") || len([]rune(m.Subject)) > 100 {
 					t.Errorf("subject %q", m.Subject)
 				}
 			})
@@ -337,18 +349,19 @@ func TestMoveMailsShowBoardMovesAndVersion(t *testing.T) {
 
 func TestSubjects(t *testing.T) {
 	mails, _ := everyMail(t, "summer-pavilion")
-	// Each kind says what it wants, and names the game by its name and
-	// the other players, not by an id.
+	// Each kind says what it wants, and names the game by its name, the
+	// other players and its short id (two games with the same players
+	// must read apart in an inbox).
 	want := map[string]string{
-		"turn":       "Your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
-		"turn-free":  "Your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
-		"reminder":   "Reminder: your turn in Azul: Summer Pavilion with <script>alert(1)</script>",
-		"invitation": "Invitation to Azul: Summer Pavilion with <script>alert(1)</script>",
-		"started":    "New game of Azul: Summer Pavilion with <script>alert(1)</script>",
-		"over":       "Game over in Azul: Summer Pavilion with <script>alert(1)</script>",
-		"accepted":   "Move played in Azul: Summer Pavilion with <script>alert(1)</script>",
-		"refused":    "Move refused in Azul: Summer Pavilion with <script>alert(1)</script>",
-		"takeback":   "Take-back asked in Azul: Summer Pavilion with <script>alert(1)</script>",
+		"turn":       "Your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"turn-free":  "Your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"reminder":   "Reminder: your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"invitation": "Invitation to Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"started":    "New game of Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"over":       "Game over in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"accepted":   "Move played in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"refused":    "Move refused in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"takeback":   "Take-back asked in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
 	}
 	for kind, m := range mails {
 		if m.Subject != want[kind] {
@@ -363,8 +376,24 @@ func TestSubjects(t *testing.T) {
 	g := info(s, "Ann", "Bob", "Cy", "Dee")
 	r := Recipient{Name: "Bob", Address: "bob@example.net", Seat: 1, SeatToken: token}
 	g.Started = true
-	if got, want := Turn(sender, r, g, s.LegalMoves(1), nil, now).Subject, "Your turn in a new game of Azul Mini with Ann, Cy and Dee"; got != want {
+	if got, want := Turn(sender, r, g, s.LegalMoves(1), nil, now).Subject, "Your turn in a new game of Azul Mini with Ann, Cy and Dee (game 01935f3c)"; got != want {
 		t.Errorf("subject %q, want %q", got, want)
+	}
+}
+
+// TestSubjectsTellGamesApart: the turn mails of two games against the
+// same opponent have different subjects, in every language: each names
+// its game's short id.
+func TestSubjectsTellGamesApart(t *testing.T) {
+	s := table(t, "azul-mini", 2)
+	one, two := info(s, "Ann", "Ana"), info(s, "Ann", "Ana")
+	two.ID = "01935f40-0000-7cde-8f00-1a2b3c4d5e70"
+	for _, lang := range []string{"en", "nl", "de", "it"} {
+		r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token, Lang: lang}
+		a, b := Turn(sender, r, one, s.LegalMoves(0), nil, now).Subject, Turn(sender, r, two, s.LegalMoves(0), nil, now).Subject
+		if a == b || !strings.Contains(a, "01935f3c") || !strings.Contains(b, "01935f40") || !strings.Contains(a, "Ana") {
+			t.Errorf("%s: the two games' subjects are %q and %q", lang, a, b)
+		}
 	}
 }
 

@@ -223,7 +223,8 @@ func build(s Sender, r Recipient, g GameInfo, kind, subject string, d doc, now t
 
 // Subject says what a mail wants of its reader and in which game: id is
 // a message with {{.Game}}, which becomes the game with the other
-// players' names ("Your turn in Azul Mini with Ana"). Each kind of mail
+// players' names and its short id ("Your turn in Azul Mini with Ana
+// (game 01935f3c)"). Each kind of mail
 // has its own, so that an inbox tells a turn from news; the threading
 // headers (In-Reply-To, References), not the subject, keep the mails of
 // a game one conversation.
@@ -243,6 +244,9 @@ func Subject(l *i18n.Localizer, id string, g GameInfo, reader int) string {
 	if with != "" {
 		game = l.T("mail.subject.with", "Game", game, "Names", with)
 	}
+	// Two games with the same players read alike without their short
+	// ids, which the text and the game page show too.
+	game = l.T("mail.game_name", "Title", game, "ID", shortID(g.ID))
 	return l.T(id, "Game", game)
 }
 

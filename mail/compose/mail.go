@@ -267,16 +267,21 @@ func (h *headerWriter) text(name, value string) {
 }
 
 // fold writes "Name: value" with lines of at most 78 characters where the
-// value has spaces to break at (RFC 5322 §2.2.3); a single longer token
-// (a long Message-ID) gets a line of its own.
+// value has spaces to break at (RFC 5322 §2.2.3); a longer token (a long
+// Message-ID) makes a longer line, the first one beside the field's name.
 func (h *headerWriter) fold(name, value string) {
 	line := name + ":"
+	// The first word stays on the field's own line however long it is:
+	// a line with the name alone reads as an empty field to many
+	// programs (an empty List-Unsubscribe, say), which then ignore it.
+	first := true
 	for _, word := range strings.Split(value, " ") {
-		if len(line)+1+len(word) > 78 && strings.TrimSpace(line) != "" {
+		if len(line)+1+len(word) > 78 && !first {
 			h.b.WriteString(line + "\r\n")
 			line = ""
 		}
 		line += " " + word
+		first = false
 	}
 	h.b.WriteString(line + "\r\n")
 }

@@ -66,8 +66,13 @@ type Config struct {
 	Domain string
 	// MaxSize is the largest message in bytes (default 1 MiB).
 	MaxSize int64
-	// MaxRecipients per message (default 10).
+	// MaxRecipients per message (default 10): one more is answered 452.
 	MaxRecipients int
+	// MaxMessagesPerConn is how many messages one connection may offer
+	// (MAIL FROM commands, default 10): after them every MAIL FROM is
+	// answered 421 and the sending server reconnects later, so that one
+	// connection cannot pour mail in faster than Admit counts it.
+	MaxMessagesPerConn int
 	// ReadTimeout and WriteTimeout bound each SMTP command (default 1
 	// minute and 1 minute).
 	ReadTimeout, WriteTimeout time.Duration
@@ -87,8 +92,9 @@ type Config struct {
 	// an error defers them (451). Default: one log line, then dropped.
 	Postmaster Handler
 	// Admit, when set, is asked before a sender is taken (at MAIL FROM,
-	// with rcpt "") and before each play+ recipient (at RCPT TO): azuld's
-	// rate limits per sender and per seat address. An error refuses that
+	// with rcpt "", for every message whatever its recipients) and before
+	// each play+ or postmaster@ recipient (at RCPT TO): azuld's rate limits
+	// per sending server, per sender and per recipient address. An error refuses that
 	// command: a *Reject answers its code, which here may also be a
 	// temporary 421, 450 or 451 (the sending MTA then tries again later);
 	// any other error answers 451.
@@ -123,6 +129,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxRecipients <= 0 {
 		cfg.MaxRecipients = 10
+	}
+	if cfg.MaxMessagesPerConn <= 0 {
+		cfg.MaxMessagesPerConn = 10
 	}
 	if cfg.ReadTimeout <= 0 {
 		cfg.ReadTimeout = time.Minute
@@ -262,6 +271,8 @@ type session struct {
 	// bounces the bounce+ ones.
 	postmaster []string
 	bounces    []string
+	// messages counts the MAIL FROM commands of the connection.
+	messages int
 }
 
 var _ smtp.Session = (*session)(nil)
@@ -282,6 +293,11 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 	if from == "" {
 		from = "<>"
 	}
+	if ss.messages >= ss.s.cfg.MaxMessagesPerConn {
+		ss.s.log.Info("too many messages on one connection", "remote", ss.remote, "max", ss.s.cfg.MaxMessagesPerConn)
+		return &smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 7, 0}, Message: "Too many messages on this connection, try again later"}
+	}
+	ss.messages++
 	if err := ss.admit(from, ""); err != nil {
 		return err
 	}
@@ -301,6 +317,10 @@ func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	l := strings.ToLower(local)
 	switch {
 	case l == "postmaster":
+		// A role address is no way around the limits.
+		if err := ss.admit(ss.from, to); err != nil {
+			return err
+		}
 		ss.postmaster = append(ss.postmaster, to)
 	case strings.HasPrefix(l, "play+") && len(l) > len("play+"):
 		if err := ss.admit(ss.from, to); err != nil {

@@ -520,3 +520,50 @@ func TestReturnPaths(t *testing.T) {
 		t.Errorf("a return path without a Bounce handler: %v, want 550", err)
 	}
 }
+
+// TestMessagesPerConnection: one connection offers at most
+// MaxMessagesPerConn messages; the next MAIL FROM, and any after it, is a
+// temporary 421 4.7.0, and nothing more reaches a handler. A new
+// connection starts afresh.
+func TestMessagesPerConnection(t *testing.T) {
+	addr, _, got, _ := start(t, Config{MaxMessagesPerConn: 3}, nil)
+	c := dial(t, addr)
+	for i := range 3 {
+		if n, err := send(c, fmt.Sprintf("s%d@example.net", i), []string{"play+abc@" + domain}, message); n != 0 || err != nil {
+			t.Fatalf("message %d: %d %v", i+1, n, err)
+		}
+		<-got
+	}
+	for _, rcpt := range []string{"play+abc@" + domain, "postmaster@" + domain} {
+		err := c.Mail("more@example.net")
+		var te *textproto.Error
+		if !errors.As(err, &te) || te.Code != 421 || !strings.HasPrefix(te.Msg, "4.7.0") {
+			t.Fatalf("a 4th message (to %s) on one connection: %v, want 421 4.7.0", rcpt, err)
+		}
+	}
+	select {
+	case d := <-got:
+		t.Fatalf("a message past the cap reached the handler: %+v", d.env)
+	default:
+	}
+	if n, err := send(dial(t, addr), "more@example.net", []string{"play+abc@" + domain}, message); n != 0 || err != nil {
+		t.Fatalf("a new connection: %d %v", n, err)
+	}
+	<-got
+}
+
+// TestAdmitAsksAboutPostmaster: postmaster@ is asked about as a
+// recipient, like a seat address: a role address is no way around the
+// limits.
+func TestAdmitAsksAboutPostmaster(t *testing.T) {
+	cfg := Config{Admit: func(_ context.Context, _ net.Addr, _, rcpt string) error {
+		if strings.HasPrefix(rcpt, "postmaster@") {
+			return &Reject{Code: 450, Message: "4.7.1 Too many mails to this address"}
+		}
+		return nil
+	}}
+	addr, _, _, _ := start(t, cfg, nil)
+	if n, err := send(dial(t, addr), "a@example.net", []string{"postmaster@" + domain}, message); n != 450 {
+		t.Fatalf("a limited postmaster: %d %v, want 450", n, err)
+	}
+}

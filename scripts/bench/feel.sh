@@ -27,7 +27,9 @@ read -r -a azuld_env <<<"${AZULD_ENV:-}"
 trap 'stop_azuld; stop_cluster' EXIT
 build
 start_cluster
-start_azuld AZUL_SMTP_URL="smtp://$SMTP?tls=none" "${azuld_env[@]}"
+# The load's players move by the API and then wait for their next turn
+# mail, which azuld would hold back while they are "at the table".
+start_azuld AZUL_SMTP_URL="smtp://$SMTP?tls=none" AZUL_AWAY_DELAY=0 "${azuld_env[@]}"
 
 printf '# %s, %s, %d CPUs, PostgreSQL %s, %s s a run\n' "$(date -u +%FT%TZ)" "$(uname -n)" "$(nproc)" \
 	"$("$PGBIN/postgres" --version | awk '{ print $3 }')" "$DURATION"

@@ -42,6 +42,10 @@ stop_cluster() {
 	"${AS_PG[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -m fast stop >/dev/null 2>&1 || true
 }
 
+# The token that reads azuld's /metrics on its port (azul-load reads
+# AZUL_METRICS_TOKEN for the follower's lag).
+export AZUL_METRICS_TOKEN=${AZUL_METRICS_TOKEN:-bench-metrics-token}
+
 # start_azuld [VAR=value...]: azuld serve on HTTP_ADDR, without rate limits
 # or address verification, waiting until it is ready.
 start_azuld() {

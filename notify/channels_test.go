@@ -1,0 +1,145 @@
+package notify_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/play"
+)
+
+// TestTurnMailHasItsWebhook: in a three-player game where Cy stopped
+// the game's mails, the players talk while their turn mails wait to be
+// sent (the workers are down), and Ben resigns at the end. Every turn
+// mail names a turn whose your_turn webhook the player's endpoint got
+// (same game, seat and version), and Cy, who gets no mail, still hears
+// of each of her turns by webhook.
+func TestTurnMailHasItsWebhook(t *testing.T) {
+	t.Parallel()
+	// Only enqueued at first: the mails and webhooks wait.
+	e := newEnvWith(t, 0)
+	ctx := context.Background()
+	players := []play.Player{e.register("Ana"), e.register("Ben"), e.register("Cy")}
+	catchers := map[string]*hookCatcher{}
+	for _, p := range players {
+		c := &hookCatcher{secret: "whsec_" + strings.Repeat("k", 20)}
+		srv := httptest.NewServer(c)
+		t.Cleanup(srv.Close)
+		if _, err := e.n.RegisterWebhook(ctx, p.ID, srv.URL, c.secret); err != nil {
+			t.Fatal(err)
+		}
+		catchers[p.ID] = c
+	}
+	g, err := e.svc.CreateGame(ctx, players[0], play.CreateGame{Ruleset: "azul-mini",
+		Seats: []play.SeatSpec{{Player: "me"}, {Player: players[1].ID}, {Player: players[2].ID}}, Seed: strings.Repeat("3c", 32)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.n.StopMails(ctx, g.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		g = e.moveAny(g.ID, players)
+		// Someone who is not to act says something: table talk, no turn.
+		talker := players[(g.ToAct()[0]+1)%3]
+		if _, err := e.svc.Say(ctx, g.ID, talker, "nice one", "api", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.caughtUp(t)
+	// The workers start: every job runs on the game as it is now.
+	e.start(e.newNotifier(2))
+	e.deliveriesDone(t)
+	// The last turn mail has been read; Ben resigns.
+	seat := 1
+	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: players[1].ID}, Seat: &seat, Notation: "resign", Channel: "api"}); err != nil {
+		t.Fatal(err)
+	}
+	e.caughtUp(t)
+	e.deliveriesDone(t)
+
+	turnMails := 0
+	for seat, p := range players {
+		c := catchers[p.ID]
+		c.mu.Lock()
+		hooks := map[int64]bool{}
+		for _, h := range c.accepted {
+			if h.Event == "your_turn" && h.GameID == g.ID && h.Seat == seat {
+				hooks[h.Version] = true
+			}
+		}
+		c.mu.Unlock()
+		mails := 0
+		for _, m := range e.relay.all() {
+			if m.kind != compose.KindTurn || m.game != g.ID || m.seat != seat {
+				continue
+			}
+			mails++
+			if !hooks[m.version] {
+				t.Errorf("%s's turn mail %s names version %d, which no your_turn webhook of theirs names (their webhooks: %v)",
+					p.Name, m.header.Get("Message-Id"), m.version, slices.Sorted(mapKeys(hooks)))
+			}
+		}
+		if seat == 2 && (mails != 0 || len(hooks) == 0) {
+			t.Errorf("Cy, who stopped mails, got %d turn mails and %d your_turn webhooks", mails, len(hooks))
+		}
+		turnMails += mails
+	}
+	if turnMails == 0 {
+		t.Error("no turn mail at all")
+	}
+}
+
+// moveAny plays the first legal move (not resign) of the seat to act
+// and returns the game after it.
+func (e *env) moveAny(gameID string, players []play.Player) *play.Game {
+	e.t.Helper()
+	g, err := e.svc.Game(context.Background(), gameID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	seat := g.ToAct()[0]
+	legal := slices.DeleteFunc(g.LegalMoves(seat), func(m engine.Move) bool { return strings.HasPrefix(m.Notation, "resign") })
+	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: players[seat].ID},
+		Seat: &seat, Move: legal[0].JSON, Channel: "api"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res.Game
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// deliveriesDone waits until no mail or webhook job is left to run.
+func (e *env) deliveriesDone(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var open int
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+			WHERE kind IN ('azuld_mail', 'azuld_webhook') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&open); err != nil {
+			t.Fatal(err)
+		}
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries still to run", open)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
