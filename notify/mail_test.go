@@ -178,7 +178,7 @@ func TestWholeGameByEmail(t *testing.T) {
 			t.Fatalf("version %d: the turn mail does not name the boards:\n%s", cur.Version, m.text)
 		}
 		subject, _ := new(mime.WordDecoder).DecodeHeader(m.header.Get("Subject"))
-		if want := "Your turn in Azul: Summer Pavilion with " + players[1-seat].Name + " (game " + g.ID[:8] + ")"; subject != want && subject != strings.Replace(want, "in", "in a new game of", 1) {
+		if want := "Your turn in Azul: Summer Pavilion with " + players[1-seat].Name + " (game " + compose.ShortID(g.ID) + ")"; subject != want && subject != strings.Replace(want, "in", "in a new game of", 1) {
 			t.Fatalf("version %d: turn mail subject %q, want %q", cur.Version, subject, want)
 		}
 		legal := cur.LegalMoves(seat)

@@ -209,7 +209,7 @@ func TestPagesPseudoLocale(t *testing.T) {
 
 var (
 	uuidRe  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	shortRe = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
+	shortRe = regexp.MustCompile(`\b[0-9a-f]{8}(-[0-9a-f]{4})?\b`)
 	tokenRe = regexp.MustCompile(`azt_[A-Za-z0-9_\-]{8,}`)
 	timeRe  = regexp.MustCompile(`\S+ \d{1,2}\.? \S+ \d{4},? \d{1,2}:\d{2}`)
 	dateRe  = regexp.MustCompile(`\b\d{1,2}\.? \pL+\.? \d{4}\b`)

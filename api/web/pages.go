@@ -23,6 +23,7 @@ import (
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
@@ -47,7 +48,7 @@ func (w *Web) parsePages() (map[string]map[string]*template.Template, error) {
 			"t":       l.T,
 			"n":       l.N,
 			"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-			"short":   func(id string) string { return id[:min(8, len(id))] },
+			"short":   compose.ShortID,
 			// inc numbers seats from 1 for people (the API counts from 0).
 			"inc": func(i int) int { return i + 1 },
 		}

@@ -189,7 +189,7 @@ func TestMailsParseBack(t *testing.T) {
 				if got := strings.ReplaceAll(p.html, "\r\n", "\n"); got != m.HTML {
 					t.Errorf("HTML part differs after the round trip")
 				}
-				if p.subject != m.Subject || !strings.HasSuffix(p.subject, " with <script>alert(1)</script> (game 01935f3c)") {
+				if p.subject != m.Subject || !strings.HasSuffix(p.subject, " with <script>alert(1)</script> (game 01935f3c-7b2a)") {
 					t.Errorf("subject %q, want %q", p.subject, m.Subject)
 				}
 				if p.to.Name != "Zoë Ñúñez 漢字" || p.to.Address != "zoe@example.net" {
@@ -353,15 +353,15 @@ func TestSubjects(t *testing.T) {
 	// other players and its short id (two games with the same players
 	// must read apart in an inbox).
 	want := map[string]string{
-		"turn":       "Your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"turn-free":  "Your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"reminder":   "Reminder: your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"invitation": "Invitation to Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"started":    "New game of Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"over":       "Game over in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"accepted":   "Move played in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"refused":    "Move refused in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
-		"takeback":   "Take-back asked in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c)",
+		"turn":       "Your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"turn-free":  "Your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"reminder":   "Reminder: your turn in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"invitation": "Invitation to Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"started":    "New game of Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"over":       "Game over in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"accepted":   "Move played in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"refused":    "Move refused in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
+		"takeback":   "Take-back asked in Azul: Summer Pavilion with <script>alert(1)</script> (game 01935f3c-7b2a)",
 	}
 	for kind, m := range mails {
 		if m.Subject != want[kind] {
@@ -376,22 +376,23 @@ func TestSubjects(t *testing.T) {
 	g := info(s, "Ann", "Bob", "Cy", "Dee")
 	r := Recipient{Name: "Bob", Address: "bob@example.net", Seat: 1, SeatToken: token}
 	g.Started = true
-	if got, want := Turn(sender, r, g, s.LegalMoves(1), nil, now).Subject, "Your turn in a new game of Azul Mini with Ann, Cy and Dee (game 01935f3c)"; got != want {
+	if got, want := Turn(sender, r, g, s.LegalMoves(1), nil, now).Subject, "Your turn in a new game of Azul Mini with Ann, Cy and Dee (game 01935f3c-7b2a)"; got != want {
 		t.Errorf("subject %q, want %q", got, want)
 	}
 }
 
 // TestSubjectsTellGamesApart: the turn mails of two games against the
 // same opponent have different subjects, in every language: each names
-// its game's short id.
+// its game's short id, which differs for two games created a second
+// apart (their ids' first 8 digits are the same).
 func TestSubjectsTellGamesApart(t *testing.T) {
 	s := table(t, "azul-mini", 2)
 	one, two := info(s, "Ann", "Ana"), info(s, "Ann", "Ana")
-	two.ID = "01935f40-0000-7cde-8f00-1a2b3c4d5e70"
+	two.ID = "01935f3c-7f12-7cde-8f00-1a2b3c4d5e70"
 	for _, lang := range []string{"en", "nl", "de", "it"} {
 		r := Recipient{Name: "Ann", Address: "ann@example.net", Seat: 0, SeatToken: token, Lang: lang}
 		a, b := Turn(sender, r, one, s.LegalMoves(0), nil, now).Subject, Turn(sender, r, two, s.LegalMoves(0), nil, now).Subject
-		if a == b || !strings.Contains(a, "01935f3c") || !strings.Contains(b, "01935f40") || !strings.Contains(a, "Ana") {
+		if a == b || !strings.Contains(a, "01935f3c-7b2a") || !strings.Contains(b, "01935f3c-7f12") || !strings.Contains(a, "Ana") {
 			t.Errorf("%s: the two games' subjects are %q and %q", lang, a, b)
 		}
 	}
@@ -402,12 +403,14 @@ func TestSubjectsTellGamesApart(t *testing.T) {
 func TestShortIDIsTheHead(t *testing.T) {
 	mails, _ := everyMail(t, "azul-mini")
 	for kind, m := range mails {
-		if !strings.Contains(flat(m.Text), "(game 01935f3c)") || strings.Contains(m.Text, "(game 3c4d5e6f)") {
+		if !strings.Contains(flat(m.Text), "(game 01935f3c-7b2a)") || strings.Contains(m.Text, "(game 3c4d5e6f)") {
 			t.Errorf("%s: the short id is not the id's head:\n%s", kind, m.Text)
 		}
 	}
-	if got := shortID(gameID); got != "01935f3c" {
-		t.Errorf("shortID = %q, want the head 01935f3c", got)
+	for id, want := range map[string]string{gameID: "01935f3c-7b2a", "g1": "g1", "x-starts-with-x": "xstartswithx", "": "?"} {
+		if got := ShortID(id); got != want {
+			t.Errorf("ShortID(%q) = %q, want %q", id, got, want)
+		}
 	}
 }
 

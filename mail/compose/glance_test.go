@@ -108,7 +108,7 @@ func TestSeatedInAStartedGame(t *testing.T) {
 				t.Errorf("%s mail says %q:\n%s", name, bad, m.Text)
 			}
 		}
-		if !strings.Contains(text, "Ann has given you a seat in a game of Azul Mini (game 01935f3c), and the game has started.") {
+		if !strings.Contains(text, "Ann has given you a seat in a game of Azul Mini (game 01935f3c-7b2a), and the game has started.") {
 			t.Errorf("%s mail does not tell of the start:\n%s", name, m.Text)
 		}
 	}

@@ -246,7 +246,7 @@ func Subject(l *i18n.Localizer, id string, g GameInfo, reader int) string {
 	}
 	// Two games with the same players read alike without their short
 	// ids, which the text and the game page show too.
-	game = l.T("mail.game_name", "Title", game, "ID", shortID(g.ID))
+	game = l.T("mail.game_name", "Title", game, "ID", ShortID(g.ID))
 	return l.T(id, "Game", game)
 }
 
@@ -278,25 +278,34 @@ func TitleIn(l *i18n.Localizer, ruleset string) string {
 
 // gameName names a game in a sentence: "Azul Mini (game 3c4d5e6f)".
 func gameName(l *i18n.Localizer, g GameInfo) string {
-	return l.T("mail.game_name", "Title", TitleIn(l, g.Ruleset), "ID", shortID(g.ID))
+	return l.T("mail.game_name", "Title", TitleIn(l, g.Ruleset), "ID", ShortID(g.ID))
 }
 
-// shortID is the first 8 letters or digits of a game id, the head the
-// game page and the terminal client show (and accept for the game).
-func shortID(id string) string {
+// ShortID is how a game is named in a sentence, a subject and on its
+// page: the head of its id. A game id is a time-ordered UUID (v7), whose
+// first 8 digits change only once a minute, so two games created in the
+// same minute against the same opponent would read alike; the first 12
+// digits are the creation's millisecond. Other ids (a rematch's, an
+// imported game's) give their first 12 letters or digits too.
+func ShortID(id string) string {
 	var keep []rune
 	for _, r := range id {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			keep = append(keep, r)
 		}
 	}
-	if len(keep) > 8 {
-		keep = keep[:8]
+	if len(keep) > 12 {
+		keep = keep[:12]
 	}
 	if len(keep) == 0 {
 		return "?"
 	}
-	return strings.ToLower(string(keep))
+	head := strings.ToLower(string(keep))
+	if len(head) > 8 && len(id) == 36 && id[8] == '-' {
+		// As the id is written: 01935f3c-9a1b.
+		head = head[:8] + "-" + head[8:]
+	}
+	return head
 }
 
 // cleanToken keeps the token's alphabet only, so a bad token cannot inject

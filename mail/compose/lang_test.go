@@ -182,7 +182,7 @@ func TestLanguagesDiffer(t *testing.T) {
 	nl := byLang["nl"]
 	for _, want := range []string{
 		"Bob nam 3 rode tegels van F2: 2 naar patroonlijn 2, 1 naar de vloerlijn.",
-		"Je bent aan de beurt in Azul Mini (spel 01935f3c).",
+		"Je bent aan de beurt in Azul Mini (spel 01935f3c-7b2a).",
 		"vr 27 nov 2026 00:00 CET", // the deadline, 23:00 UTC
 		"vloerlijn",
 		"K zwart",
