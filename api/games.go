@@ -100,6 +100,7 @@ func (s *Server) createGame(c echo.Context) error {
 	if err := s.limitNewGame(c, p, req.Seats); err != nil {
 		return err
 	}
+	req.Channel = channelOf(c)
 	g, err := s.svc.CreateGame(c.Request().Context(), p, req, key)
 	if err != nil {
 		return err
@@ -220,7 +221,7 @@ func (s *Server) joinGame(c echo.Context) error {
 	if req.Seat != nil && (*req.Seat < 0 || *req.Seat >= maxSeats) {
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "seat_range", "Max", num(maxSeats-1))
 	}
-	g, err := s.svc.Join(c.Request().Context(), id, p, req.Seat)
+	g, err := s.svc.JoinVia(c.Request().Context(), id, p, req.Seat, channelOf(c))
 	if errors.Is(err, play.ErrForbidden) {
 		return s.joinProblem(c, id, p, req.Seat, err)
 	}

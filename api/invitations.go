@@ -46,7 +46,7 @@ func (s *Server) acceptInvitation(c echo.Context) error {
 		return err
 	}
 	token := req.Token
-	g, err := s.svc.AcceptInvitation(c.Request().Context(), token, p)
+	g, err := s.svc.AcceptInvitation(c.Request().Context(), token, p, channelOf(c))
 	if errors.Is(err, play.ErrNoInvitation) {
 		s.countFailedToken(c)
 		return newProblem(http.StatusNotFound, ProblemNotFound, "no_invitation")

@@ -26,7 +26,11 @@ func (s *Service) CreateGame(ctx context.Context, creator Player, req CreateGame
 		// Seats are reserved by a rematch only.
 		req.Seats[i].Reserve = ""
 	}
-	return s.createGame(ctx, creator, req, idempotencyKey, newGameID(), "", "api")
+	channel := req.Channel
+	if channel == "" {
+		channel = "api"
+	}
+	return s.createGame(ctx, creator, req, idempotencyKey, newGameID(), "", channel)
 }
 
 // createGame creates a game with the given id; rematchOf names the
@@ -246,14 +250,21 @@ func (s *Service) rulesetNames() []string {
 	return names
 }
 
-// Join gives a player a free seat (the given one, or the first free).
+// Join gives a player a free seat (the given one, or the first free),
+// by the API.
 func (s *Service) Join(ctx context.Context, gameID string, p Player, seat *int) (*Game, error) {
+	return s.JoinVia(ctx, gameID, p, seat, "api")
+}
+
+// JoinVia is Join by the given channel ("api", "web", "cli", "email"),
+// which the log records.
+func (s *Service) JoinVia(ctx context.Context, gameID string, p Player, seat *int, channel string) (*Game, error) {
 	for range 5 {
 		g, err := s.game(ctx, gameID)
 		if err != nil {
 			return nil, err
 		}
-		after, err := s.joinOnce(ctx, g, p, seat)
+		after, err := s.joinOnce(ctx, g, p, seat, channel)
 		if isConflict(err) {
 			continue
 		}
@@ -265,7 +276,7 @@ func (s *Service) Join(ctx context.Context, gameID string, p Player, seat *int) 
 	return nil, fmt.Errorf("join game %s: %w", gameID, events.ErrConflict)
 }
 
-func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*Game, error) {
+func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int, channel string) (*Game, error) {
 	if g.Status != StatusOpen {
 		return nil, fmt.Errorf("%w: the game has no free seat", ErrForbidden)
 	}
@@ -297,7 +308,7 @@ func (s *Service) joinOnce(ctx context.Context, g *Game, p Player, seat *int) (*
 		}
 		batch = append(batch, more...)
 	}
-	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &target}, Channel: "api", CommandID: commandID("")}
+	meta := events.Meta{Actor: events.Actor{Kind: "player", PlayerID: p.ID, Seat: &target}, Channel: channel, CommandID: commandID("")}
 	after, _, err := s.appendBatch(ctx, g, batch, meta, "", "", "")
 	if err != nil {
 		return nil, err

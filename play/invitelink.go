@@ -146,13 +146,13 @@ func (s *Service) invitedGameID(ctx context.Context, token string) (string, erro
 // AcceptInvitation takes a free seat of the game the token invites to for
 // p (their reserved seats, if the game keeps any for them), starting the
 // game when it was the last one. A game with no seat left for p is
-// ErrForbidden, as for Join.
-func (s *Service) AcceptInvitation(ctx context.Context, token string, p Player) (*Game, error) {
+// ErrForbidden, as for Join. channel is how the acceptance came.
+func (s *Service) AcceptInvitation(ctx context.Context, token string, p Player, channel string) (*Game, error) {
 	id, err := s.invitedGameID(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	g, err := s.Join(ctx, id, p, nil)
+	g, err := s.JoinVia(ctx, id, p, nil, channel)
 	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: %w", ErrNotFound, ErrNoInvitation)
 	}

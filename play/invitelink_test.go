@@ -35,7 +35,7 @@ func TestInvitationLinkFillsAPrivateGameOnceASeat(t *testing.T) {
 		if bad == token {
 			continue
 		}
-		if _, err := e.svc.AcceptInvitation(ctx, bad, ben); !errors.Is(err, play.ErrNotFound) || !errors.Is(err, play.ErrNoInvitation) {
+		if _, err := e.svc.AcceptInvitation(ctx, bad, ben, "api"); !errors.Is(err, play.ErrNotFound) || !errors.Is(err, play.ErrNoInvitation) {
 			t.Fatalf("token %q: %v, want not found", bad, err)
 		}
 	}
@@ -47,18 +47,18 @@ func TestInvitationLinkFillsAPrivateGameOnceASeat(t *testing.T) {
 	if err != nil || shown.ID != g.ID || shown.Seats[0].Name != "Ana" {
 		t.Fatalf("invited game %+v, %v", shown, err)
 	}
-	g1, err := e.svc.AcceptInvitation(ctx, token, ben)
+	g1, err := e.svc.AcceptInvitation(ctx, token, ben, "api")
 	if err != nil || g1.Status != play.StatusOpen || g1.Seats[1].PlayerID != ben.ID {
 		t.Fatalf("Ben's accept: %+v, %v", g1, err)
 	}
-	if _, err := e.svc.AcceptInvitation(ctx, token, ben); !errors.Is(err, play.ErrForbidden) {
+	if _, err := e.svc.AcceptInvitation(ctx, token, ben, "api"); !errors.Is(err, play.ErrForbidden) {
 		t.Fatalf("Ben's second accept: %v, want forbidden", err)
 	}
-	g2, err := e.svc.AcceptInvitation(ctx, token, cy)
+	g2, err := e.svc.AcceptInvitation(ctx, token, cy, "api")
 	if err != nil || g2.Status != play.StatusActive || g2.Seats[2].PlayerID != cy.ID {
 		t.Fatalf("Cy's accept (the last seat): %+v, %v", g2, err)
 	}
-	if _, err := e.svc.AcceptInvitation(ctx, token, dora); !errors.Is(err, play.ErrForbidden) {
+	if _, err := e.svc.AcceptInvitation(ctx, token, dora, "api"); !errors.Is(err, play.ErrForbidden) {
 		t.Fatalf("Dora's accept of a full game: %v, want forbidden", err)
 	}
 	if tok, err := e.svc.InvitationToken(ctx, g2); err != nil || tok != "" {

@@ -88,6 +88,9 @@ type CreateGame struct {
 	// Chat is ChatPlayers (the default: only the players read the table
 	// talk) or ChatPublic (whoever may watch the game reads it too).
 	Chat string `json:"chat,omitempty"`
+	// Channel is how the request came ("api", "web", "cli"), for the
+	// log; empty: "api". It is not part of the request a client sends.
+	Channel string `json:"-"`
 }
 
 // Visibilities of a game.

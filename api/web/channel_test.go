@@ -82,3 +82,40 @@ func TestLobbyMarksRatedAndPrivate(t *testing.T) {
 		}
 	}
 }
+
+// A game created by the page's form, and a seat taken by its join form,
+// are logged with channel "web" too.
+func TestPageCreateAndJoinAreLoggedAsWeb(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana, ben := e.browser(), e.browser()
+	ana.register("Ana", "ana@example.org")
+	ben.register("Ben", "ben@example.org")
+	unrated := map[string]string{"ruleset": "azul-mini", "seat1": "open", "rated": ""}
+	res := ana.post("/games/new", newGameForm(t, ana, unrated)).must(t, http.StatusSeeOther)
+	id := strings.TrimPrefix(res.Header.Get("Location"), "/games/")
+	lobby := ben.get("/").must(t, http.StatusOK)
+	ben.post("/games/"+id+"/join", url.Values{"csrf": {lobby.csrf(t)}}).must(t, http.StatusSeeOther)
+	var log struct {
+		Events []struct {
+			Type string `json:"type"`
+			Meta struct {
+				Channel string `json:"channel"`
+			} `json:"meta"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(ana.get("/v1/games/"+id+"/events").must(t, http.StatusOK).Body), &log); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, ev := range log.Events {
+		if _, ok := seen[ev.Type]; !ok {
+			seen[ev.Type] = ev.Meta.Channel
+		}
+	}
+	for _, typ := range []string{"game.created", "game.joined"} {
+		if got := seen[typ]; got != "web" {
+			t.Errorf("%s is logged with channel %q, want web (log: %v)", typ, got, seen)
+		}
+	}
+}

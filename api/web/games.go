@@ -255,7 +255,7 @@ func (w *Web) join(c echo.Context) error {
 		}
 		seat = &n
 	}
-	if _, err := w.svc.Join(c.Request().Context(), id, s.Player, seat); err != nil {
+	if _, err := w.svc.JoinVia(c.Request().Context(), id, s.Player, seat, "web"); err != nil {
 		switch {
 		case errors.Is(err, play.ErrReserved):
 			err = errorf(play.ErrForbidden, "web.rematch.join_reserved")
@@ -668,6 +668,7 @@ func (w *Web) createGame(c echo.Context) error {
 		if err := w.limitNewGame(ctx, s.Player, req.Seats); err != nil {
 			return w.fail(c, s, err)
 		}
+		req.Channel = "web"
 		g, err := w.svc.CreateGame(ctx, s.Player, req, f.Values["key"])
 		if err == nil {
 			return c.Redirect(http.StatusSeeOther, "/games/"+g.ID)

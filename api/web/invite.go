@@ -181,7 +181,7 @@ func (w *Web) acceptInvite(c echo.Context) error {
 	if err := w.limits.Peek(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 		return w.fail(c, s, err)
 	}
-	g, err := w.svc.AcceptInvitation(ctx, token, s.Player)
+	g, err := w.svc.AcceptInvitation(ctx, token, s.Player, "web")
 	switch {
 	case errors.Is(err, play.ErrNoInvitation):
 		return w.badInvitation(c, s)
