@@ -105,6 +105,13 @@ func (s *Server) createGame(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.seatedAnswer(c, http.StatusCreated, g, p)
+}
+
+// seatedAnswer is the game as its seated caller p gets it after creating
+// it or taking a seat: with its invitation link while seats are free, its
+// address and its version as the ETag.
+func (s *Server) seatedAnswer(c echo.Context, status int, g *play.Game, p play.Player) error {
 	resp := newGameResponse(g, &p)
 	if err := s.withInvitation(c, &resp, g, &p); err != nil {
 		return err
@@ -112,7 +119,7 @@ func (s *Server) createGame(c echo.Context) error {
 	h := c.Response().Header()
 	h.Set(echo.HeaderLocation, "/v1/games/"+g.ID)
 	h.Set("ETag", etag(g.Version))
-	return c.JSON(http.StatusCreated, resp)
+	return c.JSON(status, resp)
 }
 
 // unknownRuleset is the problem of a rule set id that names none; it

@@ -61,12 +61,5 @@ func (s *Server) acceptInvitation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := newGameResponse(g, &p)
-	if err := s.withInvitation(c, &resp, g, &p); err != nil {
-		return err
-	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderLocation, "/v1/games/"+g.ID)
-	h.Set("ETag", etag(g.Version))
-	return c.JSON(http.StatusOK, resp)
+	return s.seatedAnswer(c, http.StatusOK, g, p)
 }

@@ -458,12 +458,7 @@ func (a *app) joinCommand() *cobra.Command {
 			if err := a.result(res, err, http.StatusOK); err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(res.Body)
-			}
-			g := res.JSON200
-			fmt.Fprintln(a.out, a.l.T("cli.join.done", "ID", g.Id, "Seats", a.seatList(g.YourSeats), "Status", a.status(string(g.Status))))
-			return nil
+			return a.printJoined(res.Body, res.JSON200)
 		}),
 	}
 	cmd.Flags().IntVar(&seat, "seat", 0, a.l.T("cli.flag.join_seat"))
@@ -481,10 +476,15 @@ func (a *app) acceptInvitation(ctx context.Context, arg string) error {
 	if err := a.result(res, err, http.StatusOK); err != nil {
 		return err
 	}
+	return a.printJoined(res.Body, res.JSON200)
+}
+
+// printJoined tells of the seats a join or an accepted invitation gave
+// (body as it came, for --json).
+func (a *app) printJoined(body []byte, g *apiclient.GameResponse) error {
 	if a.jsonOut {
-		return a.printJSON(res.Body)
+		return a.printJSON(body)
 	}
-	g := res.JSON200
 	fmt.Fprintln(a.out, a.l.T("cli.join.done", "ID", g.Id, "Seats", a.seatList(g.YourSeats), "Status", a.status(string(g.Status))))
 	return nil
 }

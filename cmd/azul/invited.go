@@ -20,12 +20,7 @@ func (a *app) answerInvitation(ctx context.Context, id uuid.UUID, verb string) e
 		if err := a.result(res, err, http.StatusOK); err != nil {
 			return err
 		}
-		if a.jsonOut {
-			return a.printJSON(res.Body)
-		}
-		g := res.JSON200
-		fmt.Fprintln(a.out, a.l.T("cli.join.done", "ID", g.Id, "Seats", a.seatList(g.YourSeats), "Status", a.status(string(g.Status))))
-		return nil
+		return a.printJoined(res.Body, res.JSON200)
 	}
 	res, err := a.api.DeclineRematchWithResponse(ctx, id)
 	if err := a.result(res, err, http.StatusOK); err != nil {
