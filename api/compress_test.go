@@ -7,8 +7,11 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/azuld/azuld/play"
 )
@@ -71,10 +74,20 @@ func TestCompression(t *testing.T) {
 	if res := anon.call(http.MethodGet, "/healthz", nil, gz); res.Header.Get("Content-Encoding") != "" {
 		t.Errorf("/healthz (%d bytes) compressed", len(res.Body))
 	}
-	metrics := anon.call(http.MethodGet, "/metrics", nil, gz).mustStatus(t, http.StatusOK)
-	if metrics.Header.Get("Content-Encoding") != "gzip" {
-		t.Errorf("/metrics: Content-Encoding %q", metrics.Header.Get("Content-Encoding"))
-	} else if text := gunzip(t, "/metrics", metrics.Body); !bytes.Contains(text, []byte("# HELP")) {
+	// /metrics, served on the public port to its token, is compressed
+	// once: the Prometheus handler compresses it itself.
+	token := "metrics-" + strings.Repeat("z", 24)
+	ms, err := New(Config{Service: play.New(play.Config{}), Metrics: prometheus.NewRegistry(), MetricsToken: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("Authorization", "Bearer "+token)
+	metrics, _ := do(t, ms.Handler(), req)
+	if metrics.Code != http.StatusOK || metrics.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("/metrics: %d, Content-Encoding %q", metrics.Code, metrics.Header().Get("Content-Encoding"))
+	} else if text := gunzip(t, "/metrics", metrics.Body.Bytes()); !bytes.Contains(text, []byte("# HELP")) {
 		t.Errorf("/metrics is compressed more than once: %q…", text[:min(len(text), 40)])
 	}
 
@@ -82,7 +95,7 @@ func TestCompression(t *testing.T) {
 	// first message arrives while the connection stays open.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.http.URL+"/v1/games/"+g.ID+"/stream", nil)
+	req, err = http.NewRequestWithContext(ctx, http.MethodGet, env.http.URL+"/v1/games/"+g.ID+"/stream", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
