@@ -641,10 +641,7 @@ func (c *client) createGameKeyed(ctx context.Context, a, b player) (gameView, er
 	if err := json.Unmarshal(raw, &g); err != nil {
 		return gameView{}, fmt.Errorf("create game: %w", err)
 	}
-	if g.Status != "active" {
-		return gameView{}, fmt.Errorf("game created %q, want active", g.Status)
-	}
-	return g, nil
+	return c.accept(ctx, g, b, haPatience)
 }
 
 // gameWithin reads a game's state, trying again for within.

@@ -446,8 +446,35 @@ func (c *client) createGame(ctx context.Context, a, b player) (gameView, error) 
 	if err := json.Unmarshal(raw, &g); err != nil {
 		return gameView{}, err
 	}
+	return c.accept(ctx, g, b, 30*time.Second)
+}
+
+// accept is b's yes to the invitation to game g (a seat that names
+// another player waits for them): the game as it stands once b holds
+// the seat, which is active. A retried join whose first try went
+// through is refused (the seat is held); the game then tells.
+func (c *client) accept(ctx context.Context, g gameView, b player, within time.Duration) (gameView, error) {
+	if g.Status == "active" {
+		return g, nil
+	}
+	status, raw, _, err := c.retrying(ctx, within, http.MethodPost, "/v1/games/"+g.ID+"/join", b.Token, nil, nil)
+	if err != nil {
+		return gameView{}, err
+	}
+	switch status {
+	case http.StatusOK:
+		if err := json.Unmarshal(raw, &g); err != nil {
+			return gameView{}, err
+		}
+	case http.StatusForbidden:
+		if g, err = c.game(ctx, g.ID); err != nil {
+			return gameView{}, err
+		}
+	default:
+		return gameView{}, fmt.Errorf("accept the invitation to %s: %d %s", g.ID, status, raw)
+	}
 	if g.Status != "active" {
-		return gameView{}, fmt.Errorf("game created %q, want active", g.Status)
+		return gameView{}, fmt.Errorf("game %s is %q once its invitation is accepted, want active", g.ID, g.Status)
 	}
 	return g, nil
 }
