@@ -203,11 +203,12 @@ func TestRoundEnd(t *testing.T) {
 	if len(log) != after {
 		t.Fatalf("the log has %d lines for version %d", len(log), after)
 	}
-	if !strings.Contains(log[before], "via api") {
+	// The command line is its own channel in the log.
+	if !strings.Contains(log[before], "via cli") {
 		t.Errorf("the move is not credited to its player: %q", log[before])
 	}
 	for _, l := range log[before+1 : after] {
-		if !strings.Contains(l, " automatic ") || strings.Contains(l, "via api") || strings.Contains(l, "seat ") {
+		if !strings.Contains(l, " automatic ") || strings.Contains(l, "via cli") || strings.Contains(l, "seat ") {
 			t.Errorf("an automatic event is credited to someone: %q", l)
 		}
 		if strings.Contains(l, "printed") || regexp.MustCompile(`[(,] ?marker`).MatchString(l) {
