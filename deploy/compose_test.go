@@ -81,11 +81,12 @@ func TestComposeSmoke(t *testing.T) {
 	// Both seats get the end; every mail came once.
 	ms := waitMails(t, s.mailpit, time.Minute, func(ms []mail) bool { return count(t, ms, g.ID)["over"] == 2 })
 	kinds := count(t, ms, g.ID)
-	// Ben was invited (one mail) and accepted by the API; then the seat
-	// not to move gets the start mail, the one to move a turn mail that
-	// says so.
-	if kinds["invited"] != 1 || kinds["started"] != 1 || kinds["invitation"] != 0 || kinds["over"] != 2 || kinds["turn"] == 0 {
-		t.Errorf("mails of the game by kind: %v; want 1 invited, 1 started, no invitation, 2 over, some turns", kinds)
+	// Ben was invited and accepted by the API at once (his invitation
+	// mail, if its job ran only after that, is dropped: there is nothing
+	// to answer); then the seat not to move gets the start mail, the one
+	// to move a turn mail that says so.
+	if kinds["invited"] > 1 || kinds["started"] != 1 || kinds["invitation"] != 0 || kinds["over"] != 2 || kinds["turn"] == 0 {
+		t.Errorf("mails of the game by kind: %v; want at most 1 invited, 1 started, no invitation, 2 over, some turns", kinds)
 	}
 	// Every subject names the game (each kind says what it wants; the
 	// threading headers keep the game one conversation).

@@ -36,7 +36,7 @@ func TestTurnMailHasItsWebhook(t *testing.T) {
 		}
 		catchers[p.ID] = c
 	}
-	g, err := e.svc.CreateGame(ctx, players[0], play.CreateGame{Ruleset: "azul-mini",
+	g, err := createAccepted(ctx, e.svc, players[0], play.CreateGame{Ruleset: "azul-mini",
 		Seats: []play.SeatSpec{{Player: "me"}, {Player: players[1].ID}, {Player: players[2].ID}}, Seed: strings.Repeat("3c", 32)}, "")
 	if err != nil {
 		t.Fatal(err)
