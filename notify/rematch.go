@@ -51,7 +51,7 @@ func (n *Notifier) rematchByMail(ctx context.Context, log *slog.Logger, key stri
 	invited := seat < len(g.Seats) && g.Seats[seat].PlayerID == "" && g.Seats[seat].Reserved == p.ID
 	switch {
 	case invited && answer == reply.AnswerAccept:
-		if _, err := n.svc.JoinVia(ctx, g.ID, p, &seat, "email"); err != nil {
+		if _, err := n.svc.Join(ctx, g.ID, p, &seat); err != nil {
 			if errors.Is(err, play.ErrForbidden) {
 				o, err := n.refuse(ctx, log, key, g, seat, p, reason{id: "not_running"})
 				return o, true, err
