@@ -19,7 +19,7 @@ import (
 	"github.com/azuld/azuld/internal/apiclient"
 )
 
-// Exit codes (README: "The azul command-line client").
+// Exit codes (docs/cli.md, the table of exit codes).
 const (
 	exitOK       = 0
 	exitFailure  = 1

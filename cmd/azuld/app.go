@@ -358,7 +358,7 @@ func warnIfHistoryWritable(ctx context.Context, pool *pgxpool.Pool, log *slog.Lo
 	}
 	if writable {
 		log.Warn("the server's database role may change or delete events; run the server as a member of "+migrations.AppRole+
-			" and migrate with AZUL_MIGRATE_DATABASE_URL (see the README)", "role", role)
+			" and migrate with AZUL_MIGRATE_DATABASE_URL (see docs/configuration.md, \"Database roles\")", "role", role)
 	}
 }
 

@@ -13,9 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ownedDatabase sets up a database as the README tells an operator to: an
-// owner who is no superuser and cannot create roles, and the azuld_app
-// group made by a superuser. It returns the owner's URL.
+// ownedDatabase sets up a database as docs/configuration.md ("Database
+// roles") tells an operator to: an owner who is no superuser and cannot
+// create roles, and the azuld_app group made by a superuser. It returns
+// the owner's URL.
 func ownedDatabase(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
@@ -70,7 +71,8 @@ const historyWarning = "may change or delete events"
 // rewrite history is warned.
 func TestServeAsServerRole(t *testing.T) {
 	owner := ownedDatabase(t)
-	// A superuser creates the server's login role, as the README says.
+	// A superuser creates the server's login role, as docs/configuration.md
+	// says.
 	ou, _ := neturl.Parse(owner)
 	au, _ := neturl.Parse(pg.AdminURL())
 	au.Path = ou.Path

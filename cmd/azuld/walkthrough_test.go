@@ -20,20 +20,24 @@ import (
 // repoRoot is the repository's top folder, seen from this package.
 const repoRoot = "../.."
 
-// walkthroughAddr is the server address the README's walkthrough uses.
+// walkthroughAddr is the server address the walkthrough uses.
 const walkthroughAddr = "A=http://127.0.0.1:8080"
 
-// readmeWalkthrough returns the first sh block under the README's
-// walkthrough heading.
-func readmeWalkthrough(t *testing.T) string {
+// walkthroughPage is the page that holds the walkthrough, from the
+// repository's top folder.
+const walkthroughPage = "docs/walkthrough.md"
+
+// docsWalkthrough returns the first sh block under the walkthrough
+// page's heading.
+func docsWalkthrough(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	page, err := os.ReadFile(filepath.Join(repoRoot, walkthroughPage))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## A five-minute walkthrough")
+	_, section, ok := strings.Cut("\n"+string(page), "\n# A five-minute walkthrough")
 	if !ok {
-		t.Fatal("README.md has no walkthrough section")
+		t.Fatal(walkthroughPage + " has no walkthrough heading")
 	}
 	_, block, ok := strings.Cut(section, "\n```sh\n")
 	if !ok {
@@ -73,17 +77,17 @@ func walkthroughDir(t *testing.T) string {
 // uuidRE matches a game id.
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// TestReadmeWalkthrough runs the README's walkthrough as written, with
+// TestDocsWalkthrough runs docs/walkthrough.md as written, with
 // bash, curl and jq, against azuld serving as its own database role. Only
 // the server's address is changed. curl fails on any HTTP error status
 // (from a curlrc) and bash stops at the first failed command.
-func TestReadmeWalkthrough(t *testing.T) {
+func TestDocsWalkthrough(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the walkthrough needs %s (.ci/run installs it): %v", tool, err)
 		}
 	}
-	script := readmeWalkthrough(t)
+	script := docsWalkthrough(t)
 	if strings.Count(script, "\n"+walkthroughAddr+"\n") != 1 && !strings.HasPrefix(script, walkthroughAddr+"\n") {
 		t.Fatalf("the walkthrough does not set %s on a line of its own:\n%s", walkthroughAddr, script)
 	}

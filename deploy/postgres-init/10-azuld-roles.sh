@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run once by the PostgreSQL image's entry point, when the data volume is
-# new: the role azuld serves as (README, "Database roles"). POSTGRES_USER
+# new: the role azuld serves as (docs/configuration.md, "Database roles"). POSTGRES_USER
 # owns the schema and migrates; azuld_server, a member of the group
 # azuld_app that migration 000008 grants its rights to, may only read and
 # append events, so a compromised server cannot rewrite a game's history.

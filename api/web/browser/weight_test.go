@@ -16,7 +16,7 @@ import (
 
 // tableBudget bounds what a table page transfers on its first load,
 // compressed: the HTML, the modules, the style sheet, the messages and
-// the first API answers (README states the measured figure).
+// the first API answers (docs/playing.md states the measured figure).
 const tableBudget = 100 << 10
 
 // transfer is what a tab fetched over the network, by Chromium's own
