@@ -20,8 +20,9 @@ import (
 
 // TestRepositoryLinks walks the whole repository and fails, file by file,
 // on every Markdown link to a missing file or heading, every mention of a
-// specification that lives outside the repository, and every docs/….md
-// path (or its § section) that does not exist. Someone who clones the
+// specification that lives outside the repository, every docs/….md path
+// (or its § section) that does not exist, and every test a Markdown file
+// names that no _test.go file defines. Someone who clones the
 // repository must be able to follow every reference in it.
 func TestRepositoryLinks(t *testing.T) {
 	root, err := moduleRoot()
@@ -54,6 +55,8 @@ func TestCheckTreeFindsBrokenReferences(t *testing.T) {
 		"deploy/a.yml":         "# docs/rules.md\n",
 		"static/x.js":          "// see docs/rules.md §2\n",
 		"other/mydocs.md":      "path/docs/unrelated.md is not a docs path of this repository.\n",
+		"main_test.go":         "package main\n\nimport \"testing\"\n\nfunc TestGreyWall(t *testing.T) {}\n",
+		"guide/tests.md":       "Run by `TestGreyWall`; not a test name: `Testing`.\n",
 	}
 	cases := []struct {
 		name, file, content, want string
@@ -72,6 +75,7 @@ func TestCheckTreeFindsBrokenReferences(t *testing.T) {
 		{"missing docs file in a script", "scripts/x.sh", "# " + missingDoc + "\n", missingDoc},
 		{"missing section", "main.go", "package main\n\n// docs/rules.md " + missingSection + "\n", missingSection},
 		{"missing section in Markdown", "guide/bad.md", "See [rules](../docs/rules.md) " + missingSection + ".\n", missingSection},
+		{"missing test named in Markdown", "guide/bad.md", "Run by `TestGreyWallGone`.\n", "TestGreyWallGone"},
 		{"missing section in a link's text", "docs/architecture.md", "# Arch\n\nSee [rules.md](rules.md) " + missingSection + ".\n", missingSection},
 	}
 	for _, tc := range cases {
@@ -146,6 +150,10 @@ var (
 	// sectionRef is a Markdown file's name (or a link to it) followed by a
 	// section: "docs/rules.md §2.6", "[rules.md](rules.md) §3".
 	sectionRef = regexp.MustCompile(`(?:^|[^\w./-])([\w./-]*[\w-]\.md)(?:\]\([^)\s]*\)|\))?\s+§(\d+(?:\.\d+)*)`)
+	// testFunc is a test, example, benchmark or fuzz function's declaration;
+	// testName a Markdown code span naming one.
+	testFunc = regexp.MustCompile(`(?m)^func ((?:Test|Example|Benchmark|Fuzz)(?:[A-Z_]\w*)?)\(`)
+	testName = regexp.MustCompile("`((?:Test|Example|Benchmark|Fuzz)(?:[A-Z_]\\w*)?)`")
 	// headingSection is the § number a heading starts with.
 	headingSection = regexp.MustCompile(`^§(\d+(?:\.\d+)*)(?:\s|$)`)
 	atxHeading     = regexp.MustCompile(`^ {0,3}(#{1,6})(?:\s+(.*?))?\s*$`)
@@ -158,7 +166,10 @@ var (
 // checkTree checks every file below root and returns the problems found,
 // by file (slash-separated, relative to root).
 func checkTree(root string) (map[string][]string, error) {
-	c := &checker{root: root, docs: map[string]*markdownDoc{}, problems: map[string][]string{}}
+	c := &checker{
+		root: root, docs: map[string]*markdownDoc{}, problems: map[string][]string{},
+		testFuncs: map[string]bool{}, testMentions: map[string][]string{},
+	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -181,6 +192,13 @@ func checkTree(root string) (map[string][]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", root, err)
 	}
+	for _, file := range slices.Sorted(maps.Keys(c.testMentions)) {
+		for _, name := range c.testMentions[file] {
+			if !c.testFuncs[name] {
+				c.report(file, "names the test %s, which no _test.go file defines", name)
+			}
+		}
+	}
 	return c.problems, nil
 }
 
@@ -188,6 +206,10 @@ type checker struct {
 	root     string
 	docs     map[string]*markdownDoc // parsed Markdown files, by relative path
 	problems map[string][]string
+	// testFuncs are the test functions of every _test.go file;
+	// testMentions the ones each Markdown file names.
+	testFuncs    map[string]bool
+	testMentions map[string][]string
 }
 
 // markdownDoc is what a Markdown file offers to links: its anchors and
@@ -219,6 +241,16 @@ func (c *checker) checkFile(rel string) error {
 		}
 	}
 	isMarkdown := path.Ext(rel) == ".md"
+	if strings.HasSuffix(rel, "_test.go") {
+		for _, m := range testFunc.FindAllStringSubmatch(text, -1) {
+			c.testFuncs[m[1]] = true
+		}
+	}
+	if isMarkdown {
+		for _, m := range testName.FindAllStringSubmatch(text, -1) {
+			c.testMentions[rel] = append(c.testMentions[rel], m[1])
+		}
+	}
 	for _, m := range sectionRef.FindAllStringSubmatch(text, -1) {
 		target := m[1]
 		switch {
