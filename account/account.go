@@ -1,5 +1,5 @@
 // Package account is what a player manages about themselves beside the
-// game log (DESIGN.md §9): the profile (name, address, language, time
+// game log (docs/architecture.md §9): the profile (name, address, language, time
 // zone), the named API tokens, and the list of signed-in web sessions.
 // None of it is event-sourced: it lives in ordinary tables that the app
 // role may update and erasure may clear.

@@ -181,7 +181,7 @@ func TestGameLifecycleAndMoveErrors(t *testing.T) {
 	colour := absentColour(t, env, g.ID, 0)
 	p := mover.call(http.MethodPost, base+"/moves", map[string]any{"type": "take", "factory": 0, "color": colour, "line": 1}).
 		mustStatus(t, http.StatusUnprocessableEntity).problem(t)
-	if p.Type != ProblemIllegalMove || p.Rule != "azul.no-such-tiles" || !strings.HasPrefix(p.Ref, "RULES.md") || len(p.LegalMoves) != len(moverGame.LegalMoves) {
+	if p.Type != ProblemIllegalMove || p.Rule != "azul.no-such-tiles" || !strings.HasPrefix(p.Ref, "docs/rules.md") || len(p.LegalMoves) != len(moverGame.LegalMoves) {
 		t.Errorf("illegal move problem: %+v", p)
 	}
 	// Not a move of this game.

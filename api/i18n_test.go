@@ -366,7 +366,7 @@ func TestEveryRuleInEveryLanguage(t *testing.T) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# The detail of an illegal move, per rule, for a reader of %s (TestEveryRuleInEveryLanguage).\n\n", lang)
 		for _, id := range ids {
-			p := toProblem(fmt.Errorf("decide: %w", &engine.RuleError{Rule: id, Ref: "RULES.md §2", Detail: "English detail"}))
+			p := toProblem(fmt.Errorf("decide: %w", &engine.RuleError{Rule: id, Ref: "docs/rules.md §2", Detail: "English detail"}))
 			p.localize(l)
 			if p.Rule != id || p.Type != ProblemIllegalMove {
 				t.Errorf("%s: problem %+v", id, p)

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// openAPIDocument describes every route (DESIGN.md §5); a test keeps it
+// openAPIDocument describes every route (docs/architecture.md §5); a test keeps it
 // and the router in step.
 //
 //go:embed openapi.json

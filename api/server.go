@@ -1,4 +1,4 @@
-// Package api is azuld's HTTP interface (DESIGN.md §5): the REST handlers
+// Package api is azuld's HTTP interface (docs/architecture.md §5): the REST handlers
 // over the play command path, bearer-token authentication, RFC 9457
 // problem responses, server-sent events, operational endpoints and the
 // OpenAPI document that describes them.

@@ -42,7 +42,7 @@ type Rules interface {
 	// applied to a nil state.
 	Evolve(s State, e Event) (State, error)
 
-	// ParseCommand reads a command in its JSON form (DESIGN.md §5).
+	// ParseCommand reads a command in its JSON form (docs/architecture.md §5.4).
 	ParseCommand(data []byte) (Command, error)
 	// ParseNotation reads a command in text notation (case-insensitive).
 	ParseNotation(text string) (Command, error)
@@ -76,7 +76,7 @@ type State interface {
 	// Reveals counts the random reveals (deals, refills) folded so far; the
 	// next reveal draws from Seed.Rand(Reveals()).
 	Reveals() int
-	// View is the state JSON of DESIGN.md §5 (without the server's fields:
+	// View is the state JSON of docs/architecture.md §5.4 (without the server's fields:
 	// id, version, status, player names).
 	View() View
 	// Text renders the whole table (offer, every board, scores) for a
@@ -100,7 +100,7 @@ type Event interface {
 type Command interface {
 	// Notation is the canonical text notation, e.g. "F2 red 3".
 	Notation() string
-	// MarshalJSON is the canonical JSON form of DESIGN.md §5.
+	// MarshalJSON is the canonical JSON form of docs/architecture.md §5.4.
 	MarshalJSON() ([]byte, error)
 }
 
@@ -167,7 +167,7 @@ type ScoreItem struct {
 	Points int    `json:"points"`
 }
 
-// View is the state JSON of DESIGN.md §5, filled by each family.
+// View is the state JSON of docs/architecture.md §5.4, filled by each family.
 type View struct {
 	Ruleset   string           `json:"ruleset"`
 	Options   Options          `json:"options"`
@@ -214,7 +214,7 @@ var (
 // RuleError says which rule forbids a well-formed move.
 type RuleError struct {
 	// Rule is a stable id such as "azul.line-holds-other-colour"; Ref points
-	// into RULES.md, e.g. "RULES.md §2.2".
+	// into docs/rules.md, e.g. "docs/rules.md §2.2".
 	Rule   string `json:"rule"`
 	Ref    string `json:"ref"`
 	Detail string `json:"detail"`

@@ -57,7 +57,7 @@ func Example() {
 }
 
 // An illegal command is refused with the rule it breaks and a reference
-// into RULES.md; nothing is decided.
+// into docs/rules.md; nothing is decided.
 func ExampleRuleError() {
 	rules, _ := rulesets.All().Get("summer-pavilion")
 	seed, _ := engine.ParseSeed("1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100")
@@ -75,5 +75,5 @@ func ExampleRuleError() {
 	}
 	// Output:
 	// rule: pavilion.acquire-phase
-	// ref: RULES.md §3.4
+	// ref: docs/rules.md §3.4
 }

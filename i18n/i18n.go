@@ -7,8 +7,8 @@
 // nicksnyder/go-i18n: its files are plain data a translator can edit, its
 // plural forms are CLDR's, and its Go-template placeholders ({{.Name}})
 // are named, so a test can check that every language has the same ones.
-// The game's terms come from the rulebooks of each language
-// (../shared/seeds): patroonlijn, Musterreihe, tessera vassoio, …
+// The game's terms come from the printed rulebooks of each language
+// (docs/rules.md names them): patroonlijn, Musterreihe, tessera vassoio, …
 //
 // A Catalogue is built once at start and shared; a Localizer is one
 // reader's view of it (language and time zone). Nothing here is global.

@@ -1,6 +1,6 @@
 -- Accounts: several named API tokens per player, the player's language and
 -- time zone, and what a player sees of their web sessions. None of this is
--- event-sourced (DESIGN.md §9): it is personal data beside the log.
+-- event-sourced (docs/architecture.md §9): it is personal data beside the log.
 
 -- api_tokens replaces players.token_hash: a player may hold several
 -- tokens, each named, listed, and revoked on its own. Only the SHA-256 of

@@ -1,4 +1,4 @@
--- Names out of the event log (DESIGN.md §9). Events name players by id
+-- Names out of the event log (docs/architecture.md §9). Events name players by id
 -- only; names and addresses live in players, which erasing an account
 -- deletes. The events written before this rule carry the players' names
 -- (game.created's seats, game.joined): this migration, run by the

@@ -142,7 +142,7 @@ func (g *Game) applyCreated(reg engine.Registry, rec events.Record) error {
 	g.Rules = rules
 	g.Seats = slices.Clone(c.Seats)
 	for i := range g.Seats {
-		// The upcaster of DESIGN.md §9: a payload written before names
+		// The upcaster of docs/architecture.md §9: a payload written before names
 		// left the log may carry one; it is never used.
 		g.Seats[i].Name = g.nameOf(g.Seats[i].Holder())
 		g.Seats[i].Left = ""

@@ -234,7 +234,7 @@ func (s *Service) resolveSeats(ctx context.Context, creator Player, specs []Seat
 			// Another player is never seated without their consent: the
 			// seat is an invitation, reserved for them until they accept
 			// (join) or decline it, or it expires. The seat names the
-			// player by id only (DESIGN.md §9).
+			// player by id only (docs/architecture.md §9).
 			seats[i].Reserved = p.ID
 		}
 	}

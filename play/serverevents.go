@@ -84,7 +84,7 @@ func (c gameCreated) settings() Settings {
 }
 
 // seatJoined fills a free seat. Events name players by id only: names
-// live in the players table, which erasure can change (DESIGN.md §9).
+// live in the players table, which erasure can change (docs/architecture.md §9).
 // Payloads written before that rule also carry a "name", which decoding
 // ignores (see upcastNames).
 type seatJoined struct {

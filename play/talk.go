@@ -22,7 +22,7 @@ import (
 // its place, but it changes no game state: the fold only counts it (see
 // Game.StateVersion). The payload is the text alone; the event's meta
 // names the author by id and seat, and the channel it came by (web, api,
-// cli, email). Names never enter the log (DESIGN.md §9).
+// cli, email). Names never enter the log (docs/architecture.md §9).
 const EvMessage = "game.message"
 
 // Chat settings: who may read a game's table talk besides its players.

@@ -9,7 +9,7 @@ import (
 	"github.com/azuld/azuld/projections"
 )
 
-// GameView is the state JSON of DESIGN.md §5: the engine's view of the
+// GameView is the state JSON of docs/architecture.md §5.4: the engine's view of the
 // table plus the server's fields.
 type GameView struct {
 	ID      string `json:"id"`

@@ -12,7 +12,7 @@ import (
 
 // seatJSON is the stored form of a SeatRow in games.seats. It holds no
 // name: names live in the players table only, so that erasing an account
-// leaves no copy here; the queries read them from there (DESIGN.md §9).
+// leaves no copy here; the queries read them from there (docs/architecture.md §9).
 type seatJSON struct {
 	Seat     int    `json:"seat"`
 	PlayerID string `json:"player_id,omitempty"`

@@ -7,7 +7,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// The rule ids of the RuleErrors Decide returns, with their RULES.md refs.
+// The rule ids of the RuleErrors Decide returns, with their docs/rules.md refs.
 const (
 	RuleNoSuchFactory        = "azul.no-such-factory"
 	RuleNoSuchTiles          = "azul.no-such-tiles"
@@ -39,7 +39,7 @@ func sourceName(source int8) string {
 func takeEvent(s *State, seat int, cmd Cmd, ev *Event) error {
 	if s.phase != PhaseOffer {
 		if s.ToActMask()&(1<<uint(seat)) != 0 {
-			return ruleErr(RuleOfferOver, "RULES.md §2.3",
+			return ruleErr(RuleOfferOver, "docs/rules.md §2.3",
 				"the factory offer of this round is over: choose the wall space of line %d first", s.PendingLine(seat))
 		}
 		return fmt.Errorf("%w: nobody takes tiles during the wall tiling", engine.ErrNotYourTurn)
@@ -52,14 +52,14 @@ func takeEvent(s *State, seat int, cmd Cmd, ev *Event) error {
 	case cmd.Source == Center:
 		src = &s.center
 	case int(cmd.Source) >= s.NumFactories():
-		return ruleErr(RuleNoSuchFactory, "RULES.md §0",
+		return ruleErr(RuleNoSuchFactory, "docs/rules.md §0",
 			"there is no factory F%d: a %d-player game has F1..F%d", cmd.Source+1, s.players, s.NumFactories())
 	default:
 		src = &s.factories[cmd.Source]
 	}
 	n := src[cmd.Color]
 	if n == 0 {
-		return ruleErr(RuleNoSuchTiles, "RULES.md §2.2", "%s holds no %s tiles", sourceName(cmd.Source), cmd.Color)
+		return ruleErr(RuleNoSuchTiles, "docs/rules.md §2.2", "%s holds no %s tiles", sourceName(cmd.Source), cmd.Color)
 	}
 	b := &s.boards[seat]
 	*ev = Event{Kind: EvTilesTaken, Seat: int8(seat), Source: cmd.Source, Color: cmd.Color, Count: n, Line: cmd.Line}
@@ -68,13 +68,13 @@ func takeEvent(s *State, seat int, cmd Cmd, ev *Event) error {
 		r := int(cmd.Line) - 1
 		switch {
 		case b.LineCount[r] > 0 && b.LineColor[r] != cmd.Color:
-			return ruleErr(RuleLineHoldsOtherColour, "RULES.md §2.2",
+			return ruleErr(RuleLineHoldsOtherColour, "docs/rules.md §2.2",
 				"line %d holds %s: a pattern line holds one colour only", r+1, b.LineColor[r])
 		case b.rowColors[r]&(1<<cmd.Color) != 0:
-			return ruleErr(RuleColourOnWallRow, "RULES.md §2.2",
+			return ruleErr(RuleColourOnWallRow, "docs/rules.md §2.2",
 				"%s is already on row %d of the wall, so it can't go on line %d", cmd.Color, r+1, r+1)
 		case int(b.LineCount[r]) == r+1:
-			return ruleErr(RuleLineFull, "RULES.md §2.2",
+			return ruleErr(RuleLineFull, "docs/rules.md §2.2",
 				"line %d is already complete: choose another line or the floor", r+1)
 		}
 		ev.ToLine = min(n, uint8(r+1)-b.LineCount[r])
@@ -135,30 +135,30 @@ func (s *State) applyTake(e *Event) {
 // wall column col (0-based) and returns the wall_tiled event.
 func wallEvent(s *State, seat, line, col int) (Event, error) {
 	if s.phase != PhaseTiling {
-		return Event{}, ruleErr(RuleNoWallChoiceNow, "RULES.md §2.3", "the wall tiling has not begun")
+		return Event{}, ruleErr(RuleNoWallChoiceNow, "docs/rules.md §2.3", "the wall tiling has not begun")
 	}
 	b := &s.boards[seat]
 	r := b.firstComplete()
 	if r < 0 {
-		return Event{}, ruleErr(RuleNoWallChoiceNow, "RULES.md §2.3", "seat %d has no complete pattern line to tile", seat)
+		return Event{}, ruleErr(RuleNoWallChoiceNow, "docs/rules.md §2.3", "seat %d has no complete pattern line to tile", seat)
 	}
 	if r != line-1 {
-		return Event{}, ruleErr(RuleLinesTopToBottom, "RULES.md §2.3",
+		return Event{}, ruleErr(RuleLinesTopToBottom, "docs/rules.md §2.3",
 			"lines are tiled top to bottom: line %d comes first", r+1)
 	}
 	c := b.LineColor[r]
 	if b.LegalColumns(line, s.grey)&(1<<col) == 0 {
 		switch {
 		case !s.grey:
-			return Event{}, ruleErr(RuleColouredWallFixed, "RULES.md §2.3",
+			return Event{}, ruleErr(RuleColouredWallFixed, "docs/rules.md §2.3",
 				"on the coloured wall, %s goes to column %d of row %d", c, WallColumn(r, c)+1, r+1)
 		case b.rowTiles[r]&(1<<col) != 0:
-			return Event{}, ruleErr(RuleWallSpaceTaken, "RULES.md §2.6",
+			return Event{}, ruleErr(RuleWallSpaceTaken, "docs/rules.md §2.6",
 				"row %d, column %d of the wall already holds a tile", r+1, col+1)
 		case b.rowColors[r]&(1<<c) != 0:
-			return Event{}, ruleErr(RuleColourOnWallRow, "RULES.md §2.6", "%s is already on row %d of the wall", c, r+1)
+			return Event{}, ruleErr(RuleColourOnWallRow, "docs/rules.md §2.6", "%s is already on row %d of the wall", c, r+1)
 		default:
-			return Event{}, ruleErr(RuleColourOnWallColumn, "RULES.md §2.6",
+			return Event{}, ruleErr(RuleColourOnWallColumn, "docs/rules.md §2.6",
 				"%s is already in column %d of the wall", c, col+1)
 		}
 	}
@@ -178,7 +178,7 @@ func (s *State) applyWall(e *Event) {
 }
 
 // lineToFloorEvent is the line_to_floor event of seat's topmost complete
-// line when the grey wall has no legal space for it (RULES.md §2.6).
+// line when the grey wall has no legal space for it (docs/rules.md §2.6).
 func lineToFloorEvent(s *State, seat int) (Event, error) {
 	b := &s.boards[seat]
 	r := b.firstComplete()
@@ -254,7 +254,7 @@ func (s *State) nextStartSeat() int8 {
 }
 
 // endCondition is why the game ends after this round's tiling (NotEnded
-// if it goes on): RULES.md §2.5 first, then the two ends of Decision A3.
+// if it goes on): docs/rules.md §2.5 first, then the two ends of Decision A3.
 func (s *State) endCondition() EndReason {
 	switch {
 	case s.anyFullRow():
@@ -275,7 +275,7 @@ func (s *State) canDeal() bool {
 // randIntN is the part of math/rand/v2.Rand a deal uses.
 type randIntN interface{ IntN(n int) int }
 
-// dealEvent draws the next round's factories (RULES.md §1, §2.4): tile by
+// dealEvent draws the next round's factories (docs/rules.md §1, §2.4): tile by
 // tile, factory by factory; when the bag is empty the whole lid is poured
 // back into it once, and when both are empty the deal stops short.
 func dealEvent(s *State, rng randIntN) Event {
@@ -402,7 +402,7 @@ func endEvent(s *State, reason EndReason, resigned int, scoresFinal bool) Event 
 		}
 		e.Final[seat] = fs
 	}
-	// Ranks: more points first, then more complete rows (RULES.md §2.5);
+	// Ranks: more points first, then more complete rows (docs/rules.md §2.5);
 	// still tied seats share a rank. A resigned seat is ranked last.
 	for seat := range n {
 		if seat == resigned {

@@ -129,7 +129,7 @@ func (c Cmd) Notation() string {
 // String is the notation.
 func (c Cmd) String() string { return c.Notation() }
 
-// MarshalJSON is the canonical move JSON of DESIGN.md §5.
+// MarshalJSON is the canonical move JSON of docs/architecture.md §5.4.
 func (c Cmd) MarshalJSON() ([]byte, error) {
 	if err := c.check(); err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ type cmdJSON struct {
 	Column  json.RawMessage `json:"column"`
 }
 
-// ParseCommand reads a move in its JSON form (DESIGN.md §5). Unknown
+// ParseCommand reads a move in its JSON form (docs/architecture.md §5.4). Unknown
 // fields, fields of another move type and trailing data are errors.
 func ParseCommand(data []byte) (Cmd, error) {
 	var j cmdJSON

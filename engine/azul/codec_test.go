@@ -10,7 +10,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// TestCommandJSON: the move JSON of DESIGN.md §5, both ways.
+// TestCommandJSON: the move JSON of docs/architecture.md §5.4, both ways.
 func TestCommandJSON(t *testing.T) {
 	for _, c := range []struct {
 		cmd  Cmd

@@ -3,7 +3,7 @@ package azul
 import "strings"
 
 // Color is a tile colour. The five colours are numbered in the order of the
-// first row of the coloured wall (RULES.md §2.1), so a colour indexes the
+// first row of the coloured wall (docs/rules.md §2.1), so a colour indexes the
 // [5] count arrays of the state directly.
 type Color uint8
 
@@ -78,7 +78,7 @@ func ParseColor(text string) (Color, bool) {
 const colorList = "blue, yellow, red, black, white"
 
 // WallColor is the colour printed on the coloured wall at row r, column c
-// (both 0-based): colour index (c − r) mod 5 (RULES.md §2.1).
+// (both 0-based): colour index (c − r) mod 5 (docs/rules.md §2.1).
 func WallColor(r, c int) Color { return Color(((c-r)%5 + 5) % 5) }
 
 // WallColumn is the 0-based column of colour c in row r of the coloured wall.

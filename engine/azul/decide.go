@@ -96,7 +96,7 @@ func decide(s *State, seat int, cmd Cmd, seed draws, buf []Event) ([]Event, erro
 			return buf, err
 		}
 		if int(cmd.Line) != line {
-			return buf, ruleErr(RuleLinesTopToBottom, "RULES.md §2.3, §2.6",
+			return buf, ruleErr(RuleLinesTopToBottom, "docs/rules.md §2.3, §2.6",
 				"lines are tiled top to bottom: choose the wall space of line %d first", line)
 		}
 		e, err := wallEvent(s, seat, line, int(cmd.Column)-1)
@@ -118,10 +118,10 @@ func checkTileTurn(s *State, seat int) (int, error) {
 	}
 	if s.phase == PhaseOffer && int(s.turn) == seat {
 		if !s.grey {
-			return 0, ruleErr(RuleColouredWallFixed, "RULES.md §2.3",
+			return 0, ruleErr(RuleColouredWallFixed, "docs/rules.md §2.3",
 				"on the coloured wall every tile has its printed space: there is nothing to choose")
 		}
-		return 0, ruleErr(RuleNoWallChoiceNow, "RULES.md §2.6",
+		return 0, ruleErr(RuleNoWallChoiceNow, "docs/rules.md §2.6",
 			"wall spaces are chosen after the factory offer: take tiles now")
 	}
 	return 0, fmt.Errorf("%w: seat %d has no wall space to choose", engine.ErrNotYourTurn, seat)

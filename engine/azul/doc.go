@@ -1,5 +1,5 @@
 // Package azul is the rules engine of Azul Mini (rule set "azul-mini",
-// RULES.md §2): 2–4 players, the coloured wall or the grey wall
+// docs/rules.md §2): 2–4 players, the coloured wall or the grey wall
 // (Options.Wall "grey").
 //
 // New returns the type-erased engine.Rules the server uses. Hot loops
@@ -21,5 +21,5 @@
 // Randomness: the deal of round r draws from seed.Rand(r-1), that is
 // seed.Rand(s.Reveals()) of the state before it; Evolve (Apply) never
 // draws. docs/notation-azul.md lists the move JSON, the text notation,
-// the event types and every decision RULES.md leaves open.
+// the event types and every decision docs/rules.md leaves open.
 package azul

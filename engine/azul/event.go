@@ -27,7 +27,7 @@ const (
 	// EvWallTiled: a pattern line's tile moved to the wall and scored.
 	EvWallTiled
 	// EvLineToFloor: grey wall, a complete line had no legal wall space and
-	// all its tiles went to the floor line (RULES.md §2.6).
+	// all its tiles went to the floor line (docs/rules.md §2.6).
 	EvLineToFloor
 	// EvFloorScored: a floor line's penalty was paid and the floor cleared.
 	EvFloorScored

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The worked examples of RULES.md §4 from the Azul Mini rulebook.
+// The worked examples of docs/rules.md §4 from the Azul Mini rulebook.
 
 // TestExampleWallTileScoresSeven: a wall tile that joins a horizontal run
 // of 4 and a vertical run of 3 scores 4 + 3 = 7 (the rulebook's yellow

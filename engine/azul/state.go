@@ -10,7 +10,7 @@ const (
 	phaseNone Phase = iota
 	// PhaseOffer: players take tiles from the factories and the centre.
 	PhaseOffer
-	// PhaseTiling: wall tiling and floor scoring (RULES.md §2.3). A
+	// PhaseTiling: wall tiling and floor scoring (docs/rules.md §2.3). A
 	// coloured-wall game passes through it inside one Decide batch; a
 	// grey-wall game waits in it for the players' tile commands. Also the
 	// phase of the state between game_started and the first deal.
@@ -38,7 +38,7 @@ type EndReason uint8
 // The end reasons (engine.Final.Reason).
 const (
 	NotEnded EndReason = iota
-	// EndRowCompleted: a player completed a wall row (RULES.md §2.5).
+	// EndRowCompleted: a player completed a wall row (docs/rules.md §2.5).
 	EndRowCompleted
 	// EndRoundLimit: round 50 was tiled (Decision A3).
 	EndRoundLimit
@@ -90,7 +90,7 @@ const (
 )
 
 // floorLoss holds at byte k the total printed penalty of the first k floor
-// spaces, whose penalties are −1, −1, −2, −2, −2, −3, −3 (RULES.md §2.1).
+// spaces, whose penalties are −1, −1, −2, −2, −2, −3, −3 (docs/rules.md §2.1).
 const floorLoss = "\x00\x01\x02\x04\x06\x08\x0b\x0e"
 
 // FloorPenalty is the total printed penalty of a floor holding k items.
@@ -192,7 +192,7 @@ func emptyBoard() Board {
 // Players is the number of players.
 func (s *State) Players() int { return int(s.players) }
 
-// Grey reports whether the game uses the grey wall (RULES.md §2.6).
+// Grey reports whether the game uses the grey wall (docs/rules.md §2.6).
 func (s *State) Grey() bool { return s.grey }
 
 // Phase is the current phase.
@@ -318,7 +318,7 @@ func (b *Board) firstComplete() int {
 
 // greyColumns is the set (bit per column) of the wall spaces of row r where
 // a tile of colour c may go on the grey wall: empty, and c neither in the
-// row nor in the column (RULES.md §2.6).
+// row nor in the column (docs/rules.md §2.6).
 func (b *Board) greyColumns(r int, c Color) uint8 {
 	if r < 0 || r >= 5 || !c.IsTile() || b.rowColors[r]&(1<<c) != 0 {
 		return 0
@@ -379,7 +379,7 @@ func (b *Board) placementRuns(r, col int) (h, v int) {
 }
 
 // PlacementPoints is what a wall tile joining runs of h (horizontal) and
-// v (vertical) tiles, itself included, scores (RULES.md §2.3): 1 when it
+// v (vertical) tiles, itself included, scores (docs/rules.md §2.3): 1 when it
 // touches nothing, else each run of 2 or more counts its length.
 func PlacementPoints(h, v int) int {
 	if h < 2 && v < 2 {
@@ -406,7 +406,7 @@ func (b *Board) hasFullRow() bool {
 }
 
 // Bonuses counts the complete rows, columns and colours of the wall
-// (RULES.md §2.5) and the tiles on it.
+// (docs/rules.md §2.5) and the tiles on it.
 func (b *Board) Bonuses() (rows, columns, colors, tiles int) {
 	var perColor [NumColors]int
 	for r := range 5 {
@@ -440,7 +440,7 @@ func (b *Board) Bonuses() (rows, columns, colors, tiles int) {
 	return rows, columns, colors, tiles
 }
 
-// Bonus points per complete row, column and colour (RULES.md §2.5).
+// Bonus points per complete row, column and colour (docs/rules.md §2.5).
 const (
 	RowBonus    = 2
 	ColumnBonus = 7

@@ -8,7 +8,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// BoardView is an Azul board in the state JSON (DESIGN.md §5).
+// BoardView is an Azul board in the state JSON (docs/architecture.md §5.4).
 type BoardView struct {
 	// Lines: index 0 is line 1; Color is null when the line is empty.
 	Lines []LineView `json:"lines"`
@@ -42,7 +42,7 @@ func colorName(c Color) *string {
 	return &name
 }
 
-// View is the state JSON of DESIGN.md §5 without the server's fields.
+// View is the state JSON of docs/architecture.md §5.4 without the server's fields.
 func (s *State) View() engine.View {
 	v := engine.View{
 		Ruleset: Ruleset, Options: options(s.grey), Round: int(s.round), Phase: s.phase.String(),

@@ -10,7 +10,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// TestView: the state JSON of DESIGN.md §5.
+// TestView: the state JSON of docs/architecture.md §5.4.
 func TestView(t *testing.T) {
 	s := newTable(t, 2, false).
 		wallRow(0, 1, Red).

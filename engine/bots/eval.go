@@ -132,7 +132,7 @@ func columnFill(rowTiles *[5]uint8, col int) int {
 	return n
 }
 
-// Star values at the end (RULES.md §3.7), by outer star 1..6 and for the
+// Star values at the end (docs/rules.md §3.7), by outer star 1..6 and for the
 // centre or a multicoloured star.
 var (
 	outerStarValue = [pavilion.NumStars]int{12, 20, 17, 14, 15, 16, 18}

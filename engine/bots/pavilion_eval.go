@@ -70,7 +70,7 @@ const (
 )
 
 // spFeatureMasks are the spaces around each window, statue and pillar
-// (RULES.md §3.3) and spFeatureTiles the bonus tiles each brings.
+// (docs/rules.md §3.3) and spFeatureTiles the bonus tiles each brings.
 var spFeatureMasks, spFeatureTiles = buildFeatures()
 
 func spBit(star, space int) uint64 { return 1 << uint(star*6+space-1) }
@@ -178,7 +178,7 @@ func (b *spBoard) fits(star int, c pavilion.Colour) bool {
 	return b.fit[star]&(1<<c) != 0
 }
 
-// colourFits reports whether colour c may go on star (RULES.md §3.5, §3.8).
+// colourFits reports whether colour c may go on star (docs/rules.md §3.5, §3.8).
 func (b *spBoard) colourFits(mono bool, star int, c pavilion.Colour) bool {
 	on := &b.on[star]
 	if !mono {

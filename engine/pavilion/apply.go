@@ -171,7 +171,7 @@ func (s *State) applyRoundStarted(e *Event) error {
 }
 
 // drawCheck replays the tiles of one reveal, in order, out of the bag,
-// pouring the tower back into the bag when the bag runs empty (RULES §1).
+// pouring the tower back into the bag when the bag runs empty (docs/rules.md §1).
 type drawCheck struct {
 	bag, tower *Tiles
 	draws      []Colour

@@ -1,6 +1,6 @@
 package pavilion
 
-// Board geometry of RULES.md §3.3 and §3.8. A space is addressed by star
+// Board geometry of docs/rules.md §3.3 and §3.8. A space is addressed by star
 // (0 = centre, 1..6 = outer stars clockwise from the purple star) and space
 // number 1..6; as a bit it is star*6 + space-1 in a 42-bit mask.
 

@@ -7,7 +7,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// The feature masks are RULES.md §3.3's table (restated in
+// The feature masks are docs/rules.md §3.3's table (restated in
 // reference_test.go).
 func TestFeatureGeometryMatchesRules(t *testing.T) {
 	ref := refFeatures()
@@ -102,7 +102,7 @@ func endGame(t *testing.T, s *State) FinalSeat {
 }
 
 func TestStarCompletionValues(t *testing.T) {
-	// RULES.md §3.7: centre 12, red 14, blue 15, yellow 16, orange 17,
+	// docs/rules.md §3.7: centre 12, red 14, blue 15, yellow 16, orange 17,
 	// green 18, purple 20.
 	want := map[int]int{0: 12, 1: 20, 2: 17, 3: 14, 4: 15, 5: 16, 6: 18}
 	for star := range NumStars {

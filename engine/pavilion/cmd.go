@@ -158,7 +158,7 @@ func appendTileWords(b []byte, t Tiles) []byte {
 // String is the notation.
 func (c Cmd) String() string { return c.Notation() }
 
-// MarshalJSON is the canonical JSON of DESIGN.md §5.
+// MarshalJSON is the canonical JSON of docs/architecture.md §5.4.
 func (c Cmd) MarshalJSON() ([]byte, error) {
 	if err := c.wellFormed(); err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func badCommand(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", engine.ErrBadCommand, fmt.Sprintf(format, args...))
 }
 
-// ParseCommand reads a command in its JSON form (DESIGN.md §5).
+// ParseCommand reads a command in its JSON form (docs/architecture.md §5.4).
 func ParseCommand(data []byte) (Cmd, error) {
 	var w cmdWire
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -6,7 +6,7 @@ import (
 )
 
 // Colour is a tile colour. The order is the rulebooks' order of colours,
-// which is also the default order of wild colours by round (RULES.md §3.2).
+// which is also the default order of wild colours by round (docs/rules.md §3.2).
 type Colour uint8
 
 // The six tile colours.

@@ -2,7 +2,7 @@
 // ("summer-pavilion", score floor 1) and Azul: Summer Pavilion Mini
 // ("summer-pavilion-mini", score floor 0), 2–4 players, with the
 // monochrome board (Options.Board "monochrome") and a custom order of wild
-// colours (Options.WildOrder). RULES.md §3 is the specification; the move
+// colours (Options.WildOrder). docs/rules.md §3 is the specification; the move
 // JSON, the text notation, the events and the decisions this package takes
 // are in docs/notation-pavilion.md.
 //

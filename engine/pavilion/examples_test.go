@@ -6,7 +6,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// The worked examples of RULES.md §4 (from the rulebooks' pages on turns
+// The worked examples of docs/rules.md §4 (from the rulebooks' pages on turns
 // and scoring), round 1, purple wild. Expected values are the rulebooks'.
 
 func TestExample1TurnExample(t *testing.T) {

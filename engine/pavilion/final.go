@@ -12,7 +12,7 @@ const multiColour = NumColours // FinalSeat.StarColour of a multicoloured star
 
 var reasonNames = [...]string{"", "rounds_played", "resigned"}
 
-// computeFinal scores the end of the game (RULES.md §3.7, §3.8) or, when
+// computeFinal scores the end of the game (docs/rules.md §3.7, §3.8) or, when
 // a seat resigned, ranks the seats by their current scores with the
 // resigned seat last.
 func (s *State) computeFinal(reason uint8, resigned int) [MaxPlayers]FinalSeat {

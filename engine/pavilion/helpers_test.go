@@ -106,8 +106,8 @@ func mustRefuse(t testing.TB, s *State, seat int, cmd Cmd, want any) {
 		if !errors.As(err, &re) || re.Rule != w {
 			t.Fatalf("%s: got %v, want rule %s", cmd, err, w)
 		}
-		if !strings.HasPrefix(re.Ref, "RULES.md §") {
-			t.Fatalf("rule error without a RULES.md reference: %+v", re)
+		if !strings.HasPrefix(re.Ref, "docs/rules.md §") {
+			t.Fatalf("rule error without a docs/rules.md reference: %+v", re)
 		}
 	case error:
 		if !errors.Is(err, w) {

@@ -1,7 +1,7 @@
 package pavilion
 
 // An independent, deliberately simple restatement of the scoring rules of
-// RULES.md §3.3–§3.8, written from the text and not from the engine's
+// docs/rules.md §3.3–§3.8, written from the text and not from the engine's
 // code, to check the engine's scores in self-play.
 
 // refCosts are the printed costs, [side][star][space-1]; side 1 is the
@@ -26,7 +26,7 @@ type refFeature struct {
 
 var refFeatureList = refFeatures()
 
-// refFeatures lists the 18 features as RULES.md §3.3's table does.
+// refFeatures lists the 18 features as docs/rules.md §3.3's table does.
 func refFeatures() []refFeature {
 	pillarCentre := map[int][2]int{1: {5, 6}, 2: {6, 1}, 3: {1, 2}, 4: {2, 3}, 5: {3, 4}, 6: {4, 5}}
 	var out []refFeature

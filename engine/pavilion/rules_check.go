@@ -7,12 +7,12 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// References into RULES.md.
+// References into docs/rules.md.
 const (
-	refTake  = "RULES.md §3.4"
-	refPlay  = "RULES.md §3.5"
-	refBoard = "RULES.md §3.3"
-	refMono  = "RULES.md §3.8"
+	refTake  = "docs/rules.md §3.4"
+	refPlay  = "docs/rules.md §3.5"
+	refBoard = "docs/rules.md §3.3"
+	refMono  = "docs/rules.md §3.8"
 )
 
 func ruleError(rule, ref, format string, args ...any) *engine.RuleError {

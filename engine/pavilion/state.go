@@ -10,7 +10,7 @@ const (
 	RulesetMini     = "summer-pavilion-mini"
 )
 
-// Game constants (RULES.md §0, §3.1).
+// Game constants (docs/rules.md §0, §3.1).
 const (
 	MaxPlayers   = 4
 	MaxFactories = 9

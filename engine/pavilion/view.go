@@ -20,7 +20,7 @@ type BoardView struct {
 
 func stringPtr(s string) *string { return &s }
 
-// View is the state JSON of DESIGN.md §5 without the server's fields.
+// View is the state JSON of docs/architecture.md §5.4 without the server's fields.
 func (s *State) View() engine.View {
 	cfg := s.Config()
 	v := engine.View{

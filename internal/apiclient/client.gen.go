@@ -1339,7 +1339,7 @@ type Leaderboard struct {
 
 // LegalMove defines model for LegalMove.
 type LegalMove struct {
-	// Move A move in JSON (DESIGN.md §5). Colours are lower-case English names.
+	// Move A move in JSON (docs/architecture.md §5.4). Colours are lower-case English names.
 	//
 	// Examples: {"color":"red","factory":2,"line":3,"type":"take"}
 	Move Move `json:"move"`
@@ -1405,7 +1405,7 @@ type Messages struct {
 // MessagesChat defines model for Messages.Chat.
 type MessagesChat string
 
-// Move A move in JSON (DESIGN.md §5). Colours are lower-case English names.
+// Move A move in JSON (docs/architecture.md §5.4). Colours are lower-case English names.
 //
 // Examples: {"color":"red","factory":2,"line":3,"type":"take"}
 type Move struct {
@@ -1617,7 +1617,7 @@ type MovePost1 struct {
 
 // MovePost2 defines model for MovePost.2.
 type MovePost2 struct {
-	// Move A move in JSON (DESIGN.md §5). Colours are lower-case English names.
+	// Move A move in JSON (docs/architecture.md §5.4). Colours are lower-case English names.
 	//
 	// Examples: {"color":"red","factory":2,"line":3,"type":"take"}
 	Move Move `json:"move"`
@@ -1790,7 +1790,7 @@ type Problem struct {
 	// Limit rate-limited: the limit's name (registrations, signin_links, signin_links_to, failed_tokens, api_calls, moves, games, invitations), see docs/limits.md
 	Limit *string `json:"limit,omitempty"`
 
-	// Ref illegal-move: where the rule is written, e.g. RULES.md §2.2
+	// Ref illegal-move: where the rule is written, e.g. docs/rules.md §2.2
 	Ref *string `json:"ref,omitempty"`
 
 	// RequestId The X-Request-ID of the request

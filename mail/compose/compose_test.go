@@ -106,7 +106,7 @@ func everyMail(t testing.TB, ruleset string) (map[string]Mail, string) {
 		"started":    Started(sender, r, g, now),
 		"over":       GameOver(sender, r, g, final, now),
 		"accepted":   Accepted(sender, r, g, moves[0].Notation, now),
-		"refused":    Refused(sender, r, g, "line 3 already holds blue tiles (RULES.md §2.2): azul.line-holds-other-colour", moves, now),
+		"refused":    Refused(sender, r, g, "line 3 already holds blue tiles (docs/rules.md §2.2): azul.line-holds-other-colour", moves, now),
 		"takeback":   TakebackRequested(sender, r, g, names[1], 2, g.Version-1, now),
 	}, blocksText(drawView(en, g, 0))
 }

@@ -1,4 +1,4 @@
-// SVG drawings of the table from the state JSON (DESIGN.md §5). Every
+// SVG drawings of the table from the state JSON (docs/architecture.md §5.4). Every
 // drawn piece of state carries data-path (the JSON path the server's diff
 // uses, e.g. players[0].board.wall[1][3]) and data-val (the value drawn),
 // so changes can be marked and tests can check the drawing against the
@@ -35,7 +35,7 @@ function setFamily(v) {
 }
 const AZUL_ORDER = ['blue', 'yellow', 'red', 'black', 'white'];
 const PAV_ORDER = ['purple', 'green', 'orange', 'yellow', 'blue', 'red'];
-// Outer stars 1..6 clockwise (RULES.md §3.3); star 0 is the centre.
+// Outer stars 1..6 clockwise (docs/rules.md §3.3); star 0 is the centre.
 const STAR_NAMES = ['centre', 'purple', 'orange', 'red', 'blue', 'yellow', 'green'];
 
 // starName names a star as the player sees it (the monochrome side's
@@ -246,7 +246,7 @@ function azulBoard(v, seat) {
   return g;
 }
 
-// Star geometry (RULES.md §3.3): outer star s (1..6) sits at angle
+// Star geometry (docs/rules.md §3.3): outer star s (1..6) sits at angle
 // -90° + (s-1)·60°, clockwise from the top; its space i points at
 // φ + 150° + (i-2)·60°, so spaces 2 and 3 face the centre, 5 and 6 face
 // out (the window) and 1, 2 face the next star's 3, 4 (a statue).
