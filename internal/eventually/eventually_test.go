@@ -63,8 +63,9 @@ func TestTrueFailsWithTheMessageAfterTheLimit(t *testing.T) {
 	if took < 50*time.Millisecond {
 		t.Errorf("gave up after %v", took)
 	}
-	// Polled more than once, and checked again once the time was up.
-	if calls < 3 {
+	// Polled more than once: at least at the start and once the time was
+	// up (a busy machine may oversleep every pause in between).
+	if calls < 2 {
 		t.Errorf("%d calls", calls)
 	}
 }
