@@ -134,7 +134,8 @@ func heapInUse() int64 {
 // many games of every variant held by a cache: within a factor of 1.5
 // either way, and the figures are logged for docs/SCALING.md.
 func TestGameSizeEstimate(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the heap's growth, which other tests'
+	// allocations would add to (parallel tests start once it is done).
 	if testing.Short() {
 		t.Skip("folds thousands of games")
 	}
