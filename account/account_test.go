@@ -237,6 +237,7 @@ func TestRevocationAndLastUse(t *testing.T) {
 }
 
 func TestValidTimeZone(t *testing.T) {
+	t.Parallel()
 	for _, z := range []string{"UTC", "Europe/Amsterdam", "America/Argentina/Buenos_Aires", "Asia/Kolkata", "Etc/GMT+5"} {
 		if err := account.ValidTimeZone(z); err != nil {
 			t.Errorf("%s: %v", z, err)
@@ -250,6 +251,7 @@ func TestValidTimeZone(t *testing.T) {
 }
 
 func TestDevice(t *testing.T) {
+	t.Parallel()
 	for ua, want := range map[string]string{
 		"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0":                                                                  "Firefox on Linux",
 		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0":           "Edge on Windows",

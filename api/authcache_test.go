@@ -11,6 +11,7 @@ import (
 )
 
 func TestAuthCacheExpiresAndStaysBounded(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	c := newAuthCache(time.Minute)
 	c.now = func() time.Time { return now }
@@ -49,6 +50,7 @@ func TestAuthCacheExpiresAndStaysBounded(t *testing.T) {
 
 // The auth cache's size is in /metrics, and stays within its bound.
 func TestAuthCacheEntriesInMetrics(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	s, err := New(Config{Service: play.New(play.Config{}), Metrics: reg})
 	if err != nil {

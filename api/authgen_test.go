@@ -14,6 +14,7 @@ import (
 // apart unless forced, and a lookup that began before a move is never
 // cached.
 func TestAuthCacheFollowsTheGeneration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Unix(1000, 0)
 	c := newAuthCache(time.Hour)

@@ -47,6 +47,7 @@ func remoteLogged(t *testing.T, proxies, peer, xff string) string {
 // A client cannot choose the address azuld sees by writing a header; a
 // trusted proxy can say whom it forwards for.
 func TestClientAddressComesOnlyFromTrustedProxies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, proxies, peer, xff, want string
 	}{
@@ -62,6 +63,7 @@ func TestClientAddressComesOnlyFromTrustedProxies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if got := remoteLogged(t, c.proxies, c.peer, c.xff); got != c.want {
 				t.Errorf("client %q, want %q", got, c.want)
 			}
@@ -70,6 +72,7 @@ func TestClientAddressComesOnlyFromTrustedProxies(t *testing.T) {
 }
 
 func TestParseTrustedProxies(t *testing.T) {
+	t.Parallel()
 	got, err := ParseTrustedProxies(" 10.0.0.0/8 ,192.0.2.7,, 2001:db8::/32, 10.1.2.3/8")
 	if err != nil {
 		t.Fatal(err)

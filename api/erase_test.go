@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -146,19 +147,14 @@ func leaks(dump string) []string {
 // waitJobsIdle waits until no mail job is waiting or running.
 func waitJobsIdle(t *testing.T, env *testEnv) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	eventually.True(t, time.Minute, func() bool {
 		var n int
 		if err := env.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
 			WHERE kind = 'azuld_mail' AND state IN ('available', 'running', 'scheduled', 'retryable')`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("mail jobs still waiting after a minute")
+		return n == 0
+	}, "mail jobs still waiting after a minute")
 }
 
 func TestDeleteAccountLeavesNoPersonalDataAndGamesGoOn(t *testing.T) {

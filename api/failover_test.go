@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/pgtest"
 	"github.com/azuld/azuld/play"
 )
@@ -83,13 +84,9 @@ func TestDatabaseGoneAndBack(t *testing.T) {
 	if err := cluster.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for env.anonymous(t).call(http.MethodGet, "/readyz", nil).Status != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz did not answer 200 within a minute of the database's return")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually.True(t, time.Minute, func() bool {
+		return env.anonymous(t).call(http.MethodGet, "/readyz", nil).Status == http.StatusOK
+	}, "/readyz did not answer 200 within a minute of the database's return")
 	var res struct {
 		Version int64 `json:"version"`
 	}

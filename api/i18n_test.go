@@ -498,6 +498,7 @@ func TestLanguageAndZoneChoices(t *testing.T) {
 // catalogue: no id the code uses is missing (it would only show at run
 // time, as "[api.detail.id]"), and no message is left unused.
 func TestEveryProblemMessageExists(t *testing.T) {
+	t.Parallel()
 	cat, err := i18n.New(i18n.Options{})
 	if err != nil {
 		t.Fatal(err)

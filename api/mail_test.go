@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -60,21 +61,21 @@ func (m *captureMailer) Send(_ context.Context, _ string, _ []string, raw []byte
 // waitMail returns the first sent mail whose headers match.
 func (m *captureMailer) waitMail(t *testing.T, match func(mail.Header) bool) mail.Header {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var found mail.Header
+	eventually.True(t, 30*time.Second, func() bool {
 		m.mu.Lock()
 		sent := append([][]byte(nil), m.sent...)
 		m.mu.Unlock()
 		for _, raw := range sent {
 			msg, err := mail.ReadMessage(bytes.NewReader(raw))
 			if err == nil && match(msg.Header) {
-				return msg.Header
+				found = msg.Header
+				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the mail never came")
-	return nil
+		return false
+	}, "the mail never came")
+	return found
 }
 
 func TestInboundEmailAndStopLink(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 // handler (AZUL_METRICS_ADDR) does; with a metrics token the public
 // handler serves it to that bearer token alone.
 func TestMetricsNotPublic(t *testing.T) {
+	t.Parallel()
 	get := func(h http.Handler, auth string) *httptest.ResponseRecorder {
 		t.Helper()
 		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)

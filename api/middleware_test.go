@@ -32,6 +32,7 @@ func do(t *testing.T, h http.Handler, req *http.Request) (*httptest.ResponseReco
 }
 
 func TestRouterErrorsAreProblems(t *testing.T) {
+	t.Parallel()
 	s := newRouteOnlyServer(t)
 	rec, p := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/v1/nowhere", nil))
 	if rec.Code != http.StatusNotFound || p == nil || p.Type != ProblemNotFound || p.Status != 404 {
@@ -55,6 +56,7 @@ func TestRouterErrorsAreProblems(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
+	t.Parallel()
 	svc := play.New(play.Config{})
 	s, err := New(Config{Service: svc, BodyLimit: 100})
 	if err != nil {
@@ -76,6 +78,7 @@ func TestBodyLimit(t *testing.T) {
 }
 
 func TestRequestIDKeptOrReplaced(t *testing.T) {
+	t.Parallel()
 	s := newRouteOnlyServer(t)
 	req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
 	req.Header.Set(echo.HeaderXRequestID, "client-id-1")
@@ -92,6 +95,7 @@ func TestRequestIDKeptOrReplaced(t *testing.T) {
 }
 
 func TestRequestLogCarriesRequestID(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(WithRequestIDs(slog.NewJSONHandler(&buf, nil)))
 	s, err := New(Config{Service: play.New(play.Config{}), Logger: log})
@@ -111,6 +115,7 @@ func TestRequestLogCarriesRequestID(t *testing.T) {
 }
 
 func TestClientGoneIsNotAServerError(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	reg := prometheus.NewRegistry()
 	s, err := New(Config{Service: play.New(play.Config{}), Metrics: reg, Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
@@ -134,6 +139,7 @@ func TestClientGoneIsNotAServerError(t *testing.T) {
 }
 
 func TestPanicBecomesProblemAndIsCounted(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	s, err := New(Config{Service: play.New(play.Config{}), Metrics: reg})
 	if err != nil {
@@ -153,6 +159,7 @@ func TestPanicBecomesProblemAndIsCounted(t *testing.T) {
 }
 
 func TestOperationalEndpoints(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	s, err := New(Config{Service: play.New(play.Config{}), Metrics: reg, Version: "v9"})
 	if err != nil {
@@ -181,6 +188,7 @@ func TestOperationalEndpoints(t *testing.T) {
 }
 
 func TestStreamWithoutListenerIsUnavailable(t *testing.T) {
+	t.Parallel()
 	s := newRouteOnlyServer(t)
 	rec, p := do(t, s.Handler(), httptest.NewRequest(http.MethodGet, "/v1/games/0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f/stream", nil))
 	if rec.Code != http.StatusServiceUnavailable || p == nil || p.Type != ProblemUnavailable {

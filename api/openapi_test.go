@@ -44,6 +44,7 @@ func newRouteOnlyServer(t *testing.T) *Server {
 }
 
 func TestOpenAPICoversRoutes(t *testing.T) {
+	t.Parallel()
 	doc := loadOpenAPI(t)
 	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
 		t.Errorf("openapi version %q, want 3.1.x", doc.OpenAPI)
@@ -87,6 +88,7 @@ func TestOpenAPICoversRoutes(t *testing.T) {
 
 // TestOpenAPIRefsResolve checks that every $ref points at a component.
 func TestOpenAPIRefsResolve(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
@@ -140,6 +142,7 @@ func resolves(doc map[string]any, ref string) bool {
 // TestOpenAPIListsEveryProblemType keeps the documented problem types and
 // the code's constants identical.
 func TestOpenAPIListsEveryProblemType(t *testing.T) {
+	t.Parallel()
 	doc := loadOpenAPI(t)
 	documented := doc.Components.Schemas["Problem"].Properties["type"].Enum
 	defined := slices.Clone(problemTypes)

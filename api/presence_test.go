@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
 )
@@ -55,11 +56,5 @@ func TestStreamRecordsPresence(t *testing.T) {
 // waitFor polls a condition for up to 30 seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, 30*time.Second, cond, "timed out waiting for %s", what)
 }

@@ -21,6 +21,7 @@ import (
 )
 
 func TestToProblemMapsEveryKnownError(t *testing.T) {
+	t.Parallel()
 	rule := &engine.RuleError{Rule: "azul.line-holds-other-colour", Ref: "docs/rules.md §2.2", Detail: "line 3 holds blue"}
 	cases := []struct {
 		err    error

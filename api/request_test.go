@@ -21,6 +21,7 @@ func newContext(method, target, contentType, body string) echo.Context {
 }
 
 func TestParseVersionTag(t *testing.T) {
+	t.Parallel()
 	good := map[string]int64{`12`: 12, `"12"`: 12, `W/"7"`: 7, ` "0" `: 0}
 	for in, want := range good {
 		if v, ok := parseVersionTag(in); !ok || v != want {
@@ -35,6 +36,7 @@ func TestParseVersionTag(t *testing.T) {
 }
 
 func TestNoneMatch(t *testing.T) {
+	t.Parallel()
 	c := newContext(http.MethodGet, "/", "", "")
 	c.Request().Header.Set("If-None-Match", `"3", "5"`)
 	if !noneMatch(c, 5) || noneMatch(c, 4) {
@@ -47,6 +49,7 @@ func TestNoneMatch(t *testing.T) {
 }
 
 func TestIdempotencyKeyValidation(t *testing.T) {
+	t.Parallel()
 	for key, ok := range map[string]bool{
 		"0f8c2d8e-5b9a-4a7e-9e8e-3c9d1b2a4f6e": true,
 		"retry-1":                              true,
@@ -65,6 +68,7 @@ func TestIdempotencyKeyValidation(t *testing.T) {
 }
 
 func TestParseMoveBodyForms(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, ct, body string
 		move           string // canonical JSON of the move, or ""
@@ -109,6 +113,7 @@ func TestParseMoveBodyForms(t *testing.T) {
 }
 
 func TestParseMoveBodyRefusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, ct, body string
 		status         int
@@ -141,6 +146,7 @@ func TestParseMoveBodyRefusals(t *testing.T) {
 }
 
 func TestUnmarshalStrict(t *testing.T) {
+	t.Parallel()
 	var v registerRequest
 	if err := unmarshalStrict([]byte(`{"name":"Ana","nmae":"x"}`), &v); err == nil {
 		t.Error("an unknown field must be refused")
@@ -154,6 +160,7 @@ func TestUnmarshalStrict(t *testing.T) {
 }
 
 func TestGameIDValidation(t *testing.T) {
+	t.Parallel()
 	for id, ok := range map[string]bool{
 		"0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f":          true,
 		"0192F5E4-8A4B-7C3D-9E2F-1A2B3C4D5E6F":          true,
@@ -173,6 +180,7 @@ func TestGameIDValidation(t *testing.T) {
 }
 
 func TestValidRequestID(t *testing.T) {
+	t.Parallel()
 	if !validRequestID("abc-123_X.y") || validRequestID("") || validRequestID("a b") ||
 		validRequestID(strings.Repeat("a", 65)) || validRequestID("line\nbreak") {
 		t.Error("request id validation is wrong")
@@ -183,6 +191,7 @@ func TestValidRequestID(t *testing.T) {
 }
 
 func TestDrainReportsNews(t *testing.T) {
+	t.Parallel()
 	ch := make(chan events.Notice, 4)
 	if drain(ch, events.Notice{Version: 5}, 5) {
 		t.Error("a notice of the version already sent is no news")

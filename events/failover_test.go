@@ -19,6 +19,7 @@ import (
 )
 
 func TestUnavailableClassifiesALostOrDemotedPrimary(t *testing.T) {
+	t.Parallel()
 	pgErr := func(code string) error {
 		return fmt.Errorf("append to stream x: %w", &pgconn.PgError{Severity: "ERROR", Code: code, Message: "m"})
 	}
@@ -62,6 +63,7 @@ func TestUnavailableClassifiesALostOrDemotedPrimary(t *testing.T) {
 // the errors pgx really returns for a host that refuses and a connection
 // the server ended.
 func TestUnavailableRecognisesRealConnectErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	closed := closedPort(t)
 	_, err := pgconn.Connect(ctx, "postgres://u:p@"+closed+"/db?sslmode=disable&connect_timeout=5")

@@ -63,6 +63,7 @@ func FuzzDecodeMeta(f *testing.F) {
 // TestFastMetaTakesTheCommonShape makes sure the fast path is the one
 // that reads what the store writes.
 func TestFastMetaTakesTheCommonShape(t *testing.T) {
+	t.Parallel()
 	seat := 3
 	data, err := json.Marshal(Meta{Actor: Actor{Kind: "player", Seat: &seat, PlayerID: "p"}, Channel: "email",
 		CommandID: "k", Command: json.RawMessage(`{"type":"pass","keep":["green","green"]}`), Notation: "pass keep green green"})

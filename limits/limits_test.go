@@ -36,6 +36,7 @@ func allow(t *testing.T, l *limits.Limiter, r limits.Rule, key string) limits.De
 }
 
 func TestExactRuleAllowsItsLimitThenSaysWhen(t *testing.T) {
+	t.Parallel()
 	l := limits.New(newPool(t), limits.Options{})
 	rule := limits.Rule{Name: "register.address", Limit: 3, Period: time.Hour}
 	for i := range 3 {
@@ -63,6 +64,7 @@ func TestExactRuleAllowsItsLimitThenSaysWhen(t *testing.T) {
 
 // Replicas racing on one key: exactly the limit is allowed, never more.
 func TestExactRuleHoldsAcrossReplicasUnderRace(t *testing.T) {
+	t.Parallel()
 	pool := newPool(t)
 	replicas := []*limits.Limiter{limits.New(pool, limits.Options{}), limits.New(pool, limits.Options{}), limits.New(pool, limits.Options{})}
 	rule := limits.Rule{Name: "token.failures", Limit: 5, Period: time.Hour}
@@ -89,6 +91,7 @@ func TestExactRuleHoldsAcrossReplicasUnderRace(t *testing.T) {
 // A fast rule decides in memory, and after a synchronisation each replica
 // counts what the others allowed.
 func TestFastRuleIsSharedBySynchronising(t *testing.T) {
+	t.Parallel()
 	pool := newPool(t)
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -151,6 +154,7 @@ func TestFastRuleIsSharedBySynchronising(t *testing.T) {
 }
 
 func TestFastRuleLimitsOnOneReplicaWithoutTheDatabase(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	l := limits.New(nil, limits.Options{Now: func() time.Time { return now }})
 	rule := limits.Rule{Name: "api.account", Limit: 4, Period: time.Second, Fast: true}
@@ -170,6 +174,7 @@ func TestFastRuleLimitsOnOneReplicaWithoutTheDatabase(t *testing.T) {
 }
 
 func TestOffAllowsEverythingAndStoresNothing(t *testing.T) {
+	t.Parallel()
 	pool := newPool(t)
 	l := limits.New(pool, limits.Options{Off: true})
 	rule := limits.Rule{Name: "register.address", Limit: 1, Period: time.Hour}
@@ -186,6 +191,7 @@ func TestOffAllowsEverythingAndStoresNothing(t *testing.T) {
 
 // The table holds hashes, never the keys: no address can be read back.
 func TestKeysAreNotStored(t *testing.T) {
+	t.Parallel()
 	pool := newPool(t)
 	l := limits.New(pool, limits.Options{})
 	if !allow(t, l, limits.Rule{Name: "signin.address", Limit: 2, Period: time.Hour}, "ana@example.org").Allowed {
@@ -199,6 +205,7 @@ func TestKeysAreNotStored(t *testing.T) {
 }
 
 func TestBadRulesAreErrors(t *testing.T) {
+	t.Parallel()
 	l := limits.New(nil, limits.Options{})
 	for _, r := range []limits.Rule{{Name: "", Limit: 1, Period: time.Hour}, {Name: "x", Limit: 0, Period: time.Hour}, {Name: "x", Limit: 10, Period: 5}} {
 		if _, err := l.Allow(context.Background(), r, "k"); err == nil {
@@ -226,6 +233,7 @@ func BenchmarkAllow(b *testing.B) {
 }
 
 func TestPeekCountsNothing(t *testing.T) {
+	t.Parallel()
 	l := limits.New(newPool(t), limits.Options{})
 	for _, fast := range []bool{false, true} {
 		rule := limits.Rule{Name: fmt.Sprintf("token.failed.%v", fast), Limit: 2, Period: time.Hour, Fast: fast}
@@ -261,6 +269,7 @@ func TestPeekCountsNothing(t *testing.T) {
 // holds all the same, and the cells of idle keys are dropped at the
 // next synchronisation, making room again.
 func TestFastRuleCellsStayBoundedUnderManyKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Now()
 	clock := func() time.Time { return now }
@@ -315,6 +324,7 @@ func TestFastRuleCellsStayBoundedUnderManyKeys(t *testing.T) {
 // server's key stays the same after a restart (a new Limiter), so its
 // limits hold across it.
 func TestKeysAreSaltedPerServer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rule := limits.Rule{Name: limits.SigninLinksTo, Limit: 1, Period: time.Hour}
 	poolA := newPool(t)

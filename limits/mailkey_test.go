@@ -9,6 +9,7 @@ import (
 )
 
 func TestMailboxKey(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"victim@example.org", "victim@example.org"},
 		{"Victim+1@Example.org", "victim@example.org"},
@@ -28,6 +29,7 @@ func TestMailboxKey(t *testing.T) {
 // victim+1…10@ is one mailbox: a limit of three per address stops the
 // fourth variant, and Gmail's dotted forms with it.
 func TestMailboxVariantsShareALimit(t *testing.T) {
+	t.Parallel()
 	l := limits.New(newPool(t), limits.Options{})
 	rule := limits.Rule{Name: limits.SigninLinksTo, Limit: 3, Period: time.Hour}
 	allowed := 0

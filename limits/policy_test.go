@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseRule(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in     string
 		limit  int
@@ -33,6 +34,7 @@ func TestParseRule(t *testing.T) {
 }
 
 func TestPolicy(t *testing.T) {
+	t.Parallel()
 	p := limits.DefaultPolicy()
 	if len(p) != len(limits.Specs) {
 		t.Fatalf("%d rules by default, want every one of %d", len(p), len(limits.Specs))
@@ -64,6 +66,7 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestAddressKey(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"198.51.100.7":         "198.51.100.7",
 		"::ffff:198.51.100.7":  "198.51.100.7",
@@ -80,6 +83,7 @@ func TestAddressKey(t *testing.T) {
 }
 
 func TestRefusalSaysWhatAndWhen(t *testing.T) {
+	t.Parallel()
 	r := limits.Refuse(limits.Rule{Name: limits.Registrations, Limit: 5, Period: time.Hour}, limits.Decision{RetryAfter: 11*time.Minute + 30*time.Second})
 	want := "Too many registrations from your address: the limit is 5 per hour. Nothing was done; try again in 12 minutes."
 	if r.Error() != want || r.RetryAfter != 690 || r.Limit != limits.Registrations {

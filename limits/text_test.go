@@ -11,6 +11,7 @@ import (
 // wait in the reader's language, with the language's plural forms, and
 // nothing outside the catalogue.
 func TestRefusalText(t *testing.T) {
+	t.Parallel()
 	cat, err := i18n.New(i18n.Options{Pseudo: true})
 	if err != nil {
 		t.Fatal(err)

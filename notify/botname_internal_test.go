@@ -11,6 +11,7 @@ import (
 // A mail names a bot's seat by the bot's name in the reader's language,
 // not by the English the server names it with; a player's name stays.
 func TestMailNamesBotsInTheReadersWords(t *testing.T) {
+	t.Parallel()
 	cat, err := i18n.New(i18n.Options{})
 	if err != nil {
 		t.Fatal(err)

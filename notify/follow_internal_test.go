@@ -11,6 +11,7 @@ import (
 // games it follows; a finished game or a newer version of a game never
 // counts twice.
 func TestFollowerKeepsWithinItsBytes(t *testing.T) {
+	t.Parallel()
 	game := func(i, version int) *play.Game {
 		return &play.Game{ID: fmt.Sprintf("01a21611-fb1d-71cf-a22b-%012d", i), Status: play.StatusActive, Version: int64(version)}
 	}

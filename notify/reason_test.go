@@ -13,6 +13,7 @@ import (
 // language: in the pseudo-locale no English word is left and no message
 // is missing; in Dutch an ambiguous word lists its candidates.
 func TestRefusalReasonsInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
 	cat, err := i18n.New(i18n.Options{Pseudo: true})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestRefusalReasonsInTheReadersLanguage(t *testing.T) {
 // The command words of every language name their commands, and no word
 // names two.
 func TestCommandWords(t *testing.T) {
+	t.Parallel()
 	cat, err := i18n.New(i18n.Options{})
 	if err != nil {
 		t.Fatal(err)

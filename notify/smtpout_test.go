@@ -50,6 +50,7 @@ func TestSMTPMailerAuthenticates(t *testing.T) {
 }
 
 func TestNewSMTPMailerRejectsBadURLs(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"", "http://x", "smtp://", "smtp://h:99999", "smtp://h?tls=maybe", "smtp://u:p@h?auth=magic", "smtps://:1", "%zz"} {
 		if _, err := notify.NewSMTPMailer(u); err == nil {
 			t.Errorf("%q accepted", u)

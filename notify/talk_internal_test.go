@@ -11,6 +11,7 @@ import (
 // taken for a mistyped move (refused with the legal moves) rather than a
 // message to the table, when their writer is to move.
 func TestLooksLikeMove(t *testing.T) {
+	t.Parallel()
 	words, err := notation.New(i18n.Options{})
 	if err != nil {
 		t.Fatal(err)

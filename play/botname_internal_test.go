@@ -14,6 +14,7 @@ import (
 // The game's log names a bot by its name in the reader's language: where
 // it was seated at the creation, and where it takes over a seat left.
 func TestLogNamesBotsInTheReadersWords(t *testing.T) {
+	t.Parallel()
 	cat, err := i18n.New(i18n.Options{})
 	if err != nil {
 		t.Fatal(err)

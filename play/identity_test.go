@@ -5,6 +5,7 @@ import "testing"
 // Names are shown to players and printed in mails: a link or an address
 // in one is refused, ordinary names (with dots, hyphens, numbers) pass.
 func TestLinkInName(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{
 		"Claim prize at http://evil.example/win", "https://x", "hxxp://x", "www.evil", "WWW.Evil",
 		"evil.example/win", "evil.example:8080", "evil.com", "go to evil.co.uk now", "Evil.Shop",
@@ -25,6 +26,7 @@ func TestLinkInName(t *testing.T) {
 
 // ValidPlayer says why: the code name_link.
 func TestValidPlayerRefusesLinks(t *testing.T) {
+	t.Parallel()
 	_, _, err := ValidPlayer("Hello Claim prize at evil.example/win", "")
 	input, ok := err.(*InputError)
 	if !ok || input.Code != "name_link" {

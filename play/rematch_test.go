@@ -48,6 +48,7 @@ func finishedGame(t *testing.T, e *env, creator play.Player, req play.CreateGame
 }
 
 func TestRematchRotatesSeatsAndReservesThem(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ana, ben, cat := e.register(t, "Ana"), e.register(t, "Ben"), e.register(t, "Cat")
@@ -129,6 +130,7 @@ func TestRematchRotatesSeatsAndReservesThem(t *testing.T) {
 }
 
 func TestRematchReservedSeatRefusedToOthers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ana, ben, eve := e.register(t, "Ana"), e.register(t, "Ben"), e.register(t, "Eve")
@@ -168,6 +170,7 @@ func TestRematchReservedSeatRefusedToOthers(t *testing.T) {
 }
 
 func TestRematchIdempotentAndConcurrent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ana, ben, cat := e.register(t, "Ana"), e.register(t, "Ben"), e.register(t, "Cat")
@@ -238,6 +241,7 @@ func TestRematchIdempotentAndConcurrent(t *testing.T) {
 }
 
 func TestRematchStrangerAndUnfinished(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	g, ana, _ := twoPlayerGame(t, e)
@@ -258,6 +262,7 @@ func TestRematchStrangerAndUnfinished(t *testing.T) {
 }
 
 func TestDeclineFreesTheReservedSeat(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ana, ben, eve := e.register(t, "Ana"), e.register(t, "Ben"), e.register(t, "Eve")
@@ -312,6 +317,7 @@ func TestDeclineFreesTheReservedSeat(t *testing.T) {
 }
 
 func TestDeleteAccountDeclinesKeptSeats(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ana, ben := e.register(t, "Ana"), e.register(t, "Ben")

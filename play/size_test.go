@@ -134,6 +134,8 @@ func heapInUse() int64 {
 // many games of every variant held by a cache: within a factor of 1.5
 // either way, and the figures are logged for docs/SCALING.md.
 func TestGameSizeEstimate(t *testing.T) {
+	// Not parallel: it measures the heap's growth, which other tests'
+	// allocations would add to (parallel tests start once it is done).
 	if testing.Short() {
 		t.Skip("folds thousands of games")
 	}
@@ -166,6 +168,7 @@ func TestGameSizeEstimate(t *testing.T) {
 // The size of one game of each variant at its largest (a full round of
 // moves in the tail), for docs/SCALING.md.
 func TestGameSizeByVariant(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, v := range variants() {
@@ -184,6 +187,7 @@ func TestGameSizeByVariant(t *testing.T) {
 // However many games of every variant pass through it, the cache never
 // holds more than its byte budget, and it counts what it evicts.
 func TestGameCacheStaysWithinBudget(t *testing.T) {
+	t.Parallel()
 	games := manyGames(t, 600, 11)
 	const budget = 256 << 10
 	c := newGameCache(0, budget)
@@ -230,6 +234,7 @@ func TestGameCacheStaysWithinBudget(t *testing.T) {
 // Eviction takes the least recently used game: a get or a put makes a
 // game the most recent.
 func TestGameCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
 	games := manyGames(t, 40, 5)
 	var budget int64
 	for _, g := range games[:10] {
@@ -283,6 +288,7 @@ func TestGameCacheEvictsLeastRecentlyUsed(t *testing.T) {
 // A put of an older version leaves the newer one cached; a stale game is
 // forgotten without counting as an eviction.
 func TestGameCacheKeepsNewestVersion(t *testing.T) {
+	t.Parallel()
 	g := manyGames(t, 1, 9)[0]
 	c := newGameCache(0, 0)
 	c.put(g)
@@ -300,6 +306,7 @@ func TestGameCacheKeepsNewestVersion(t *testing.T) {
 
 // The seed cache holds at most its entries.
 func TestSeedCacheBounded(t *testing.T) {
+	t.Parallel()
 	c := newSeedCache(100)
 	for i := range 1000 {
 		c.put(uuid.NewString(), engine.Seed{byte(i)})
@@ -318,6 +325,7 @@ func (g *Game) cachedCopy() (string, *Game, func(*Game) bool) {
 
 // A finished game is dropped from the cache: it takes no more moves.
 func TestGameCacheDropsFinishedGames(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	rng := rand.New(rand.NewPCG(4, 4))
 	g := foldedGame(t, reg, variant{"azul-mini", 2, engine.Options{}}, rng, 10)

@@ -27,6 +27,7 @@ func talkGame(t *testing.T, e *env, chat string) (ann, bob play.Player, g *play.
 }
 
 func TestSayAndRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ann, bob, g := talkGame(t, e, "")
@@ -68,6 +69,7 @@ func TestSayAndRead(t *testing.T) {
 }
 
 func TestCleanMessage(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{
 		"hi":                      "hi",
 		"  two\r\nlines \r ":      "two\nlines",
@@ -124,6 +126,7 @@ func FuzzCleanMessage(f *testing.F) {
 // A move decided on the version before a message still goes through: the
 // message changed nothing. One decided before a move does not.
 func TestMoveAfterMessageKeepsItsVersion(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ann, bob, g := talkGame(t, e, "")
@@ -180,6 +183,7 @@ func TestMoveAfterMessageKeepsItsVersion(t *testing.T) {
 // Spectators of a public game read the table talk only when its chat is
 // public, through Messages and the audit log; players always.
 func TestTalkVisibility(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	eve := e.register(t, "Eve")
@@ -234,6 +238,7 @@ func TestTalkVisibility(t *testing.T) {
 
 // An erased player's messages stay, by a former player.
 func TestTalkAfterErasure(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ann, bob, g := talkGame(t, e, "")
@@ -260,6 +265,7 @@ func TestTalkAfterErasure(t *testing.T) {
 }
 
 func TestMuteAndReport(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ctx := context.Background()
 	ann, bob, g := talkGame(t, e, play.ChatPublic)
@@ -302,6 +308,7 @@ func TestMuteAndReport(t *testing.T) {
 
 // A rematch keeps the chat setting, as it keeps every setting.
 func TestRematchKeepsChat(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 64)
 	ann, bob := e.register(t, "Ann"), e.register(t, "Bob")
 	old := finishedGame(t, e, ann, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: bob.ID}}, Chat: play.ChatPublic})

@@ -22,6 +22,7 @@ func accept(t *testing.T, b *browser, id string) {
 // it waits for. Accepting starts the game; declining another frees its
 // seat.
 func TestInvitationOnTheWeb(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ana, bea := e.browser(), e.browser()
 	ana.register("Ana", "ana@example.org")

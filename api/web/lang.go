@@ -167,15 +167,15 @@ func (w *Web) switcherNames() []langName {
 // every web.js.* message, the game's colours, rule set names and terms,
 // and the move words, for one language. Plural messages are objects of
 // their CLDR forms; the script chooses with Intl.PluralRules.
-func jsMessages(lang string, words *notation.Words) (template.JS, error) {
+//
+// The messages are the catalogue's, parsed once when it was loaded: a
+// parse of every file per language made most of a server's start-up.
+func jsMessages(cat *i18n.Catalogue, lang string, words *notation.Words) (template.JS, error) {
 	src := lang
 	if lang == i18n.Pseudo {
 		src = i18n.Default
 	}
-	all, err := i18n.Messages(i18n.LocaleFS(), src)
-	if err != nil {
-		return "", err
-	}
+	all := cat.Forms(src)
 	out := map[string]any{}
 	ids := make([]string, 0, len(all))
 	for id := range all {
@@ -247,19 +247,15 @@ func jsWants(id string) bool {
 }
 
 // colourWords maps every language's colour words (game.colour.*, lower
-// case) to the canonical colour names.
-func colourWords() (map[string]string, error) {
+// case) to the canonical colour names, from the catalogue's messages.
+func colourWords(cat *i18n.Catalogue) map[string]string {
 	out := map[string]string{}
 	for _, lang := range i18n.Languages {
-		msgs, err := i18n.Messages(i18n.LocaleFS(), lang)
-		if err != nil {
-			return nil, err
-		}
-		for id, forms := range msgs {
+		for id, forms := range cat.Forms(lang) {
 			if c, ok := strings.CutPrefix(id, "game.colour."); ok {
 				out[strings.ToLower(forms["other"])] = c
 			}
 		}
 	}
-	return out, nil
+	return out
 }

@@ -15,6 +15,7 @@ import (
 // rematch (the same game for a second request), and the invited player
 // declines from the lobby; a stranger's decline finds nothing.
 func TestRematchForms(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	ana, anaToken, err := e.svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})

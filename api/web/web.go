@@ -178,14 +178,12 @@ func New(cfg Config) (*Web, error) {
 	w.langs = pageLangs(w.cat)
 	w.pseudo = slices.Contains(w.langs, i18n.Pseudo)
 	w.switcher = w.switcherNames()
-	if w.colours, err = colourWords(); err != nil {
-		return nil, err
-	}
+	w.colours = colourWords(w.cat)
 	if w.static, err = newStaticFiles(); err != nil {
 		return nil, err
 	}
 	for _, l := range w.langs {
-		msgs, err := jsMessages(l, w.words)
+		msgs, err := jsMessages(w.cat, l, w.words)
 		if err != nil {
 			return nil, err
 		}

@@ -41,6 +41,7 @@ type botJobsGame struct {
 // follows within a bounded wait, by actor bot on channel bot under the
 // job's command id, and every bot turn is moved by exactly one job.
 func TestBotsMoveFromJobWorkers(t *testing.T) {
+	t.Parallel()
 	owner := pg.NewDatabase(t)
 	if err := migrations.Up(t.Context(), owner); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ func envOf(m map[string]string) func(string) string {
 }
 
 func TestSettingsPrecedenceFlagEnvDefault(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{
 		"AZUL_HTTP_ADDR":        "0.0.0.0:9000",
 		"AZUL_LOG_LEVEL":        "debug",
@@ -53,6 +54,7 @@ func TestSettingsPrecedenceFlagEnvDefault(t *testing.T) {
 }
 
 func TestSettingsRejectBadEnvironmentValue(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"AZUL_BODY_LIMIT": "lots"})
 	var cfg config
 	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
@@ -63,6 +65,7 @@ func TestSettingsRejectBadEnvironmentValue(t *testing.T) {
 }
 
 func TestSettingsRejectStrayArguments(t *testing.T) {
+	t.Parallel()
 	var cfg config
 	s := newSettings("migrate", withDatabase, &cfg, envOf(nil), &bytes.Buffer{})
 	if err := s.parse([]string{"now"}, envOf(nil)); err == nil {
@@ -71,6 +74,7 @@ func TestSettingsRejectStrayArguments(t *testing.T) {
 }
 
 func TestDefaultDataDir(t *testing.T) {
+	t.Parallel()
 	if got := defaultDataDir(envOf(map[string]string{"XDG_DATA_HOME": "/data", "HOME": "/root"}), 0); got != "/var/lib/azuld" {
 		t.Fatalf("root's default data dir %q, want /var/lib/azuld (out of /root, which the server's account cannot enter)", got)
 	}
@@ -89,6 +93,7 @@ func TestDefaultDataDir(t *testing.T) {
 }
 
 func TestDefaultCacheDir(t *testing.T) {
+	t.Parallel()
 	if got := defaultCacheDir(envOf(map[string]string{"XDG_CACHE_HOME": "/c", "HOME": "/root"}), 0); got != "/var/cache/azuld/postgres" {
 		t.Fatalf("root's default cache dir %q, want /var/cache/azuld/postgres (out of /root, which the server's account cannot enter)", got)
 	}
@@ -107,6 +112,7 @@ func TestDefaultCacheDir(t *testing.T) {
 }
 
 func TestDownloadSettings(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{
 		"AZUL_PG_DOWNLOAD":         "false",
 		"AZUL_PG_DOWNLOAD_URL":     "https://ana:hunter2@mirror.example.org/maven2",
@@ -138,6 +144,7 @@ func TestDownloadSettings(t *testing.T) {
 }
 
 func TestMaskURL(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, secret string }{
 		{"postgres://azul:s3cret@db:5432/azul?sslmode=disable", "s3cret"},
 		{"postgres://azul:p@ss@db/azul", "p@ss"},
@@ -162,6 +169,7 @@ func TestMaskURL(t *testing.T) {
 }
 
 func TestPrintableMasksTheDatabaseURL(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"AZUL_DATABASE_URL": "postgres://azul:s3cret@db/azul"})
 	var cfg config
 	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})
@@ -184,6 +192,7 @@ func TestPrintableMasksTheDatabaseURL(t *testing.T) {
 }
 
 func TestHelpListsEveryVariable(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	a := &app{getenv: envOf(nil), stdout: &out, stderr: &errOut}
 	if code := a.run(t.Context(), []string{"serve", "--help"}); code != 0 {
@@ -197,6 +206,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 }
 
 func TestUnknownCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	a := &app{getenv: envOf(nil), stdout: &out, stderr: &errOut}
 	if code := a.run(t.Context(), []string{"frobnicate"}); code != 2 {
@@ -215,6 +225,7 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 }
 
 func TestMailSettingsPrintedWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{
 		"AZUL_SMTP_URL":       "smtps://azuld:hunter2@smtp.example.org:465",
 		"AZUL_INBOUND_SECRET": "s3cret-of-the-provider",
@@ -244,6 +255,7 @@ func TestMailSettingsPrintedWithoutSecrets(t *testing.T) {
 // A bad list of trusted proxies stops the start, before any database is
 // touched, and says what is wrong.
 func TestBadTrustedProxiesStopTheStart(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	env := envOf(map[string]string{"AZUL_TRUSTED_PROXIES": "10.0.0.0/8, proxy.example.org"})
 	a := &app{getenv: env, stdout: &out, stderr: &errOut}
@@ -261,6 +273,7 @@ func TestBadTrustedProxiesStopTheStart(t *testing.T) {
 // Every limit has its own setting, read strictly; AZUL_RATE_LIMITS turns
 // them all off.
 func TestRateLimitSettings(t *testing.T) {
+	t.Parallel()
 	var cfg config
 	s := newSettings("serve", withDatabase|withHTTP, &cfg, envOf(nil), &bytes.Buffer{})
 	if err := s.parse(nil, envOf(nil)); err != nil {

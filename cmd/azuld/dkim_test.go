@@ -13,6 +13,7 @@ import (
 // TestDKIMKeygen: the key is written (never over an existing file), and
 // the printed record is the key's, at <selector>._domainkey.<domain>.
 func TestDKIMKeygen(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "dkim.pem")
 	var out, errOut bytes.Buffer
 	a := &app{getenv: envOf(map[string]string{"AZUL_MAIL_DOMAIN": "azul.example.org"}), stdout: &out, stderr: &errOut}
@@ -53,6 +54,7 @@ func TestDKIMKeygen(t *testing.T) {
 // TestAddressSettings: verification is on unless turned off; a DKIM key
 // that cannot be read stops the start with the variable's name.
 func TestAddressSettings(t *testing.T) {
+	t.Parallel()
 	var cfg config
 	env := envOf(nil)
 	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})

@@ -77,6 +77,7 @@ func TestMultiHostURLFindsTheWritableHost(t *testing.T) {
 }
 
 func TestWithConnectTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"postgres://u:p@db1:5432,db2:5432/azuld?target_session_attrs=read-write",
 			"postgres://u:p@db1:5432,db2:5432/azuld?target_session_attrs=read-write&connect_timeout=5"},

@@ -18,6 +18,7 @@ func runHealth(t *testing.T, env map[string]string, args ...string) (code int, s
 }
 
 func TestHealthReadyServerExitsZeroThenOneWhenStopped(t *testing.T) {
+	t.Parallel()
 	r := startServe(t, map[string]string{
 		"AZUL_DATABASE_URL": pg.NewDatabase(t),
 		"AZUL_HTTP_ADDR":    "127.0.0.1:0",
@@ -37,6 +38,7 @@ func TestHealthReadyServerExitsZeroThenOneWhenStopped(t *testing.T) {
 }
 
 func TestHealthNotReadyAnswerExitsOne(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/readyz" {
 			http.NotFound(w, r)
@@ -53,6 +55,7 @@ func TestHealthNotReadyAnswerExitsOne(t *testing.T) {
 }
 
 func TestHealthBadAddressIsAClearError(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"localhost", "127.0.0.1:0"} {
 		code, _, errOut := runHealth(t, map[string]string{"AZUL_HTTP_ADDR": addr})
 		if code != 1 || !strings.Contains(errOut, "HTTP address") {
@@ -65,6 +68,7 @@ func TestHealthBadAddressIsAClearError(t *testing.T) {
 }
 
 func TestReadyzURLAsksWildcardsOnLoopback(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]string{
 		":8080":          "http://127.0.0.1:8080/readyz",
 		"0.0.0.0:8080":   "http://127.0.0.1:8080/readyz",

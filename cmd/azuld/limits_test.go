@@ -15,6 +15,7 @@ import (
 // registration from one address and a second mail from one sender are
 // refused for now, with a reason and when to try again.
 func TestServeRateLimits(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDatabase(t)
 	r := startServe(t, map[string]string{
 		"AZUL_DATABASE_URL": url, "AZUL_HTTP_ADDR": "127.0.0.1:0", "AZUL_NOTIFY_WORKERS": "1",
@@ -60,6 +61,7 @@ func TestServeRateLimits(t *testing.T) {
 
 // A bad limit stops the start with a message naming the variable.
 func TestServeRefusesBadLimit(t *testing.T) {
+	t.Parallel()
 	log := &syncBuffer{}
 	a := &app{getenv: envOf(map[string]string{"AZUL_LIMIT_MOVES": "fast"}), stdout: log, stderr: log}
 	if code := a.run(context.Background(), []string{"serve"}); code == 0 {

@@ -13,6 +13,7 @@ import (
 // AZUL_GAME_CACHE_BYTES sets the game cache's budget, which /metrics
 // shows with every cache's bytes, entries, hits, misses and evictions.
 func TestGameCacheBudgetConfiguredAndInMetrics(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"AZUL_GAME_CACHE_BYTES": "1048576"})
 	var cfg config
 	s := newSettings("serve", withDatabase|withHTTP, &cfg, env, &bytes.Buffer{})

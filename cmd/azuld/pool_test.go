@@ -13,6 +13,7 @@ import (
 // locks do not hold up the moves of other replicas; a database URL may
 // set another limit.
 func TestPoolEndsAbandonedTransactions(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	url := pg.NewDatabase(t)

@@ -12,6 +12,7 @@ import (
 // TestPprofOnLoopbackOnly: the profiles are served on a loopback address
 // and refused anywhere else, before anything listens.
 func TestPprofOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:6060", "example.org:6060", "nonsense"} {
 		if ln, err := listenPprof(addr); err == nil {
 			_ = ln.Close()

@@ -13,6 +13,7 @@ import (
 // TestReportsCommand: azuld reports lists a reported message with its
 // reason and text, newest first; with none it says so.
 func TestReportsCommand(t *testing.T) {
+	t.Parallel()
 	url, _, run := migratedDatabase(t)
 	if code, out := run("reports"); code != 0 || strings.TrimSpace(out) != "No reports." {
 		t.Fatalf("reports of none: %d %q", code, out)

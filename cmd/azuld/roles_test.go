@@ -70,6 +70,7 @@ const historyWarning = "may change or delete events"
 // bot to its end (its job workers move the bots); only a server that could
 // rewrite history is warned.
 func TestServeAsServerRole(t *testing.T) {
+	t.Parallel()
 	owner := ownedDatabase(t)
 	// A superuser creates the server's login role, as docs/configuration.md
 	// says.

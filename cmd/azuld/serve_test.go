@@ -129,6 +129,7 @@ func dataDir(t *testing.T) string {
 // starts a private cluster, serves, stops cleanly, and a second start
 // finds the data of the first.
 func TestServeEmbeddedClusterKeepsData(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"AZUL_DATA_DIR":  dataDir(t),
 		"AZUL_HTTP_ADDR": "127.0.0.1:0",
@@ -183,6 +184,7 @@ func TestServeEmbeddedClusterKeepsData(t *testing.T) {
 
 // TestServeWithoutBinariesSaysWhatToDo: no binaries, no database URL.
 func TestServeWithoutBinariesSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	a := &app{getenv: envOf(map[string]string{
 		"AZUL_DATA_DIR": dataDir(t), "AZUL_PG_BIN": "/nonexistent/bin", "AZUL_HTTP_ADDR": "127.0.0.1:0",
@@ -200,6 +202,7 @@ func TestServeWithoutBinariesSaysWhatToDo(t *testing.T) {
 // TestAdminCommandsWithDatabaseURL: migrate, projections rebuild and
 // serve against a configured database.
 func TestAdminCommandsWithDatabaseURL(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDatabase(t)
 	var out syncBuffer
 	a := &app{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": url}), stdout: &out, stderr: &out}
@@ -241,6 +244,7 @@ func TestAdminCommandsWithDatabaseURL(t *testing.T) {
 // TestServeWithMail: the SMTP listener and the inbound endpoint start with
 // the server, secrets stay out of the log, and the server stops cleanly.
 func TestServeWithMail(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDatabase(t)
 	secret, metricsToken := "inbound-secret-for-the-serve-test", "metrics-token-for-the-serve-test"
 	r := startServe(t, map[string]string{
@@ -276,6 +280,7 @@ func TestServeWithMail(t *testing.T) {
 // /metrics; AZUL_METRICS_ADDR serves it, without a token, on the
 // operator's address.
 func TestServeMetricsAddr(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // TestVerifyCommand checks a stored game by id, its export as a file,
 // and a tampered copy of the export.
 func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
 	url, env, run := migratedDatabase(t)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)

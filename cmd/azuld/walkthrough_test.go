@@ -82,6 +82,7 @@ var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
 // the server's address is changed. curl fails on any HTTP error status
 // (from a curlrc) and bash stops at the first failed command.
 func TestDocsWalkthrough(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "curl", "jq", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the walkthrough needs %s (.ci/run installs it): %v", tool, err)
