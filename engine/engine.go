@@ -94,6 +94,9 @@ type State interface {
 type Event interface {
 	EventType() string
 	SchemaVersion() int
+	// Describe is what the event did as language-neutral data, for the
+	// words of a history and the sorting of news.
+	Describe() Description
 }
 
 // Command is a move (or a system action) a seat asks for.

@@ -446,8 +446,9 @@ func (foreignCmd) MarshalJSON() ([]byte, error) { return []byte(`{"type":"pass"}
 
 type foreignEvent struct{}
 
-func (foreignEvent) EventType() string  { return "game_started" }
-func (foreignEvent) SchemaVersion() int { return 1 }
+func (foreignEvent) EventType() string            { return "game_started" }
+func (foreignEvent) SchemaVersion() int           { return 1 }
+func (foreignEvent) Describe() engine.Description { return engine.Description{} }
 
 // TestEvolveRejectsForgedEvents: events that do not fit the state are
 // ErrInconsistent and change nothing.
