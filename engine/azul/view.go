@@ -19,6 +19,9 @@ type BoardView struct {
 	// PendingLine is the pattern line whose grey-wall space the player
 	// must choose now (omitted when there is none).
 	PendingLine int `json:"pending_line,omitempty"`
+	// Grey is the grey wall, whose spaces have no printed colour (not in
+	// the JSON: the view's options say it).
+	Grey bool `json:"-"`
 }
 
 // LineView is one pattern line.
@@ -58,7 +61,7 @@ func (s *State) View() engine.View {
 	}
 	for seat := range int(s.players) {
 		b := &s.boards[seat]
-		bv := BoardView{Lines: make([]LineView, 5), Floor: []string{}, PendingLine: s.PendingLine(seat)}
+		bv := BoardView{Lines: make([]LineView, 5), Floor: []string{}, PendingLine: s.PendingLine(seat), Grey: s.grey}
 		for r := range 5 {
 			if b.LineCount[r] > 0 {
 				bv.Lines[r] = LineView{Color: colorName(b.LineColor[r]), Count: int(b.LineCount[r])}

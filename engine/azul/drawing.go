@@ -1,0 +1,36 @@
+package azul
+
+import (
+	"strconv"
+
+	"github.com/azuld/azuld/engine"
+)
+
+// Drawing is the board as rows of spaces: each pattern line (filled from
+// the right, ending at the wall) leads its wall row, and the floor line
+// comes last.
+func (b BoardView) Drawing() engine.Drawing {
+	d := engine.Drawing{Columns: 5, Lead: 5}
+	for r := range 5 {
+		row := engine.DrawingRow{Label: strconv.Itoa(r + 1), Lead: make([]engine.Space, r+1), Spaces: make([]engine.Space, 5)}
+		if r < len(b.Lines) && b.Lines[r].Color != nil {
+			for k := range min(b.Lines[r].Count, r+1) {
+				row.Lead[r-k].Tile = *b.Lines[r].Color
+			}
+		}
+		for c := range 5 {
+			if t := b.Wall[r][c]; t != nil {
+				row.Spaces[c].Tile = *t
+			}
+			if !b.Grey {
+				row.Spaces[c].Printed = WallColor(r, c).String()
+			}
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	d.Floor = &engine.FloorDrawing{Items: b.Floor, Size: FloorSize}
+	if n := len(b.Floor); n > 0 {
+		d.Floor.Penalty = -FloorPenalty(n)
+	}
+	return d
+}

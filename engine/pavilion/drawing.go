@@ -1,0 +1,26 @@
+package pavilion
+
+import (
+	"strconv"
+
+	"github.com/azuld/azuld/engine"
+)
+
+// Drawing is the board as rows of spaces: one row per star, the centre
+// star S0 first.
+func (b BoardView) Drawing() engine.Drawing {
+	d := engine.Drawing{Columns: 6}
+	for star := range NumStars {
+		row := engine.DrawingRow{Label: "S" + strconv.Itoa(star), Spaces: make([]engine.Space, 6), Centre: star == CentreStar}
+		if c := b.StarColours[star]; c != nil {
+			row.Colour = *c
+		}
+		for sp := range 6 {
+			if c := b.Stars[star][sp]; c != nil {
+				row.Spaces[sp].Tile = *c
+			}
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d
+}
