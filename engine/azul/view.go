@@ -118,7 +118,7 @@ func (s *State) Text() string {
 		for _, seat := range s.ToAct() {
 			who = append(who, fmt.Sprintf("seat %d (line %d)", seat, s.PendingLine(seat)))
 		}
-		fmt.Fprintf(&t, "To choose a wall space: %s.\n", strings.Join(who, ", "))
+		t.WriteString(wrap("To choose a wall space: "+strings.Join(who, ", ")+".") + "\n")
 	case s.phase == PhaseOver:
 		fmt.Fprintf(&t, "Game over (%s).\n", strings.ReplaceAll(s.endReason.String(), "_", " "))
 	}
@@ -168,13 +168,14 @@ func (s *State) Text() string {
 
 func (s *State) boardText(t *strings.Builder, seat int) {
 	b := &s.boards[seat]
-	fmt.Fprintf(t, "Seat %d: %s", seat, points(int(b.Score)))
+	head := fmt.Sprintf("Seat %d: %s", seat, points(int(b.Score)))
 	if int(s.markerHolder) == seat {
-		t.WriteString(", holds the start marker")
+		head += ", holds the start marker"
 	}
 	if line := s.PendingLine(seat); line > 0 {
-		fmt.Fprintf(t, ", chooses the wall space of line %d", line)
+		head += fmt.Sprintf(", chooses the wall space of line %d", line)
 	}
+	t.WriteString(wrap(head))
 	t.WriteString("\n  line      wall 1 2 3 4 5\n")
 	for r := range 5 {
 		var row [9]byte
@@ -221,4 +222,23 @@ func points(n int) string {
 		return "1 point"
 	}
 	return fmt.Sprintf("%d points", n)
+}
+
+// textWidth is the most columns a line of Text takes.
+const textWidth = 72
+
+// wrap breaks a line of Text longer than textWidth after its last comma
+// that fits, going on indented by two spaces.
+func wrap(line string) string {
+	var out strings.Builder
+	for len(line) > textWidth {
+		cut := strings.LastIndex(line[:textWidth], ", ")
+		if cut < 0 {
+			break
+		}
+		out.WriteString(line[:cut+1] + "\n")
+		line = "  " + line[cut+2:]
+	}
+	out.WriteString(line)
+	return out.String()
 }
