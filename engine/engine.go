@@ -55,6 +55,11 @@ type Rules interface {
 	// StateFormat is the version of the snapshot format; a snapshot with
 	// another format is ignored and the game refolded from its events.
 	StateFormat() int
+
+	// DecodeBoard reads a seat's board from the state JSON (the JSON of
+	// PlayerView.Board in a game with opts), for a client that draws
+	// boards from the API without knowing the family.
+	DecodeBoard(data []byte, opts Options) (Board, error)
 }
 
 // State is the state of one game. Implementations are immutable values from

@@ -1,6 +1,8 @@
 package azul
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/azuld/azuld/engine"
@@ -33,4 +35,14 @@ func (b BoardView) Drawing() engine.Drawing {
 		d.Floor.Penalty = -FloorPenalty(n)
 	}
 	return d
+}
+
+// DecodeBoard reads a board from the state JSON.
+func (rules) DecodeBoard(data []byte, opts engine.Options) (engine.Board, error) {
+	var b BoardView
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w: azul board: %w", engine.ErrBadCommand, err)
+	}
+	b.Grey = opts.Wall == "grey"
+	return b, nil
 }

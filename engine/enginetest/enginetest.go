@@ -58,7 +58,8 @@ type TB interface {
 //     not depend on the seed;
 //   - Final only when Over, ToAct empty when over, one score per seat;
 //   - the same seed and commands give the same events;
-//   - Text lines are at most 72 columns.
+//   - Text lines are at most 72 columns;
+//   - every seat's board draws itself, also read back from its JSON.
 func TestRules(t TB, rules engine.Rules, opts Options) {
 	t.Helper()
 	if opts.Games <= 0 {
@@ -390,6 +391,20 @@ func (c *checker) checkBoards(s engine.State) {
 		}
 		if len(d.Rows) == 0 {
 			c.errorf("seat %d's board draws no rows", p.Seat)
+		}
+		data, err := json.Marshal(p.Board)
+		if err != nil {
+			c.errorf("seat %d's board does not marshal: %v", p.Seat, err)
+			continue
+		}
+		var back engine.Board
+		if !c.safely("DecodeBoard", func() { back, err = c.rules.DecodeBoard(data, s.Config().Options) }) {
+			continue
+		}
+		if err != nil {
+			c.errorf("DecodeBoard(%s): %v", data, err)
+		} else if !reflect.DeepEqual(back.Drawing(), d) {
+			c.errorf("seat %d's board draws otherwise read back from its JSON %s", p.Seat, data)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package pavilion
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/azuld/azuld/engine"
@@ -23,4 +25,13 @@ func (b BoardView) Drawing() engine.Drawing {
 		d.Rows = append(d.Rows, row)
 	}
 	return d
+}
+
+// DecodeBoard reads a board from the state JSON.
+func (Rules) DecodeBoard(data []byte, _ engine.Options) (engine.Board, error) {
+	var b BoardView
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w: pavilion board: %w", engine.ErrBadCommand, err)
+	}
+	return b, nil
 }
