@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // CmdKind says which move a Cmd is.
@@ -184,7 +185,7 @@ type cmdJSON struct {
 // fields, fields of another move type and trailing data are errors.
 func ParseCommand(data []byte) (Cmd, error) {
 	var j cmdJSON
-	if err := decodeStrict(data, &j); err != nil {
+	if err := jsonstrict.Unmarshal(data, &j); err != nil {
 		return Cmd{}, fmt.Errorf("%w: move JSON: %v", engine.ErrBadCommand, err)
 	}
 	if j.Type == nil {

@@ -1,7 +1,6 @@
 package azul
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // EventKind says which fact an Event records.
@@ -184,20 +184,6 @@ func DecodeEvent(eventType string, schemaVersion int, data []byte) (Event, error
 	return e, nil
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
-		return errors.New("data after the JSON value")
-	}
-	return nil
-}
-
 // small checks that a decoded number fits the event's fields.
 func small(name string, v, lo, hi int) error {
 	if v < lo || v > hi {
@@ -211,7 +197,7 @@ func decodeEvent(kind EventKind, data []byte) (Event, error) {
 	switch kind {
 	case EvGameStarted:
 		var j gameStartedJSON
-		if err := decodeStrict(data, &j); err != nil {
+		if err := jsonstrict.Unmarshal(data, &j); err != nil {
 			return e, err
 		}
 		grey, err := checkConfig(engine.Config{Ruleset: j.Ruleset, Players: j.Players, Options: j.Options})
@@ -226,7 +212,7 @@ func decodeEvent(kind EventKind, data []byte) (Event, error) {
 		return readEvent(kind, data)
 	case EvGameEnded:
 		var j gameEndedJSON
-		if err := decodeStrict(data, &j); err != nil {
+		if err := jsonstrict.Unmarshal(data, &j); err != nil {
 			return e, err
 		}
 		return decodeGameEnded(j)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // stateJSON is the snapshot form of a State (format StateFormat).
@@ -84,7 +85,7 @@ func (s *State) MarshalJSON() ([]byte, error) {
 // walls and lines that follow the rules) so no method can fail on it.
 func DecodeState(data []byte) (State, error) {
 	var j stateJSON
-	if err := decodeStrict(data, &j); err != nil {
+	if err := jsonstrict.Unmarshal(data, &j); err != nil {
 		return State{}, fmt.Errorf("%w: azul snapshot: %v", engine.ErrInconsistent, err)
 	}
 	s, err := stateFromJSON(&j)

@@ -1,15 +1,14 @@
 package pavilion
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // CmdKind is the kind of a command.
@@ -245,13 +244,10 @@ func badCommand(format string, args ...any) error {
 // ParseCommand reads a command in its JSON form (DESIGN.md §5).
 func ParseCommand(data []byte) (Cmd, error) {
 	var w cmdWire
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return Cmd{}, badCommand("move JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if err := jsonstrict.Unmarshal(data, &w); errors.Is(err, jsonstrict.ErrTrailing) {
 		return Cmd{}, badCommand("move JSON: data after the move object")
+	} else if err != nil {
+		return Cmd{}, badCommand("move JSON: %v", err)
 	}
 	if w.Type == nil {
 		return Cmd{}, badCommand(`move JSON: "type" is missing`)
