@@ -12,14 +12,14 @@ func (e Event) Describe() engine.Description {
 		d.Phrase, d.Round = engine.PhraseRoundStarted, int(e.Round)
 	case EvTilesTaken:
 		d.Phrase, d.News = engine.PhraseAzulTaken, engine.NewsMove
-		d.Colour, d.Count, d.Source, d.Marker, d.Line = e.Color.String(), int(e.Count), int(e.Source), e.Marker, int(e.Line)
+		d.Colour, d.Count, d.Source, d.Marker, d.Line = e.Colour.String(), int(e.Count), int(e.Source), e.Marker, int(e.Line)
 		d.To = parts(e.ToLine, e.ToFloor, e.ToLid)
 	case EvWallTiled:
 		d.Phrase, d.Scoring = engine.PhraseAzulWallTiled, true
-		d.Colour, d.Line, d.Points = e.Color.String(), int(e.Line), int(e.Points)
+		d.Colour, d.Line, d.Points = e.Colour.String(), int(e.Line), int(e.Points)
 	case EvLineToFloor:
 		d.Phrase, d.Scoring = engine.PhraseAzulLineToFloor, true
-		d.Colour, d.Count, d.Line = e.Color.String(), int(e.Count), int(e.Line)
+		d.Colour, d.Count, d.Line = e.Colour.String(), int(e.Count), int(e.Line)
 		d.To = parts(0, e.ToFloor, e.ToLid)
 	case EvFloorScored:
 		d.Phrase, d.Scoring = engine.PhraseAzulFloorScored, true

@@ -15,9 +15,9 @@ func (b BoardView) Drawing() engine.Drawing {
 	d := engine.Drawing{Columns: 5, Lead: 5}
 	for r := range 5 {
 		row := engine.DrawingRow{Label: strconv.Itoa(r + 1), Lead: make([]engine.Space, r+1), Spaces: make([]engine.Space, 5)}
-		if r < len(b.Lines) && b.Lines[r].Color != nil {
+		if r < len(b.Lines) && b.Lines[r].Colour != nil {
 			for k := range min(b.Lines[r].Count, r+1) {
-				row.Lead[r-k].Tile = *b.Lines[r].Color
+				row.Lead[r-k].Tile = *b.Lines[r].Colour
 			}
 		}
 		for c := range 5 {
@@ -25,7 +25,7 @@ func (b BoardView) Drawing() engine.Drawing {
 				row.Spaces[c].Tile = *t
 			}
 			if !b.Grey {
-				row.Spaces[c].Printed = WallColor(r, c).String()
+				row.Spaces[c].Printed = WallColour(r, c).String()
 			}
 		}
 		d.Rows = append(d.Rows, row)

@@ -10,7 +10,7 @@ import (
 
 // BoardView is an Azul board in the state JSON (DESIGN.md §5).
 type BoardView struct {
-	// Lines: index 0 is line 1; Color is null when the line is empty.
+	// Lines: index 0 is line 1; Colour is null when the line is empty.
 	Lines []LineView `json:"lines"`
 	// Wall is row-major; null marks an empty space.
 	Wall [5][5]*string `json:"wall"`
@@ -26,21 +26,21 @@ type BoardView struct {
 
 // LineView is one pattern line.
 type LineView struct {
-	Color *string `json:"color"`
-	Count int     `json:"count"`
+	Colour *string `json:"color"`
+	Count  int     `json:"count"`
 }
 
-func colorCountMap(counts [NumColors]uint8) map[string]int {
+func colourCountMap(counts [NumColours]uint8) map[string]int {
 	m := make(map[string]int)
 	for c, n := range counts {
 		if n > 0 {
-			m[Color(c).String()] = int(n)
+			m[Colour(c).String()] = int(n)
 		}
 	}
 	return m
 }
 
-func colorName(c Color) *string {
+func colourName(c Colour) *string {
 	name := c.String()
 	return &name
 }
@@ -50,25 +50,25 @@ func (s *State) View() engine.View {
 	v := engine.View{
 		Ruleset: Ruleset, Options: options(s.grey), Round: int(s.round), Phase: s.phase.String(),
 		ToAct: s.ToAct(), Factories: []map[string]int{},
-		Center:  engine.CenterView{Tiles: colorCountMap(s.center), Marker: s.CenterMarker()},
+		Center:  engine.CenterView{Tiles: colourCountMap(s.center), Marker: s.CenterMarker()},
 		Bag:     sum5(s.bag),
 		Discard: sum5(s.lid),
 		Players: []engine.PlayerView{},
 		Final:   s.Final(),
 	}
 	for f := range s.NumFactories() {
-		v.Factories = append(v.Factories, colorCountMap(s.factories[f]))
+		v.Factories = append(v.Factories, colourCountMap(s.factories[f]))
 	}
 	for seat := range int(s.players) {
 		b := &s.boards[seat]
 		bv := BoardView{Lines: make([]LineView, 5), Floor: []string{}, PendingLine: s.PendingLine(seat), Grey: s.grey}
 		for r := range 5 {
 			if b.LineCount[r] > 0 {
-				bv.Lines[r] = LineView{Color: colorName(b.LineColor[r]), Count: int(b.LineCount[r])}
+				bv.Lines[r] = LineView{Colour: colourName(b.LineColour[r]), Count: int(b.LineCount[r])}
 			}
 			for col := range 5 {
 				if c := b.Wall[r][col]; c.IsTile() {
-					bv.Wall[r][col] = colorName(c)
+					bv.Wall[r][col] = colourName(c)
 				}
 			}
 		}
@@ -83,11 +83,11 @@ func (s *State) View() engine.View {
 }
 
 // countsText is "2 blue, 1 red" ("-" when empty).
-func countsText(counts [NumColors]uint8) string {
+func countsText(counts [NumColours]uint8) string {
 	var parts []string
 	for c, n := range counts {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, Color(c)))
+			parts = append(parts, fmt.Sprintf("%d %s", n, Colour(c)))
 		}
 	}
 	if len(parts) == 0 {
@@ -187,7 +187,7 @@ func (s *State) boardText(t *strings.Builder, seat int) {
 			pos := 8 - 2*k
 			row[pos] = '.'
 			if k < int(b.LineCount[r]) {
-				row[pos] = b.LineColor[r].Letter()
+				row[pos] = b.LineColour[r].Letter()
 			}
 		}
 		fmt.Fprintf(t, "  %d  %s |", r+1, row[:])
@@ -197,7 +197,7 @@ func (s *State) boardText(t *strings.Builder, seat int) {
 			case c.IsTile():
 				cell = c.Letter()
 			case !s.grey:
-				cell = WallColor(r, col).Letter() + ('a' - 'A')
+				cell = WallColour(r, col).Letter() + ('a' - 'A')
 			}
 			fmt.Fprintf(t, " %c", cell)
 		}
