@@ -95,7 +95,9 @@ type State interface {
 
 // Event is a past-tense fact. Type names are stable snake_case
 // ("tiles_taken"); a change of an event's JSON shape bumps SchemaVersion and
-// Rules.DecodeEvent upcasts the old shape.
+// Rules.DecodeEvent upcasts the old shape. Every family's Start, Decide
+// and DecodeEvent box their events as pointers (*azul.Event,
+// *pavilion.Event); Evolve takes the values too.
 type Event interface {
 	EventType() string
 	SchemaVersion() int

@@ -150,7 +150,7 @@ func TestEventJSON(t *testing.T) {
 				t.Fatalf("%s: json.Marshal %s, MarshalJSON %s", e.Kind, std, own)
 			}
 			back, err := rules.DecodeEvent(e.EventType(), e.SchemaVersion(), std)
-			if err != nil || back.(Event) != e {
+			if err != nil || *back.(*Event) != e {
 				t.Fatalf("%s %s: decoded %+v, %v", e.Kind, std, back, err)
 			}
 			// Reformat as a store might: indent and reverse the key order.

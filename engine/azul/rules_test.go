@@ -541,7 +541,7 @@ func TestStartConfig(t *testing.T) {
 	}
 	// The first deal is drawn from the seed's reveal 0.
 	fresh := newState(3, false)
-	if want := dealEvent(&fresh, seed.Rand(0)); evs[1].(Event) != want {
+	if want := dealEvent(&fresh, seed.Rand(0)); *evs[1].(*Event) != want {
 		t.Fatalf("the first deal does not come from seed.Rand(0)")
 	}
 	grey, _ := rules.Start(engine.Config{Ruleset: Ruleset, Players: 2, Options: engine.Options{Wall: "grey"}}, seed)

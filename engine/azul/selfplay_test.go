@@ -243,7 +243,7 @@ func (g *gameChecker) checkReplay(s *State, erased bool) {
 		if erased {
 			var back engine.Event
 			if back, err = g.rules.DecodeEvent(e.EventType(), e.SchemaVersion(), data); err == nil {
-				if back.(Event) != e {
+				if *back.(*Event) != e {
 					t.Fatalf("event %d %s changed in the JSON round trip: %s", i, e.Kind, data)
 				}
 				st, err = g.rules.Evolve(st, back)
