@@ -150,3 +150,22 @@ func TestBotSeatsInTheReadersWords(t *testing.T) {
 		}
 	}
 }
+
+// described is an event of no family that says only its phrase.
+type described struct{ d engine.Description }
+
+func (described) EventType() string              { return "described" }
+func (described) SchemaVersion() int             { return 1 }
+func (e described) Describe() engine.Description { return e.d }
+
+// TestEveryPhraseHasWords: every phrase an engine may describe an event
+// with is told in words, not as an unknown event.
+func TestEveryPhraseHasWords(t *testing.T) {
+	l := cat.Localizer("en", time.UTC)
+	unknown := tell.Line(l, tbl, described{engine.Description{Phrase: "no_such_phrase"}})
+	for _, p := range engine.Phrases() {
+		if got := tell.Line(l, tbl, described{engine.Description{Phrase: p, Source: engine.FromCentre}}); got == unknown {
+			t.Errorf("phrase %s is told as %q", p, got)
+		}
+	}
+}
