@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/api/web"
+	"github.com/azuld/azuld/engine/jsonstrict"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
@@ -216,13 +217,10 @@ func decodeJSON(c echo.Context, v any, optional bool) error {
 
 // unmarshalStrict decodes exactly one JSON value with no unknown fields.
 func unmarshalStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonProblem(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if err := jsonstrict.Unmarshal(body, v); errors.Is(err, jsonstrict.ErrTrailing) {
 		return newProblem(http.StatusBadRequest, ProblemBadRequest, "json_trailing")
+	} else if err != nil {
+		return jsonProblem(err)
 	}
 	return nil
 }

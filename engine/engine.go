@@ -55,6 +55,11 @@ type Rules interface {
 	// StateFormat is the version of the snapshot format; a snapshot with
 	// another format is ignored and the game refolded from its events.
 	StateFormat() int
+
+	// DecodeBoard reads a seat's board from the state JSON (the JSON of
+	// PlayerView.Board in a game with opts), for a client that draws
+	// boards from the API without knowing the family.
+	DecodeBoard(data []byte, opts Options) (Board, error)
 }
 
 // State is the state of one game. Implementations are immutable values from
@@ -90,10 +95,15 @@ type State interface {
 
 // Event is a past-tense fact. Type names are stable snake_case
 // ("tiles_taken"); a change of an event's JSON shape bumps SchemaVersion and
-// Rules.DecodeEvent upcasts the old shape.
+// Rules.DecodeEvent upcasts the old shape. Every family's Start, Decide
+// and DecodeEvent box their events as pointers (*azul.Event,
+// *pavilion.Event); Evolve takes the values too.
 type Event interface {
 	EventType() string
 	SchemaVersion() int
+	// Describe is what the event did as language-neutral data, for the
+	// words of a history and the sorting of news.
+	Describe() Description
 }
 
 // Command is a move (or a system action) a seat asks for.

@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"github.com/azuld/azuld/engine"
-	"github.com/azuld/azuld/engine/azul"
-	"github.com/azuld/azuld/engine/pavilion"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n/tell"
 )
@@ -208,54 +206,34 @@ func (t *teller) tell(rec events.Record) error {
 	if err != nil {
 		return err
 	}
-	switch e := ev.(type) {
-	case azul.Event:
-		t.tellAzul(rec.Version, e)
-	case *pavilion.Event:
-		t.tellPavilion(rec.Version, e)
-	}
+	t.tellEvent(rec.Version, ev)
 	return nil
 }
 
-func (t *teller) tellAzul(v int64, e azul.Event) {
-	switch e.Kind {
-	case azul.EvFactoriesFilled:
-		t.nextRound(v, int(e.Round))
-		if e.Round > 1 {
-			t.line(v, -1, NewsItem{Event: e})
+// tellEvent sorts one game event into the news by what it describes.
+func (t *teller) tellEvent(v int64, ev engine.Event) {
+	d := ev.Describe()
+	switch d.Phrase {
+	case engine.PhraseRoundStarted:
+		t.nextRound(v, d.Round)
+		if d.Round > 1 {
+			t.line(v, -1, NewsItem{Event: ev})
 		}
-	case azul.EvTilesTaken:
-		t.line(v, int(e.Seat), NewsItem{Event: e})
-	case azul.EvWallTiled, azul.EvLineToFloor, azul.EvFloorScored:
-		t.score(int(e.Seat), e)
-	case azul.EvGameEnded:
+		return
+	case engine.PhraseGameEnded:
 		t.nextRound(v, 0)
+		return
 	}
-}
-
-func (t *teller) tellPavilion(v int64, e *pavilion.Event) {
-	switch e.Kind {
-	case pavilion.EvRoundStarted:
-		t.nextRound(v, int(e.Round))
-		if e.Round > 1 {
-			t.line(v, -1, NewsItem{Event: e})
-		}
-	case pavilion.EvTilesTaken:
-		if e.Token {
-			t.score(int(e.Seat), e)
-		}
-		t.line(v, int(e.Seat), NewsItem{Event: e})
-	case pavilion.EvAcquisitionEnded:
-		t.line(v, -1, NewsItem{Event: e})
-	case pavilion.EvTilePlaced, pavilion.EvPassed:
-		t.score(int(e.Seat), e)
-		t.placedLine(v, int(e.Seat), NewsItem{Event: e})
-	case pavilion.EvBonusTaken:
-		t.placedLine(v, int(e.Seat), NewsItem{Event: e})
-	case pavilion.EvResigned:
-		t.line(v, int(e.Seat), NewsItem{Event: e})
-	case pavilion.EvGameEnded:
-		t.nextRound(v, 0)
+	if d.Scoring {
+		t.score(d.Seat, ev)
+	}
+	switch d.News {
+	case engine.NewsMove:
+		t.line(v, d.Seat, NewsItem{Event: ev})
+	case engine.NewsTable:
+		t.line(v, -1, NewsItem{Event: ev})
+	case engine.NewsPlay:
+		t.placedLine(v, d.Seat, NewsItem{Event: ev})
 	}
 }
 

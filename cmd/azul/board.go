@@ -9,7 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/azuld/azuld/engine/azul"
+	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/internal/apiclient"
 )
@@ -300,6 +301,12 @@ func (d *boardDrawer) azulBoard(b *strings.Builder, p apiclient.PlayerView) {
 	}
 	b.WriteString(d.playerLine(p, extra...))
 	grey := d.s.Options != nil && d.s.Options.Wall != nil && *d.s.Options.Wall == "grey"
+	var opts engine.Options
+	if grey {
+		opts.Wall = "grey"
+	}
+	// The printed colours of the wall's spaces are the engine's.
+	drawing := d.drawing(p.Board, opts)
 	// The wall's column numbers stand over its spaces (they are the
 	// columns of "tile 2 4").
 	fmt.Fprintf(b, "%s%s\n%s 1 2 3 4 5\n", pad("  "+l.T("game.term.pattern_lines"), 17), l.T("game.term.wall"), strings.Repeat(" ", 16))
@@ -321,8 +328,8 @@ func (d *boardDrawer) azulBoard(b *strings.Builder, p apiclient.PlayerView) {
 			switch c := bv.Wall[r][col]; {
 			case c != nil:
 				cell = d.letter(*c)
-			case !grey:
-				space := azul.WallColor(r, col).String()
+			case printed(drawing, r, col) != "":
+				space := printed(drawing, r, col)
 				cell = d.paint(strings.ToLower(string(d.letters[space])), space, true)
 			}
 			b.WriteString(" " + cell)
@@ -471,6 +478,32 @@ func pad(s string, n int) string {
 }
 
 // remarshal reads a JSON object decoded into a map into its type.
+// drawing is a board of the state JSON as the engine draws it, without
+// knowing its family (an empty drawing for a board it cannot read).
+func (d *boardDrawer) drawing(board any, opts engine.Options) engine.Drawing {
+	rules, err := rulesets.All().Get(string(d.s.Ruleset))
+	if err != nil {
+		return engine.Drawing{}
+	}
+	data, err := json.Marshal(board)
+	if err != nil {
+		return engine.Drawing{}
+	}
+	b, err := rules.DecodeBoard(data, opts)
+	if err != nil {
+		return engine.Drawing{}
+	}
+	return b.Drawing()
+}
+
+// printed is the colour printed on a board's space, "" for none.
+func printed(d engine.Drawing, row, col int) string {
+	if row < len(d.Rows) && col < len(d.Rows[row].Spaces) {
+		return d.Rows[row].Spaces[col].Printed
+	}
+	return ""
+}
+
 func remarshal(from any, to any) error {
 	body, err := json.Marshal(from)
 	if err != nil {

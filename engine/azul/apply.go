@@ -7,7 +7,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// The rule ids of the RuleErrors Decide returns, with their docs/rules.md refs.
+// The rule ids of the RuleErrors Decide returns, with their RULES.md refs.
 const (
 	RuleNoSuchFactory        = "azul.no-such-factory"
 	RuleNoSuchTiles          = "azul.no-such-tiles"
@@ -47,7 +47,7 @@ func takeEvent(s *State, seat int, cmd Cmd, ev *Event) error {
 	if seat != int(s.turn) {
 		return fmt.Errorf("%w: seat %d is to take tiles, not seat %d", engine.ErrNotYourTurn, s.turn, seat)
 	}
-	var src *[NumColors]uint8
+	var src *[NumColours]uint8
 	switch {
 	case cmd.Source == Center:
 		src = &s.center
@@ -57,22 +57,22 @@ func takeEvent(s *State, seat int, cmd Cmd, ev *Event) error {
 	default:
 		src = &s.factories[cmd.Source]
 	}
-	n := src[cmd.Color]
+	n := src[cmd.Colour]
 	if n == 0 {
-		return ruleErr(RuleNoSuchTiles, "docs/rules.md §2.2", "%s holds no %s tiles", sourceName(cmd.Source), cmd.Color)
+		return ruleErr(RuleNoSuchTiles, "docs/rules.md §2.2", "%s holds no %s tiles", sourceName(cmd.Source), cmd.Colour)
 	}
 	b := &s.boards[seat]
-	*ev = Event{Kind: EvTilesTaken, Seat: int8(seat), Source: cmd.Source, Color: cmd.Color, Count: n, Line: cmd.Line}
+	*ev = Event{Kind: EvTilesTaken, Seat: int8(seat), Source: cmd.Source, Colour: cmd.Colour, Count: n, Line: cmd.Line}
 	over := n
 	if cmd.Line != Floor {
 		r := int(cmd.Line) - 1
 		switch {
-		case b.LineCount[r] > 0 && b.LineColor[r] != cmd.Color:
+		case b.LineCount[r] > 0 && b.LineColour[r] != cmd.Colour:
 			return ruleErr(RuleLineHoldsOtherColour, "docs/rules.md §2.2",
-				"line %d holds %s: a pattern line holds one colour only", r+1, b.LineColor[r])
-		case b.rowColors[r]&(1<<cmd.Color) != 0:
+				"line %d holds %s: a pattern line holds one colour only", r+1, b.LineColour[r])
+		case b.rowColours[r]&(1<<cmd.Colour) != 0:
 			return ruleErr(RuleColourOnWallRow, "docs/rules.md §2.2",
-				"%s is already on row %d of the wall, so it can't go on line %d", cmd.Color, r+1, r+1)
+				"%s is already on row %d of the wall, so it can't go on line %d", cmd.Colour, r+1, r+1)
 		case int(b.LineCount[r]) == r+1:
 			return ruleErr(RuleLineFull, "docs/rules.md §2.2",
 				"line %d is already complete: choose another line or the floor", r+1)
@@ -91,19 +91,19 @@ func takeEvent(s *State, seat int, cmd Cmd, ev *Event) error {
 	ev.ToLid = over - ev.ToFloor
 	if cmd.Source != Center {
 		ev.ToCenter = *src
-		ev.ToCenter[cmd.Color] = 0
+		ev.ToCenter[cmd.Colour] = 0
 	}
 	return nil
 }
 
 func (s *State) applyTake(e *Event) {
 	if e.Source == Center {
-		s.center[e.Color] = 0
+		s.center[e.Colour] = 0
 	} else {
 		for c, n := range e.ToCenter {
 			s.center[c] += n
 		}
-		s.factories[e.Source] = [NumColors]uint8{}
+		s.factories[e.Source] = [NumColours]uint8{}
 	}
 	b := &s.boards[e.Seat]
 	if e.Marker {
@@ -115,14 +115,14 @@ func (s *State) applyTake(e *Event) {
 	}
 	if e.ToLine > 0 {
 		r := e.Line - 1
-		b.LineColor[r] = e.Color
+		b.LineColour[r] = e.Colour
 		b.LineCount[r] += e.ToLine
 	}
 	for range e.ToFloor {
-		b.Floor[b.FloorLen] = e.Color
+		b.Floor[b.FloorLen] = e.Colour
 		b.FloorLen++
 	}
-	s.lid[e.Color] += e.ToLid
+	s.lid[e.Colour] += e.ToLid
 	s.onOffer -= e.Count // a factory's rest stays on offer in the centre
 	if s.onOffer == 0 {
 		s.phase = PhaseTiling
@@ -146,7 +146,7 @@ func wallEvent(s *State, seat, line, col int) (Event, error) {
 		return Event{}, ruleErr(RuleLinesTopToBottom, "docs/rules.md §2.3",
 			"lines are tiled top to bottom: line %d comes first", r+1)
 	}
-	c := b.LineColor[r]
+	c := b.LineColour[r]
 	if b.LegalColumns(line, s.grey)&(1<<col) == 0 {
 		switch {
 		case !s.grey:
@@ -155,7 +155,7 @@ func wallEvent(s *State, seat, line, col int) (Event, error) {
 		case b.rowTiles[r]&(1<<col) != 0:
 			return Event{}, ruleErr(RuleWallSpaceTaken, "docs/rules.md §2.6",
 				"row %d, column %d of the wall already holds a tile", r+1, col+1)
-		case b.rowColors[r]&(1<<c) != 0:
+		case b.rowColours[r]&(1<<c) != 0:
 			return Event{}, ruleErr(RuleColourOnWallRow, "docs/rules.md §2.6", "%s is already on row %d of the wall", c, r+1)
 		default:
 			return Event{}, ruleErr(RuleColourOnWallColumn, "docs/rules.md §2.6",
@@ -164,16 +164,16 @@ func wallEvent(s *State, seat, line, col int) (Event, error) {
 	}
 	h, v := b.placementRuns(r, col)
 	points := PlacementPoints(h, v)
-	return Event{Kind: EvWallTiled, Seat: int8(seat), Line: int8(line), Color: c, Column: int8(col + 1),
+	return Event{Kind: EvWallTiled, Seat: int8(seat), Line: int8(line), Colour: c, Column: int8(col + 1),
 		HRun: uint8(h), VRun: uint8(v), Points: int16(points), ToLid: uint8(r), Score: b.Score + int16(points)}, nil
 }
 
 func (s *State) applyWall(e *Event) {
 	b := &s.boards[e.Seat]
 	r := int(e.Line) - 1
-	b.place(r, int(e.Column)-1, e.Color)
-	b.LineColor[r], b.LineCount[r] = NoColor, 0
-	s.lid[e.Color] += e.ToLid
+	b.place(r, int(e.Column)-1, e.Colour)
+	b.LineColour[r], b.LineCount[r] = NoColour, 0
+	s.lid[e.Colour] += e.ToLid
 	b.Score = e.Score
 }
 
@@ -182,24 +182,24 @@ func (s *State) applyWall(e *Event) {
 func lineToFloorEvent(s *State, seat int) (Event, error) {
 	b := &s.boards[seat]
 	r := b.firstComplete()
-	if !s.grey || s.phase != PhaseTiling || r < 0 || b.greyColumns(r, b.LineColor[r]) != 0 {
+	if !s.grey || s.phase != PhaseTiling || r < 0 || b.greyColumns(r, b.LineColour[r]) != 0 {
 		return Event{}, fmt.Errorf("seat %d has no complete line without a legal wall space", seat)
 	}
 	n := uint8(r + 1)
 	toFloor := min(n, FloorSize-b.FloorLen)
-	return Event{Kind: EvLineToFloor, Seat: int8(seat), Line: int8(r + 1), Color: b.LineColor[r], Count: n,
+	return Event{Kind: EvLineToFloor, Seat: int8(seat), Line: int8(r + 1), Colour: b.LineColour[r], Count: n,
 		ToFloor: toFloor, ToLid: n - toFloor}, nil
 }
 
 func (s *State) applyLineToFloor(e *Event) {
 	b := &s.boards[e.Seat]
 	r := int(e.Line) - 1
-	b.LineColor[r], b.LineCount[r] = NoColor, 0
+	b.LineColour[r], b.LineCount[r] = NoColour, 0
 	for range e.ToFloor {
-		b.Floor[b.FloorLen] = e.Color
+		b.Floor[b.FloorLen] = e.Colour
 		b.FloorLen++
 	}
-	s.lid[e.Color] += e.ToLid
+	s.lid[e.Colour] += e.ToLid
 }
 
 // completeLines reports whether some board still has a complete line.
@@ -289,12 +289,12 @@ func dealEvent(s *State, rng randIntN) Event {
 				if lidN == 0 {
 					return e
 				}
-				bag, lid = lid, [NumColors]uint8{}
+				bag, lid = lid, [NumColours]uint8{}
 				bagN, lidN = lidN, 0
 				e.LidToBag = uint8(bagN)
 			}
 			x := rng.IntN(bagN)
-			c := Color(0)
+			c := Colour(0)
 			for x >= int(bag[c]) {
 				x -= int(bag[c])
 				c++
@@ -310,7 +310,7 @@ func dealEvent(s *State, rng randIntN) Event {
 
 // followDeal replays a deal's draws on the bag and lid, checking that the
 // event could have come from them; it returns the bag and lid after it.
-func followDeal(s *State, e *Event) (bag, lid [NumColors]uint8, err error) {
+func followDeal(s *State, e *Event) (bag, lid [NumColours]uint8, err error) {
 	nf := s.NumFactories()
 	if int(e.Count) != nf {
 		return bag, lid, fmt.Errorf("%d factories dealt, the game has %d", e.Count, nf)
@@ -340,7 +340,7 @@ func followDeal(s *State, e *Event) (bag, lid [NumColors]uint8, err error) {
 				if lidN == 0 || poured > 0 {
 					return bag, lid, fmt.Errorf("factory %d: a tile drawn from an empty bag and lid", f)
 				}
-				bag, lid = lid, [NumColors]uint8{}
+				bag, lid = lid, [NumColours]uint8{}
 				bagN, lidN = lidN, 0
 				poured = bagN
 			}
@@ -361,10 +361,10 @@ func followDeal(s *State, e *Event) (bag, lid [NumColors]uint8, err error) {
 	return bag, lid, nil
 }
 
-func (s *State) applyDeal(e *Event, bag, lid [NumColors]uint8) {
+func (s *State) applyDeal(e *Event, bag, lid [NumColours]uint8) {
 	s.bag, s.lid = bag, lid
 	for f := range MaxFactories {
-		s.factories[f] = [NumColors]uint8{}
+		s.factories[f] = [NumColours]uint8{}
 		for k := range e.DealN[f] {
 			s.factories[f][e.Deal[f][k]]++
 		}
@@ -388,12 +388,12 @@ func endEvent(s *State, reason EndReason, resigned int, scoresFinal bool) Event 
 	var rows [MaxPlayers]int
 	for seat := range n {
 		b := &s.boards[seat]
-		r, cols, colors, tiles := b.Bonuses()
+		r, cols, colours, tiles := b.Bonuses()
 		rows[seat] = r
 		fs := FinalSeat{Score: b.Score, Play: b.Score, WallTiles: uint8(tiles)}
 		if reason != EndResigned {
-			fs.Rows, fs.Columns, fs.Colors = uint8(r), uint8(cols), uint8(colors)
-			bonus := int16(r*RowBonus + cols*ColumnBonus + colors*ColorBonus)
+			fs.Rows, fs.Columns, fs.Colours = uint8(r), uint8(cols), uint8(colours)
+			bonus := int16(r*RowBonus + cols*ColumnBonus + colours*ColourBonus)
 			if scoresFinal {
 				fs.Play -= bonus
 			} else {
@@ -485,7 +485,7 @@ func (s *State) apply(e *Event) error {
 		}
 		s.applyDeal(e, bag, lid)
 	case EvTilesTaken:
-		cmd := Take(e.Source, e.Color, e.Line)
+		cmd := Take(e.Source, e.Colour, e.Line)
 		if err := cmd.check(); err != nil {
 			return err
 		}
@@ -573,7 +573,7 @@ func (s *State) autoTile(seat int, buf []Event) []Event {
 		if r < 0 {
 			return buf
 		}
-		cols := b.greyColumns(r, b.LineColor[r])
+		cols := b.greyColumns(r, b.LineColour[r])
 		var e Event
 		switch bits.OnesCount8(cols) {
 		case 0:

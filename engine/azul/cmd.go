@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // CmdKind says which move a Cmd is.
@@ -33,21 +34,21 @@ const MaxFactories = 9
 // Cmd is an Azul Mini move. It is a small comparable value; fields a kind
 // does not use are zero.
 //
-//	take:   Source 0..8 or Center, Color, Line 1..5 or Floor
+//	take:   Source 0..8 or Center, Colour, Line 1..5 or Floor
 //	tile:   Line 1..5 (the pattern line), Column 1..5 (the wall column)
 //	resign: nothing
 type Cmd struct {
 	Kind   CmdKind
 	Source int8
-	Color  Color
+	Colour Colour
 	Line   int8
 	Column int8
 }
 
 // Take is the command taking every tile of colour c from source (a factory
 // index 0..8 or Center) onto line (1..5 or Floor).
-func Take(source int8, c Color, line int8) Cmd {
-	return Cmd{Kind: CmdTake, Source: source, Color: c, Line: line}
+func Take(source int8, c Colour, line int8) Cmd {
+	return Cmd{Kind: CmdTake, Source: source, Colour: c, Line: line}
 }
 
 // Tile is the grey-wall command placing the tile of pattern line line
@@ -68,14 +69,14 @@ func (c Cmd) check() error {
 		if c.Source < Center || c.Source >= MaxFactories {
 			return fmt.Errorf("%w: factory %d: factories are numbered 0..%d", engine.ErrBadCommand, c.Source, MaxFactories-1)
 		}
-		if !c.Color.IsTile() {
-			return fmt.Errorf("%w: colour %d: colours are %s", engine.ErrBadCommand, c.Color, colorList)
+		if !c.Colour.IsTile() {
+			return fmt.Errorf("%w: colour %d: colours are %s", engine.ErrBadCommand, c.Colour, colourList)
 		}
 		if (c.Line < 1 || c.Line > 5) && c.Line != Floor {
 			return fmt.Errorf("%w: line %d: lines are 1..5 or the floor", engine.ErrBadCommand, c.Line)
 		}
 	case CmdTile:
-		if c.Source != 0 || c.Color != 0 {
+		if c.Source != 0 || c.Colour != 0 {
 			return fmt.Errorf("%w: a tile command has no factory or colour", engine.ErrBadCommand)
 		}
 		if c.Line < 1 || c.Line > 5 {
@@ -111,7 +112,7 @@ func (c Cmd) Notation() string {
 			b.WriteString(strconv.Itoa(int(c.Source) + 1))
 			b.WriteByte(' ')
 		}
-		b.WriteString(c.Color.String())
+		b.WriteString(c.Colour.String())
 		b.WriteByte(' ')
 		if c.Line == Floor {
 			b.WriteString("floor")
@@ -140,7 +141,7 @@ func (c Cmd) MarshalJSON() ([]byte, error) {
 		b = append(b, `{"type":"take","factory":`...)
 		b = appendSource(b, c.Source)
 		b = append(b, `,"color":"`...)
-		b = append(b, c.Color.String()...)
+		b = append(b, c.Colour.String()...)
 		b = append(b, `","line":`...)
 		b = appendLine(b, c.Line)
 		b = append(b, '}')
@@ -175,7 +176,7 @@ func appendLine(b []byte, line int8) []byte {
 type cmdJSON struct {
 	Type    *string         `json:"type"`
 	Factory json.RawMessage `json:"factory"`
-	Color   *string         `json:"color"`
+	Colour  *string         `json:"color"`
 	Line    json.RawMessage `json:"line"`
 	Column  json.RawMessage `json:"column"`
 }
@@ -184,7 +185,7 @@ type cmdJSON struct {
 // fields, fields of another move type and trailing data are errors.
 func ParseCommand(data []byte) (Cmd, error) {
 	var j cmdJSON
-	if err := decodeStrict(data, &j); err != nil {
+	if err := jsonstrict.Unmarshal(data, &j); err != nil {
 		return Cmd{}, fmt.Errorf("%w: move JSON: %v", engine.ErrBadCommand, err)
 	}
 	if j.Type == nil {
@@ -195,24 +196,24 @@ func ParseCommand(data []byte) (Cmd, error) {
 		if j.Column != nil {
 			return Cmd{}, fmt.Errorf(`%w: a take has no "column"`, engine.ErrBadCommand)
 		}
-		if j.Factory == nil || j.Color == nil || j.Line == nil {
+		if j.Factory == nil || j.Colour == nil || j.Line == nil {
 			return Cmd{}, fmt.Errorf(`%w: a take needs "factory", "color" and "line"`, engine.ErrBadCommand)
 		}
 		source, err := jsonSource(j.Factory)
 		if err != nil {
 			return Cmd{}, err
 		}
-		color, ok := ParseColor(*j.Color)
-		if !ok || len(*j.Color) == 1 {
-			return Cmd{}, fmt.Errorf("%w: color %q: colours are %s", engine.ErrBadCommand, *j.Color, colorList)
+		colour, ok := ParseColour(*j.Colour)
+		if !ok || len(*j.Colour) == 1 {
+			return Cmd{}, fmt.Errorf("%w: color %q: colours are %s", engine.ErrBadCommand, *j.Colour, colourList)
 		}
 		line, err := jsonLine(j.Line, true)
 		if err != nil {
 			return Cmd{}, err
 		}
-		return Take(source, color, line), nil
+		return Take(source, colour, line), nil
 	case "tile":
-		if j.Factory != nil || j.Color != nil {
+		if j.Factory != nil || j.Colour != nil {
 			return Cmd{}, fmt.Errorf(`%w: a tile command has no "factory" or "color"`, engine.ErrBadCommand)
 		}
 		if j.Line == nil || j.Column == nil {
@@ -228,7 +229,7 @@ func ParseCommand(data []byte) (Cmd, error) {
 		}
 		return Tile(line, column), nil
 	case "resign":
-		if j.Factory != nil || j.Color != nil || j.Line != nil || j.Column != nil {
+		if j.Factory != nil || j.Colour != nil || j.Line != nil || j.Column != nil {
 			return Cmd{}, fmt.Errorf("%w: resign takes no other fields", engine.ErrBadCommand)
 		}
 		return Resign(), nil
@@ -340,9 +341,9 @@ func parseTakeNotation(text string, words []string) (Cmd, error) {
 	if len(words) == 0 {
 		return Cmd{}, fmt.Errorf("%w: %q: the colour is missing; %s", engine.ErrBadCommand, text, form)
 	}
-	color, ok := ParseColor(words[0])
+	colour, ok := ParseColour(words[0])
 	if !ok {
-		return Cmd{}, fmt.Errorf("%w: %q: unknown colour %q (colours are %s)", engine.ErrBadCommand, text, words[0], colorList)
+		return Cmd{}, fmt.Errorf("%w: %q: unknown colour %q (colours are %s)", engine.ErrBadCommand, text, words[0], colourList)
 	}
 	words = words[1:]
 	for len(words) > 0 && (words[0] == "to" || words[0] == "->" || words[0] == "on" || words[0] == "line") {
@@ -362,7 +363,7 @@ func parseTakeNotation(text string, words []string) (Cmd, error) {
 		}
 		line = n
 	}
-	return Take(source, color, line), nil
+	return Take(source, colour, line), nil
 }
 
 // factoryNumber reads a factory as numbered in notation (1..9) and returns

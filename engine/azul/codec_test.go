@@ -150,7 +150,7 @@ func TestEventJSON(t *testing.T) {
 				t.Fatalf("%s: json.Marshal %s, MarshalJSON %s", e.Kind, std, own)
 			}
 			back, err := rules.DecodeEvent(e.EventType(), e.SchemaVersion(), std)
-			if err != nil || back.(Event) != e {
+			if err != nil || *back.(*Event) != e {
 				t.Fatalf("%s %s: decoded %+v, %v", e.Kind, std, back, err)
 			}
 			// Reformat as a store might: indent and reverse the key order.
@@ -185,7 +185,7 @@ func TestEventJSON(t *testing.T) {
 		}
 	}
 	escaped := `{"seat":0,"factory":"\u0063enter","color":"\u0072ed","count":2,"line":"floor","to_line":0,"to_floor":2,"to_lid":0}`
-	if e, err := DecodeEvent("tiles_taken", 1, []byte(escaped)); err != nil || e.Color != Red || e.Source != Center {
+	if e, err := DecodeEvent("tiles_taken", 1, []byte(escaped)); err != nil || e.Colour != Red || e.Source != Center {
 		t.Errorf("escaped strings: %+v, %v", e, err)
 	}
 	if _, err := DecodeEvent("tiles_taken", 2, []byte(`{}`)); err == nil {

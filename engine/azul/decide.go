@@ -147,7 +147,7 @@ func (w *State) finishRound(buf []Event, seed draws) []Event {
 		for seat := range n {
 			b := &w.boards[seat]
 			for r := b.firstComplete(); r >= 0; r = b.firstComplete() {
-				e, _ := wallEvent(w, seat, r+1, WallColumn(r, b.LineColor[r]))
+				e, _ := wallEvent(w, seat, r+1, WallColumn(r, b.LineColour[r]))
 				w.applyWall(&e)
 				buf = append(buf, e)
 			}
@@ -186,15 +186,15 @@ func AppendLegal(dst []Cmd, s *State, seat int) []Cmd {
 		}
 		b := &s.boards[seat]
 		// lineOK[c]: bit r set when line r+1 can take colour c.
-		var lineOK [NumColors]uint8
+		var lineOK [NumColours]uint8
 		for r := range 5 {
 			switch cnt := int(b.LineCount[r]); {
 			case cnt == r+1:
 			case cnt > 0:
-				lineOK[b.LineColor[r]] |= 1 << r
+				lineOK[b.LineColour[r]] |= 1 << r
 			default:
-				for c := range NumColors {
-					if b.rowColors[r]&(1<<c) == 0 {
+				for c := range NumColours {
+					if b.rowColours[r]&(1<<c) == 0 {
 						lineOK[c] |= 1 << r
 					}
 				}
@@ -208,14 +208,14 @@ func AppendLegal(dst []Cmd, s *State, seat int) []Cmd {
 			} else {
 				source = Center
 			}
-			for c := range Color(NumColors) {
+			for c := range Colour(NumColours) {
 				if tiles[c] == 0 {
 					continue
 				}
 				for ok := lineOK[c]; ok != 0; ok &= ok - 1 {
-					dst = append(dst, Cmd{Kind: CmdTake, Source: source, Color: c, Line: int8(bits.TrailingZeros8(ok) + 1)})
+					dst = append(dst, Cmd{Kind: CmdTake, Source: source, Colour: c, Line: int8(bits.TrailingZeros8(ok) + 1)})
 				}
-				dst = append(dst, Cmd{Kind: CmdTake, Source: source, Color: c, Line: Floor})
+				dst = append(dst, Cmd{Kind: CmdTake, Source: source, Colour: c, Line: Floor})
 			}
 		}
 	case PhaseTiling:
@@ -224,7 +224,7 @@ func AppendLegal(dst []Cmd, s *State, seat int) []Cmd {
 			return dst
 		}
 		b := &s.boards[seat]
-		for cols := b.greyColumns(line-1, b.LineColor[line-1]); cols != 0; cols &= cols - 1 {
+		for cols := b.greyColumns(line-1, b.LineColour[line-1]); cols != 0; cols &= cols - 1 {
 			dst = append(dst, Tile(int8(line), int8(bits.TrailingZeros8(cols)+1)))
 		}
 	}

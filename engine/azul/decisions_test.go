@@ -124,12 +124,12 @@ func TestDecisionA2GreyTilingIsSimultaneous(t *testing.T) {
 // colour is complete), the lines hold only tiles of their row's missing
 // colour and never a complete line. keep[c] tiles of colour c stay in the
 // bag; one blue tile lies on F1 for seat 1's last take (onto line 5).
-func stuckTable(t *testing.T, keep [NumColors]int) *table {
+func stuckTable(t *testing.T, keep [NumColours]int) *table {
 	tb := newTable(t, 4, false)
 	for p := range 4 {
 		for r := range 5 {
-			missing := Color((r + p) % 5)
-			for c := range Color(NumColors) {
+			missing := Colour((r + p) % 5)
+			for c := range Colour(NumColours) {
 				if c != missing {
 					tb.wallRow(p, r+1, c)
 				}
@@ -137,7 +137,7 @@ func stuckTable(t *testing.T, keep [NumColors]int) *table {
 		}
 	}
 	tb.factory(0, Blue)
-	for c := range Color(NumColors) {
+	for c := range Colour(NumColours) {
 		left := int(tb.s.bag[c]) - keep[c]
 		for p := range 4 {
 			r := (int(c) - p + 5) % 5
@@ -159,9 +159,9 @@ func stuckTable(t *testing.T, keep [NumColors]int) *table {
 // start of a round (bag and lid empty), the game ends with reason
 // no_tiles and the usual end bonuses.
 func TestDecisionA3NoTilesToDeal(t *testing.T) {
-	s := stuckTable(t, [NumColors]int{}).state()
-	if b := s.Board(1); b.LineColor[4] != Blue || b.LineCount[4] != 3 {
-		t.Fatalf("seat 1's line 5: %d %s, want 3 blue", b.LineCount[4], b.LineColor[4])
+	s := stuckTable(t, [NumColours]int{}).state()
+	if b := s.Board(1); b.LineColour[4] != Blue || b.LineCount[4] != 3 {
+		t.Fatalf("seat 1's line 5: %d %s, want 3 blue", b.LineCount[4], b.LineColour[4])
 	}
 	if sum5(s.Bag())+sum5(s.Lid()) != 0 {
 		t.Fatalf("bag and lid should be empty")

@@ -1,7 +1,6 @@
 package azul
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // EventKind says which fact an Event records.
@@ -66,11 +66,11 @@ func (k EventKind) String() string {
 //	game_started      Players, Grey, Seat (the first seat: 0)
 //	factories_filled  Round, Seat (start seat), Count (factories),
 //	                  Deal/DealN (tiles per factory in draw order), LidToBag
-//	tiles_taken       Seat, Source, Color, Count, Line, ToLine, ToFloor,
+//	tiles_taken       Seat, Source, Colour, Count, Line, ToLine, ToFloor,
 //	                  ToLid, Marker, ToCenter (a factory's rest)
-//	wall_tiled        Seat, Line, Color, Column, HRun, VRun, Points, ToLid,
+//	wall_tiled        Seat, Line, Colour, Column, HRun, VRun, Points, ToLid,
 //	                  Score
-//	line_to_floor     Seat, Line, Color, Count, ToFloor, ToLid
+//	line_to_floor     Seat, Line, Colour, Count, ToFloor, ToLid
 //	floor_scored      Seat, Floor/FloorLen, Penalty (printed), Points
 //	                  (lost), ToLid, Marker, Score
 //	game_ended        Round, Reason, Resigned (-1 none), Count (players),
@@ -84,7 +84,7 @@ type Event struct {
 	Grey     bool
 	Round    uint8
 	Source   int8
-	Color    Color
+	Colour   Colour
 	Line     int8
 	Column   int8
 	Count    uint8
@@ -101,10 +101,10 @@ type Event struct {
 	Points   int16
 	Penalty  int16
 	Score    int16
-	ToCenter [NumColors]uint8
-	Floor    [FloorSize]Color
+	ToCenter [NumColours]uint8
+	Floor    [FloorSize]Colour
 	DealN    [MaxFactories]uint8
-	Deal     [MaxFactories][FactorySize]Color
+	Deal     [MaxFactories][FactorySize]Colour
 	Final    [MaxPlayers]FinalSeat
 }
 
@@ -115,11 +115,11 @@ type FinalSeat struct {
 	Score int16
 	Play  int16
 	Rank  uint8
-	// Rows, Columns and Colors are the complete rows, columns and colours
+	// Rows, Columns and Colours are the complete rows, columns and colours
 	// of the wall; WallTiles the tiles on it.
 	Rows      uint8
 	Columns   uint8
-	Colors    uint8
+	Colours   uint8
 	WallTiles uint8
 }
 
@@ -184,20 +184,6 @@ func DecodeEvent(eventType string, schemaVersion int, data []byte) (Event, error
 	return e, nil
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
-		return errors.New("data after the JSON value")
-	}
-	return nil
-}
-
 // small checks that a decoded number fits the event's fields.
 func small(name string, v, lo, hi int) error {
 	if v < lo || v > hi {
@@ -211,7 +197,7 @@ func decodeEvent(kind EventKind, data []byte) (Event, error) {
 	switch kind {
 	case EvGameStarted:
 		var j gameStartedJSON
-		if err := decodeStrict(data, &j); err != nil {
+		if err := jsonstrict.Unmarshal(data, &j); err != nil {
 			return e, err
 		}
 		grey, err := checkConfig(engine.Config{Ruleset: j.Ruleset, Players: j.Players, Options: j.Options})
@@ -226,7 +212,7 @@ func decodeEvent(kind EventKind, data []byte) (Event, error) {
 		return readEvent(kind, data)
 	case EvGameEnded:
 		var j gameEndedJSON
-		if err := decodeStrict(data, &j); err != nil {
+		if err := jsonstrict.Unmarshal(data, &j); err != nil {
 			return e, err
 		}
 		return decodeGameEnded(j)
@@ -234,10 +220,10 @@ func decodeEvent(kind EventKind, data []byte) (Event, error) {
 	return e, nil
 }
 
-func emptyFloor() [FloorSize]Color {
-	var f [FloorSize]Color
+func emptyFloor() [FloorSize]Colour {
+	var f [FloorSize]Colour
 	for i := range f {
-		f[i] = NoColor
+		f[i] = NoColour
 	}
 	return f
 }
@@ -296,7 +282,7 @@ func decodeGameEnded(j gameEndedJSON) (Event, error) {
 			case "columns":
 				fs.Columns, per = n, ColumnBonus
 			case "colours":
-				fs.Colors, per = n, ColorBonus
+				fs.Colours, per = n, ColourBonus
 			}
 			if item.Points != item.Count*per {
 				return e, fmt.Errorf("seat %d: %d %s are worth %d points, not %d", i, item.Count, item.Item, item.Count*per, item.Points)
@@ -331,7 +317,7 @@ func finalOf(e *Event) *engine.Final {
 			p.Breakdown = append(p.Breakdown,
 				engine.ScoreItem{Item: "rows", Count: int(fs.Rows), Points: int(fs.Rows) * RowBonus},
 				engine.ScoreItem{Item: "columns", Count: int(fs.Columns), Points: int(fs.Columns) * ColumnBonus},
-				engine.ScoreItem{Item: "colours", Count: int(fs.Colors), Points: int(fs.Colors) * ColorBonus})
+				engine.ScoreItem{Item: "colours", Count: int(fs.Colours), Points: int(fs.Colours) * ColourBonus})
 		}
 		f.Players[seat] = p
 		if fs.Rank == 1 {
@@ -344,37 +330,37 @@ func finalOf(e *Event) *engine.Final {
 // --- small JSON value types ---
 
 // colorJSON is a colour (or the marker) written by name.
-type colorJSON Color
+type colourJSON Colour
 
-func (c colorJSON) MarshalJSON() ([]byte, error) {
-	if !Color(c).IsTile() && Color(c) != Marker {
+func (c colourJSON) MarshalJSON() ([]byte, error) {
+	if !Colour(c).IsTile() && Colour(c) != Marker {
 		return nil, fmt.Errorf("azul: colour %d has no name", c)
 	}
-	return []byte(`"` + Color(c).String() + `"`), nil
+	return []byte(`"` + Colour(c).String() + `"`), nil
 }
 
-func (c *colorJSON) UnmarshalJSON(data []byte) error {
+func (c *colourJSON) UnmarshalJSON(data []byte) error {
 	var text string
 	if err := json.Unmarshal(data, &text); err != nil {
 		return fmt.Errorf("a colour is a string: %w", err)
 	}
 	if text == "marker" {
-		*c = colorJSON(Marker)
+		*c = colourJSON(Marker)
 		return nil
 	}
-	color, ok := ParseColor(text)
-	if !ok || text != color.String() {
+	colour, ok := ParseColour(text)
+	if !ok || text != colour.String() {
 		return fmt.Errorf("unknown colour %q", text)
 	}
-	*c = colorJSON(color)
+	*c = colourJSON(colour)
 	return nil
 }
 
 // colorCounts is a colour→count object written in wall colour order,
 // without zero counts.
-type colorCounts [NumColors]uint8
+type colourCounts [NumColours]uint8
 
-func (cc colorCounts) MarshalJSON() ([]byte, error) {
+func (cc colourCounts) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for c, n := range cc {
 		if n == 0 {
@@ -384,21 +370,21 @@ func (cc colorCounts) MarshalJSON() ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		b = append(b, Color(c).String()...)
+		b = append(b, Colour(c).String()...)
 		b = append(b, `":`...)
 		b = strconv.AppendInt(b, int64(n), 10)
 	}
 	return append(b, '}'), nil
 }
 
-func (cc *colorCounts) UnmarshalJSON(data []byte) error {
+func (cc *colourCounts) UnmarshalJSON(data []byte) error {
 	var m map[string]int
 	if err := json.Unmarshal(data, &m); err != nil {
 		return err
 	}
-	*cc = colorCounts{}
+	*cc = colourCounts{}
 	for name, n := range m {
-		c, ok := ParseColor(name)
+		c, ok := ParseColour(name)
 		if !ok || name != c.String() {
 			return fmt.Errorf("unknown colour %q", name)
 		}

@@ -36,7 +36,7 @@ func (e *Event) appendJSON(b []byte) []byte {
 	case EvTilesTaken:
 		w = w.int("seat", int(e.Seat)).key("factory")
 		w = appendSource(w, e.Source)
-		w = w.str("color", e.Color.String()).int("count", int(e.Count)).key("line")
+		w = w.str("color", e.Colour.String()).int("count", int(e.Count)).key("line")
 		w = appendLine(w, e.Line)
 		w = w.int("to_line", int(e.ToLine)).int("to_floor", int(e.ToFloor)).int("to_lid", int(e.ToLid))
 		if e.Marker {
@@ -44,15 +44,15 @@ func (e *Event) appendJSON(b []byte) []byte {
 		}
 		if e.Source != Center {
 			w = w.key("to_center")
-			rest, _ := colorCounts(e.ToCenter).MarshalJSON()
+			rest, _ := colourCounts(e.ToCenter).MarshalJSON()
 			w = append(w, rest...)
 		}
 	case EvWallTiled:
-		w = w.int("seat", int(e.Seat)).int("line", int(e.Line)).str("color", e.Color.String()).int("column", int(e.Column))
+		w = w.int("seat", int(e.Seat)).int("line", int(e.Line)).str("color", e.Colour.String()).int("column", int(e.Column))
 		w = w.int("points", int(e.Points)).int("horizontal", int(e.HRun)).int("vertical", int(e.VRun))
 		w = w.int("to_lid", int(e.ToLid)).int("score", int(e.Score))
 	case EvLineToFloor:
-		w = w.int("seat", int(e.Seat)).int("line", int(e.Line)).str("color", e.Color.String())
+		w = w.int("seat", int(e.Seat)).int("line", int(e.Line)).str("color", e.Colour.String())
 		w = w.int("count", int(e.Count)).int("to_floor", int(e.ToFloor)).int("to_lid", int(e.ToLid))
 	case EvFloorScored:
 		w = w.int("seat", int(e.Seat)).key("tiles")
@@ -102,7 +102,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 				e.Seat = int8(n)
 			case "factories":
 				seen |= 1 << 2
-				e.Count, e.DealN, e.Deal = 0, [MaxFactories]uint8{}, [MaxFactories][FactorySize]Color{}
+				e.Count, e.DealN, e.Deal = 0, [MaxFactories]uint8{}, [MaxFactories][FactorySize]Colour{}
 				err = r.array(func(f int) error {
 					if f >= MaxFactories {
 						return fmt.Errorf("more than %d factories", MaxFactories)
@@ -112,7 +112,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 						if k >= FactorySize {
 							return fmt.Errorf("factory %d holds more than %d tiles", f, FactorySize)
 						}
-						c, err := r.color("factory tile", false)
+						c, err := r.colour("factory tile", false)
 						e.Deal[f][k] = c
 						e.DealN[f]++
 						return err
@@ -120,7 +120,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 				})
 			case "lid_to_bag":
 				seen |= 1 << 3
-				n, err = r.int("lid_to_bag", 0, NumColors*TilesPerColor)
+				n, err = r.int("lid_to_bag", 0, NumColours*TilesPerColour)
 				e.LidToBag = uint8(n)
 			default:
 				err = fmt.Errorf("unknown key %q", key)
@@ -146,10 +146,10 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 				e.Source, err = r.source()
 			case "color":
 				seen |= 1 << 2
-				e.Color, err = r.color("color", false)
+				e.Colour, err = r.colour("color", false)
 			case "count":
 				seen |= 1 << 3
-				n, err = r.int("count", 1, TilesPerColor)
+				n, err = r.int("count", 1, TilesPerColour)
 				e.Count = uint8(n)
 			case "line":
 				seen |= 1 << 4
@@ -164,7 +164,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 				e.ToFloor = uint8(n)
 			case "to_lid":
 				seen |= 1 << 7
-				n, err = r.int("to_lid", 0, TilesPerColor)
+				n, err = r.int("to_lid", 0, TilesPerColour)
 				e.ToLid = uint8(n)
 			case "marker":
 				seen |= 1 << 8
@@ -194,7 +194,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 				e.Line = int8(n)
 			case "color":
 				seen |= 1 << 2
-				e.Color, err = r.color("color", false)
+				e.Colour, err = r.colour("color", false)
 			case "column":
 				seen |= 1 << 3
 				n, err = r.int("column", 1, 5)
@@ -241,7 +241,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 				e.Line = int8(n)
 			case "color":
 				seen |= 1 << 2
-				e.Color, err = r.color("color", false)
+				e.Colour, err = r.colour("color", false)
 			case "count":
 				seen |= 1 << 3
 				n, err = r.int("count", 1, 5)
@@ -277,7 +277,7 @@ func readEvent(kind EventKind, data []byte) (Event, error) {
 					if i >= FloorSize {
 						return fmt.Errorf("more than %d floor items", FloorSize)
 					}
-					c, err := r.color("floor item", true)
+					c, err := r.colour("floor item", true)
 					e.Floor[i] = c
 					e.FloorLen++
 					e.Marker = e.Marker || c == Marker

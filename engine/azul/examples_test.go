@@ -30,7 +30,7 @@ func TestExampleWallTileScoresSeven(t *testing.T) {
 		t.Fatalf("%d wall tiles placed, want 1: %+v", len(walls), evs)
 	}
 	w := walls[0]
-	if w.Seat != 0 || w.Line != 2 || w.Column != 3 || w.Color != Yellow {
+	if w.Seat != 0 || w.Line != 2 || w.Column != 3 || w.Colour != Yellow {
 		t.Fatalf("wall tile %+v, want seat 0's yellow on row 2 column 3", w)
 	}
 	if w.HRun != 4 || w.VRun != 3 || w.Points != 7 {
@@ -89,7 +89,7 @@ func TestExamplePatternLineRestrictions(t *testing.T) {
 		state()
 	var lines []int8
 	for _, c := range AppendLegal(nil, s, 0) {
-		if c.Source == 0 && c.Color == Yellow {
+		if c.Source == 0 && c.Colour == Yellow {
 			lines = append(lines, c.Line)
 		}
 	}
@@ -103,7 +103,7 @@ func TestExamplePatternLineRestrictions(t *testing.T) {
 	// A: one on line 1, one on the floor.
 	a := *s
 	e := play(t, &a, 0, Take(0, Yellow, 1))[0]
-	if e.ToLine != 1 || e.ToFloor != 1 || e.ToLid != 0 || e.ToCenter != [NumColors]uint8{Red: 2} {
+	if e.ToLine != 1 || e.ToFloor != 1 || e.ToLid != 0 || e.ToCenter != [NumColours]uint8{Red: 2} {
 		t.Fatalf("option A: %+v", e)
 	}
 	if b := a.Board(0); b.LineCount[0] != 1 || b.FloorLen != 1 || b.Floor[0] != Yellow || a.Center()[Red] != 2 {

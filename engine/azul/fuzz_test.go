@@ -115,11 +115,11 @@ func FuzzDecide(f *testing.F) {
 	f.Add(byte(4), uint8(70), int8(0), byte(2), int8(0), byte(0), int8(1), int8(3))
 	f.Add(byte(6), uint8(120), int8(3), byte(3), int8(0), byte(0), int8(0), int8(0))
 	f.Add(byte(2), uint8(255), int8(-5), byte(200), int8(100), byte(9), int8(-7), int8(99))
-	f.Fuzz(func(t *testing.T, game byte, moves uint8, seat int8, kind byte, source int8, color byte, line, column int8) {
+	f.Fuzz(func(t *testing.T, game byte, moves uint8, seat int8, kind byte, source int8, colour byte, line, column int8) {
 		var seed engine.Seed
 		seed[0] = game
 		s := randomState(t, 2+int(game%3), game&4 != 0, seed, int(moves))
-		cmd := Cmd{Kind: CmdKind(kind), Source: source, Color: Color(color), Line: line, Column: column}
+		cmd := Cmd{Kind: CmdKind(kind), Source: source, Colour: Colour(colour), Line: line, Column: column}
 		before := *s
 		evs, err := Decide(s, int(seat), cmd, seed, nil)
 		if *s != before {

@@ -23,7 +23,7 @@ func newTable(t *testing.T, players int, grey bool) *table {
 	return &table{t: t, s: s}
 }
 
-func (tb *table) draw(c Color) {
+func (tb *table) draw(c Colour) {
 	tb.t.Helper()
 	if tb.s.bag[c] == 0 {
 		tb.t.Fatalf("no %s left in the bag", c)
@@ -32,7 +32,7 @@ func (tb *table) draw(c Color) {
 }
 
 // wall puts a tile on a wall (row and column 1-based).
-func (tb *table) wall(seat, row, col int, c Color) *table {
+func (tb *table) wall(seat, row, col int, c Colour) *table {
 	tb.t.Helper()
 	tb.draw(c)
 	tb.s.boards[seat].place(row-1, col-1, c)
@@ -41,27 +41,27 @@ func (tb *table) wall(seat, row, col int, c Color) *table {
 
 // wallRow puts tiles of the given colours on their coloured-wall spaces of
 // a row.
-func (tb *table) wallRow(seat, row int, colors ...Color) *table {
+func (tb *table) wallRow(seat, row int, colours ...Colour) *table {
 	tb.t.Helper()
-	for _, c := range colors {
+	for _, c := range colours {
 		tb.wall(seat, row, WallColumn(row-1, c)+1, c)
 	}
 	return tb
 }
 
 // line puts n tiles of colour c on a pattern line (1..5).
-func (tb *table) line(seat, line int, c Color, n int) *table {
+func (tb *table) line(seat, line int, c Colour, n int) *table {
 	tb.t.Helper()
 	for range n {
 		tb.draw(c)
 	}
 	b := &tb.s.boards[seat]
-	b.LineColor[line-1], b.LineCount[line-1] = c, uint8(n)
+	b.LineColour[line-1], b.LineCount[line-1] = c, uint8(n)
 	return tb
 }
 
 // floor appends items to a floor line; Marker makes seat the holder.
-func (tb *table) floor(seat int, items ...Color) *table {
+func (tb *table) floor(seat int, items ...Colour) *table {
 	tb.t.Helper()
 	b := &tb.s.boards[seat]
 	for _, c := range items {
@@ -77,18 +77,18 @@ func (tb *table) floor(seat int, items ...Color) *table {
 }
 
 // factory adds tiles to factory f (0-based).
-func (tb *table) factory(f int, colors ...Color) *table {
+func (tb *table) factory(f int, colours ...Colour) *table {
 	tb.t.Helper()
-	for _, c := range colors {
+	for _, c := range colours {
 		tb.draw(c)
 		tb.s.factories[f][c]++
 	}
 	return tb
 }
 
-func (tb *table) center(colors ...Color) *table {
+func (tb *table) center(colours ...Colour) *table {
 	tb.t.Helper()
-	for _, c := range colors {
+	for _, c := range colours {
 		tb.draw(c)
 		tb.s.center[c]++
 	}
@@ -96,7 +96,7 @@ func (tb *table) center(colors ...Color) *table {
 }
 
 // lid moves n tiles of colour c from the bag to the lid.
-func (tb *table) lid(c Color, n int) *table {
+func (tb *table) lid(c Colour, n int) *table {
 	tb.t.Helper()
 	for range n {
 		tb.draw(c)

@@ -203,12 +203,12 @@ func (r *jsonReader) boolean(name string) (bool, error) {
 }
 
 // color reads a colour name; withMarker also accepts "marker".
-func (r *jsonReader) color(name string, withMarker bool) (Color, error) {
+func (r *jsonReader) colour(name string, withMarker bool) (Colour, error) {
 	s, err := r.str()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	if c, ok := colorByName(s); ok && (c != Marker || withMarker) {
+	if c, ok := colourByName(s); ok && (c != Marker || withMarker) {
 		return c, nil
 	}
 	return 0, fmt.Errorf("%s: unknown colour %q", name, s)
@@ -216,7 +216,7 @@ func (r *jsonReader) color(name string, withMarker bool) (Color, error) {
 
 // colorByName matches the exact lower-case names of the tile colours and
 // the marker.
-func colorByName(s []byte) (Color, bool) {
+func colourByName(s []byte) (Colour, bool) {
 	switch string(s) {
 	case "blue":
 		return Blue, true
@@ -231,7 +231,7 @@ func colorByName(s []byte) (Color, bool) {
 	case "marker":
 		return Marker, true
 	}
-	return NoColor, false
+	return NoColour, false
 }
 
 // source reads a factory index or "center".
@@ -267,14 +267,14 @@ func (r *jsonReader) line() (int8, error) {
 }
 
 // counts reads a colour→count object.
-func (r *jsonReader) counts(name string) ([NumColors]uint8, error) {
-	var cc [NumColors]uint8
+func (r *jsonReader) counts(name string) ([NumColours]uint8, error) {
+	var cc [NumColours]uint8
 	err := r.object(func(key []byte) error {
-		c, ok := colorByName(key)
+		c, ok := colourByName(key)
 		if !ok || !c.IsTile() {
 			return fmt.Errorf("%s: unknown colour %q", name, key)
 		}
-		n, err := r.int(name, 0, TilesPerColor)
+		n, err := r.int(name, 0, TilesPerColour)
 		cc[c] = uint8(n)
 		return err
 	})

@@ -58,10 +58,12 @@ func commandOf(cmd engine.Command) (Cmd, error) {
 	return Cmd{}, fmt.Errorf("%w: %T is not an %s move", engine.ErrBadCommand, cmd, Ruleset)
 }
 
+// boxEvents boxes events as *Event, as every family's type-erased events
+// are pointers (boxing a pointer to the slice's element copies nothing).
 func boxEvents(evs []Event) []engine.Event {
 	out := make([]engine.Event, len(evs))
-	for i, e := range evs {
-		out[i] = e
+	for i := range evs {
+		out[i] = &evs[i]
 	}
 	return out
 }
@@ -116,7 +118,7 @@ func (rules) DecodeEvent(eventType string, schemaVersion int, data []byte) (engi
 	if err != nil {
 		return nil, err
 	}
-	return e, nil
+	return &e, nil
 }
 
 func (rules) DecodeState(data []byte) (engine.State, error) {

@@ -14,8 +14,8 @@ import (
 // how many tiles were poured and Evolve follows it.
 func TestBagRefillFromLid(t *testing.T) {
 	tb := newTable(t, 2, false).factory(0, Black)
-	for c := range Color(NumColors) {
-		keep := map[Color]int{Red: 1, White: 2}[c]
+	for c := range Colour(NumColours) {
+		keep := map[Colour]int{Red: 1, White: 2}[c]
 		tb.lid(c, int(tb.s.bag[c])-keep)
 	}
 	s := tb.state()
@@ -29,9 +29,9 @@ func TestBagRefillFromLid(t *testing.T) {
 	if deal.LidToBag != 97 {
 		t.Fatalf("lid_to_bag %d, want 97", deal.LidToBag)
 	}
-	first := []Color{deal.Deal[0][0], deal.Deal[0][1], deal.Deal[0][2]}
+	first := []Colour{deal.Deal[0][0], deal.Deal[0][1], deal.Deal[0][2]}
 	slices.Sort(first)
-	if !slices.Equal(first, []Color{Red, White, White}) {
+	if !slices.Equal(first, []Colour{Red, White, White}) {
 		t.Fatalf("the first 3 tiles drawn are %v: they must be the bag's red and 2 white", first)
 	}
 	if sum5(s.Bag()) != 97-17 || sum5(s.Lid()) != 0 {
@@ -63,7 +63,7 @@ func TestBagRefillFromLid(t *testing.T) {
 // TestShortDealWhenBagAndLidEmpty: with 6 tiles in the bag and none in the
 // lid, F1 gets 4, F2 2 and the other factories stay empty; play goes on.
 func TestShortDealWhenBagAndLidEmpty(t *testing.T) {
-	s := stuckTable(t, [NumColors]int{Blue: 2, Yellow: 1, Red: 1, Black: 1, White: 1}).state()
+	s := stuckTable(t, [NumColours]int{Blue: 2, Yellow: 1, Red: 1, Black: 1, White: 1}).state()
 	evs := play(t, s, 1, Take(0, Blue, 5))
 	deal := evs[len(evs)-1]
 	if deal.Kind != EvFactoriesFilled || deal.LidToBag != 0 {
@@ -306,7 +306,7 @@ func TestGreyWallWholeLineToFloor(t *testing.T) {
 		state()
 	evs := play(t, s, 0, Take(0, Yellow, 5))
 	lf := eventsOf(evs, EvLineToFloor)
-	if len(lf) != 1 || lf[0].Line != 3 || lf[0].Color != Blue || lf[0].ToFloor != 2 || lf[0].ToLid != 1 {
+	if len(lf) != 1 || lf[0].Line != 3 || lf[0].Colour != Blue || lf[0].ToFloor != 2 || lf[0].ToLid != 1 {
 		t.Fatalf("line to floor %+v: want line 3's 3 blue, 2 to the floor and 1 to the lid", lf)
 	}
 	f := eventsOf(evs, EvFloorScored)
@@ -386,12 +386,12 @@ func TestDecideErrors(t *testing.T) {
 	}{
 		{Cmd{}, 0, engine.ErrBadCommand},
 		{Cmd{Kind: 9}, 0, engine.ErrBadCommand},
-		{Take(0, Color(5), 1), 0, engine.ErrBadCommand},
+		{Take(0, Colour(5), 1), 0, engine.ErrBadCommand},
 		{Take(0, Red, 0), 0, engine.ErrBadCommand},
 		{Take(0, Red, 7), 0, engine.ErrBadCommand},
 		{Take(9, Red, 1), 0, engine.ErrBadCommand},
 		{Take(-2, Red, 1), 0, engine.ErrBadCommand},
-		{Cmd{Kind: CmdTake, Source: 0, Color: Red, Line: 1, Column: 2}, 0, engine.ErrBadCommand},
+		{Cmd{Kind: CmdTake, Source: 0, Colour: Red, Line: 1, Column: 2}, 0, engine.ErrBadCommand},
 		{Tile(0, 1), 0, engine.ErrBadCommand},
 		{Tile(1, 6), 0, engine.ErrBadCommand},
 		{Cmd{Kind: CmdResign, Line: 1}, 0, engine.ErrBadCommand},
@@ -446,8 +446,9 @@ func (foreignCmd) MarshalJSON() ([]byte, error) { return []byte(`{"type":"pass"}
 
 type foreignEvent struct{}
 
-func (foreignEvent) EventType() string  { return "game_started" }
-func (foreignEvent) SchemaVersion() int { return 1 }
+func (foreignEvent) EventType() string            { return "game_started" }
+func (foreignEvent) SchemaVersion() int           { return 1 }
+func (foreignEvent) Describe() engine.Description { return engine.Description{} }
 
 // TestEvolveRejectsForgedEvents: events that do not fit the state are
 // ErrInconsistent and change nothing.
@@ -540,7 +541,7 @@ func TestStartConfig(t *testing.T) {
 	}
 	// The first deal is drawn from the seed's reveal 0.
 	fresh := newState(3, false)
-	if want := dealEvent(&fresh, seed.Rand(0)); evs[1].(Event) != want {
+	if want := dealEvent(&fresh, seed.Rand(0)); *evs[1].(*Event) != want {
 		t.Fatalf("the first deal does not come from seed.Rand(0)")
 	}
 	grey, _ := rules.Start(engine.Config{Ruleset: Ruleset, Players: 2, Options: engine.Options{Wall: "grey"}}, seed)

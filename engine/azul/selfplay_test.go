@@ -208,10 +208,10 @@ func randomCmd(rng *rand.Rand) Cmd {
 	case 0:
 		return Tile(int8(rng.IntN(7)), int8(rng.IntN(7)))
 	case 1:
-		return Cmd{Kind: CmdKind(rng.IntN(5)), Source: int8(rng.IntN(12) - 2), Color: Color(rng.IntN(7)),
+		return Cmd{Kind: CmdKind(rng.IntN(5)), Source: int8(rng.IntN(12) - 2), Colour: Colour(rng.IntN(7)),
 			Line: int8(rng.IntN(9) - 1), Column: int8(rng.IntN(3))}
 	}
-	return Take(int8(rng.IntN(MaxFactories+1)-1), Color(rng.IntN(NumColors)), int8(rng.IntN(6)+1))
+	return Take(int8(rng.IntN(MaxFactories+1)-1), Colour(rng.IntN(NumColours)), int8(rng.IntN(6)+1))
 }
 
 func (g *gameChecker) checkSnapshot(s *State) {
@@ -243,7 +243,7 @@ func (g *gameChecker) checkReplay(s *State, erased bool) {
 		if erased {
 			var back engine.Event
 			if back, err = g.rules.DecodeEvent(e.EventType(), e.SchemaVersion(), data); err == nil {
-				if back.(Event) != e {
+				if *back.(*Event) != e {
 					t.Fatalf("event %d %s changed in the JSON round trip: %s", i, e.Kind, data)
 				}
 				st, err = g.rules.Evolve(st, back)
@@ -281,8 +281,8 @@ func (g *gameChecker) checkReplay(s *State, erased bool) {
 // countTiles checks that each colour has its 20 tiles in exactly the
 // places the state shows: bag, lid, factories, centre, lines, walls, floors.
 func countTiles(s *State) error {
-	var n [NumColors]int
-	add := func(counts [NumColors]uint8) {
+	var n [NumColours]int
+	add := func(counts [NumColours]uint8) {
 		for c, k := range counts {
 			n[c] += int(k)
 		}
@@ -301,10 +301,10 @@ func countTiles(s *State) error {
 		b := s.Board(seat)
 		for r := range 5 {
 			if b.LineCount[r] > 0 {
-				n[b.LineColor[r]] += int(b.LineCount[r])
+				n[b.LineColour[r]] += int(b.LineCount[r])
 			}
 			for col := range 5 {
-				if c := b.Wall[r][col]; c != NoColor {
+				if c := b.Wall[r][col]; c != NoColour {
 					n[c]++
 				}
 			}
@@ -318,8 +318,8 @@ func countTiles(s *State) error {
 		}
 	}
 	for c, k := range n {
-		if k != TilesPerColor {
-			return fmt.Errorf("%d %s tiles, want %d", k, Color(c), TilesPerColor)
+		if k != TilesPerColour {
+			return fmt.Errorf("%d %s tiles, want %d", k, Colour(c), TilesPerColour)
 		}
 	}
 	if markers > 1 {
@@ -334,7 +334,7 @@ func countTiles(s *State) error {
 type shadow struct {
 	players int
 	grey    bool
-	wall    [MaxPlayers][5][5]Color
+	wall    [MaxPlayers][5][5]Colour
 	floor   [MaxPlayers]int
 	score   [MaxPlayers]int
 }
@@ -344,7 +344,7 @@ func newShadow(players int, grey bool) *shadow {
 	for p := range sh.wall {
 		for r := range 5 {
 			for c := range 5 {
-				sh.wall[p][r][c] = NoColor
+				sh.wall[p][r][c] = NoColour
 			}
 		}
 	}
@@ -353,8 +353,8 @@ func newShadow(players int, grey bool) *shadow {
 
 // shadowPoints counts the run through (r, c) in each direction by walking
 // the grid.
-func shadowPoints(w *[5][5]Color, r, c int) int {
-	filled := func(r, c int) bool { return r >= 0 && r < 5 && c >= 0 && c < 5 && w[r][c] != NoColor }
+func shadowPoints(w *[5][5]Colour, r, c int) int {
+	filled := func(r, c int) bool { return r >= 0 && r < 5 && c >= 0 && c < 5 && w[r][c] != NoColour }
 	run := func(dr, dc int) int {
 		k := 0
 		for i := 1; filled(r+i*dr, c+i*dc); i++ {
@@ -397,18 +397,18 @@ func (sh *shadow) observe(e Event, s *State) error {
 	case EvWallTiled:
 		r, c := int(e.Line)-1, int(e.Column)-1
 		w := &sh.wall[seat]
-		if w[r][c] != NoColor {
+		if w[r][c] != NoColour {
 			return fmt.Errorf("wall %d,%d already holds %s", r+1, c+1, w[r][c])
 		}
-		if !sh.grey && WallColor(r, c) != e.Color {
-			return fmt.Errorf("%s on the coloured wall at %d,%d", e.Color, r+1, c+1)
+		if !sh.grey && WallColour(r, c) != e.Colour {
+			return fmt.Errorf("%s on the coloured wall at %d,%d", e.Colour, r+1, c+1)
 		}
 		for i := range 5 {
-			if w[r][i] == e.Color || w[i][c] == e.Color {
-				return fmt.Errorf("%s twice in row %d or column %d", e.Color, r+1, c+1)
+			if w[r][i] == e.Colour || w[i][c] == e.Colour {
+				return fmt.Errorf("%s twice in row %d or column %d", e.Colour, r+1, c+1)
 			}
 		}
-		w[r][c] = e.Color
+		w[r][c] = e.Colour
 		points := shadowPoints(w, r, c)
 		if points != int(e.Points) {
 			return fmt.Errorf("wall tile at %d,%d scores %d, the event says %d", r+1, c+1, points, e.Points)
@@ -449,15 +449,15 @@ func (sh *shadow) checkEnd(e Event) error {
 	var rows [MaxPlayers]int
 	for p := range sh.players {
 		w := &sh.wall[p]
-		perColor := map[Color]int{}
+		perColour := map[Colour]int{}
 		cols, colours := 0, 0
 		for r := range 5 {
 			full := true
 			for c := range 5 {
-				if w[r][c] == NoColor {
+				if w[r][c] == NoColour {
 					full = false
 				} else {
-					perColor[w[r][c]]++
+					perColour[w[r][c]]++
 				}
 			}
 			if full {
@@ -467,13 +467,13 @@ func (sh *shadow) checkEnd(e Event) error {
 		for c := range 5 {
 			full := true
 			for r := range 5 {
-				full = full && w[r][c] != NoColor
+				full = full && w[r][c] != NoColour
 			}
 			if full {
 				cols++
 			}
 		}
-		for _, k := range perColor {
+		for _, k := range perColour {
 			if k == 5 {
 				colours++
 			}

@@ -6,37 +6,38 @@ import (
 	"fmt"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // stateJSON is the snapshot form of a State (format StateFormat).
 type stateJSON struct {
-	Format       int           `json:"format"`
-	Players      int           `json:"players"`
-	Wall         string        `json:"wall"`
-	Phase        string        `json:"phase"`
-	Round        int           `json:"round"`
-	Turn         int           `json:"turn"`
-	StartSeat    int           `json:"start_seat"`
-	MarkerHolder int           `json:"marker_holder"`
-	Resigned     int           `json:"resigned"`
-	EndReason    string        `json:"end_reason,omitempty"`
-	Bag          colorCounts   `json:"bag"`
-	Lid          colorCounts   `json:"lid"`
-	Factories    []colorCounts `json:"factories"`
-	Center       colorCounts   `json:"center"`
-	Boards       []boardJSON   `json:"boards"`
+	Format       int            `json:"format"`
+	Players      int            `json:"players"`
+	Wall         string         `json:"wall"`
+	Phase        string         `json:"phase"`
+	Round        int            `json:"round"`
+	Turn         int            `json:"turn"`
+	StartSeat    int            `json:"start_seat"`
+	MarkerHolder int            `json:"marker_holder"`
+	Resigned     int            `json:"resigned"`
+	EndReason    string         `json:"end_reason,omitempty"`
+	Bag          colourCounts   `json:"bag"`
+	Lid          colourCounts   `json:"lid"`
+	Factories    []colourCounts `json:"factories"`
+	Center       colourCounts   `json:"center"`
+	Boards       []boardJSON    `json:"boards"`
 }
 
 type boardJSON struct {
-	Lines [5]lineState     `json:"lines"`
-	Wall  [5][5]*colorJSON `json:"wall"`
-	Floor []colorJSON      `json:"floor"`
-	Score int              `json:"score"`
+	Lines [5]lineState      `json:"lines"`
+	Wall  [5][5]*colourJSON `json:"wall"`
+	Floor []colourJSON      `json:"floor"`
+	Score int               `json:"score"`
 }
 
 type lineState struct {
-	Color *colorJSON `json:"color"`
-	Count int        `json:"count"`
+	Colour *colourJSON `json:"color"`
+	Count  int         `json:"count"`
 }
 
 // MarshalJSON writes the state as a snapshot; DecodeState reads it back
@@ -59,20 +60,20 @@ func (s *State) MarshalJSON() ([]byte, error) {
 	}
 	for seat := range int(s.players) {
 		b := &s.boards[seat]
-		bj := boardJSON{Score: int(b.Score), Floor: []colorJSON{}}
+		bj := boardJSON{Score: int(b.Score), Floor: []colourJSON{}}
 		for r := range 5 {
 			if b.LineCount[r] > 0 {
-				c := colorJSON(b.LineColor[r])
-				bj.Lines[r] = lineState{Color: &c, Count: int(b.LineCount[r])}
+				c := colourJSON(b.LineColour[r])
+				bj.Lines[r] = lineState{Colour: &c, Count: int(b.LineCount[r])}
 			}
 			for col := range 5 {
-				if c := colorJSON(b.Wall[r][col]); Color(c).IsTile() {
+				if c := colourJSON(b.Wall[r][col]); Colour(c).IsTile() {
 					bj.Wall[r][col] = &c
 				}
 			}
 		}
 		for _, c := range b.Floor[:b.FloorLen] {
-			bj.Floor = append(bj.Floor, colorJSON(c))
+			bj.Floor = append(bj.Floor, colourJSON(c))
 		}
 		j.Boards = append(j.Boards, bj)
 	}
@@ -84,7 +85,7 @@ func (s *State) MarshalJSON() ([]byte, error) {
 // walls and lines that follow the rules) so no method can fail on it.
 func DecodeState(data []byte) (State, error) {
 	var j stateJSON
-	if err := decodeStrict(data, &j); err != nil {
+	if err := jsonstrict.Unmarshal(data, &j); err != nil {
 		return State{}, fmt.Errorf("%w: azul snapshot: %v", engine.ErrInconsistent, err)
 	}
 	s, err := stateFromJSON(&j)
@@ -142,8 +143,8 @@ func stateFromJSON(j *stateJSON) (State, error) {
 		return State{}, errors.New("an offer before the first deal")
 	}
 	s.bag, s.lid, s.center = j.Bag, j.Lid, j.Center
-	var total [NumColors]int
-	add := func(counts [NumColors]uint8) {
+	var total [NumColours]int
+	add := func(counts [NumColours]uint8) {
 		for c, k := range counts {
 			total[c] += int(k)
 		}
@@ -176,7 +177,7 @@ func stateFromJSON(j *stateJSON) (State, error) {
 		}
 		for r := range 5 {
 			if b.LineCount[r] > 0 {
-				total[b.LineColor[r]] += int(b.LineCount[r])
+				total[b.LineColour[r]] += int(b.LineCount[r])
 			}
 			for col := range 5 {
 				if c := b.Wall[r][col]; c.IsTile() {
@@ -199,8 +200,8 @@ func stateFromJSON(j *stateJSON) (State, error) {
 		return State{}, errors.New("more than one start marker")
 	}
 	for c, k := range total {
-		if k != TilesPerColor {
-			return State{}, fmt.Errorf("%d %s tiles in the game, not %d", k, Color(c), TilesPerColor)
+		if k != TilesPerColour {
+			return State{}, fmt.Errorf("%d %s tiles in the game, not %d", k, Colour(c), TilesPerColour)
 		}
 	}
 	return s, nil
@@ -217,14 +218,14 @@ func boardFromJSON(b *Board, bj *boardJSON, grey bool) error {
 			if p == nil {
 				continue
 			}
-			c := Color(*p)
+			c := Colour(*p)
 			if !c.IsTile() {
 				return fmt.Errorf("wall %d,%d holds %s", r+1, col+1, c)
 			}
-			if !grey && WallColor(r, col) != c {
-				return fmt.Errorf("wall %d,%d holds %s, the coloured wall has %s there", r+1, col+1, c, WallColor(r, col))
+			if !grey && WallColour(r, col) != c {
+				return fmt.Errorf("wall %d,%d holds %s, the coloured wall has %s there", r+1, col+1, c, WallColour(r, col))
 			}
-			if b.rowColors[r]&(1<<c) != 0 || b.colColors[col]&(1<<c) != 0 {
+			if b.rowColours[r]&(1<<c) != 0 || b.colColours[col]&(1<<c) != 0 {
 				return fmt.Errorf("wall %d,%d: %s twice in a row or column", r+1, col+1, c)
 			}
 			b.place(r, col, c)
@@ -234,23 +235,23 @@ func boardFromJSON(b *Board, bj *boardJSON, grey bool) error {
 		if err := small("line count", line.Count, 0, r+1); err != nil {
 			return err
 		}
-		if (line.Color == nil) != (line.Count == 0) {
+		if (line.Colour == nil) != (line.Count == 0) {
 			return fmt.Errorf("line %d: a colour goes with a count above 0", r+1)
 		}
 		if line.Count == 0 {
 			continue
 		}
-		c := Color(*line.Color)
-		if !c.IsTile() || b.rowColors[r]&(1<<c) != 0 {
+		c := Colour(*line.Colour)
+		if !c.IsTile() || b.rowColours[r]&(1<<c) != 0 {
 			return fmt.Errorf("line %d holds %s", r+1, c)
 		}
-		b.LineColor[r], b.LineCount[r] = c, uint8(line.Count)
+		b.LineColour[r], b.LineCount[r] = c, uint8(line.Count)
 	}
 	if len(bj.Floor) > FloorSize {
 		return fmt.Errorf("%d floor items, at most %d", len(bj.Floor), FloorSize)
 	}
 	for i, c := range bj.Floor {
-		b.Floor[i] = Color(c)
+		b.Floor[i] = Colour(c)
 	}
 	b.FloorLen = uint8(len(bj.Floor))
 	return nil

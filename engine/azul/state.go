@@ -83,8 +83,8 @@ const (
 	MaxRounds = 50
 	// FloorSize is the number of spaces of a floor line.
 	FloorSize = 7
-	// TilesPerColor is the number of tiles of each colour in the game.
-	TilesPerColor = 20
+	// TilesPerColour is the number of tiles of each colour in the game.
+	TilesPerColour = 20
 	// FactorySize is the number of tiles dealt to a factory.
 	FactorySize = 4
 )
@@ -107,25 +107,25 @@ func FactoryCount(players int) int { return 2*players + 1 }
 // Board is one player's board. The exported fields are a copy when read
 // through State.Board; the state changes only through events.
 type Board struct {
-	// LineColor and LineCount are the pattern lines (index 0 = line 1,
-	// which holds 1 tile; index 4 = line 5). LineColor is NoColor when
+	// LineColour and LineCount are the pattern lines (index 0 = line 1,
+	// which holds 1 tile; index 4 = line 5). LineColour is NoColour when
 	// the line is empty.
-	LineColor [5]Color
-	LineCount [5]uint8
-	// Wall is row-major; NoColor marks an empty space.
-	Wall [5][5]Color
+	LineColour [5]Colour
+	LineCount  [5]uint8
+	// Wall is row-major; NoColour marks an empty space.
+	Wall [5][5]Colour
 	// Floor holds FloorLen items from the left (tiles or Marker); the rest
-	// are NoColor.
-	Floor    [FloorSize]Color
+	// are NoColour.
+	Floor    [FloorSize]Colour
 	FloorLen uint8
 	Score    int16
 
 	// Derived from Wall, for the legality checks of hot loops: the colours
 	// (bit per colour) in each row and column, and the occupied spaces
 	// (bit per column) of each row.
-	rowColors [5]uint8
-	colColors [5]uint8
-	rowTiles  [5]uint8
+	rowColours [5]uint8
+	colColours [5]uint8
+	rowTiles   [5]uint8
 }
 
 // State is a whole Azul Mini game: a plain value of fixed-size arrays, so
@@ -149,10 +149,10 @@ type State struct {
 	// onOffer counts the tiles in the factories and the centre (derived;
 	// it tells a take that ends the offer without a scan).
 	onOffer   uint8
-	bag       [NumColors]uint8
-	lid       [NumColors]uint8
-	factories [MaxFactories][NumColors]uint8
-	center    [NumColors]uint8
+	bag       [NumColours]uint8
+	lid       [NumColours]uint8
+	factories [MaxFactories][NumColours]uint8
+	center    [NumColours]uint8
 	boards    [MaxPlayers]Board
 }
 
@@ -167,7 +167,7 @@ func newState(players int, grey bool) State {
 		resigned:     -1,
 	}
 	for c := range s.bag {
-		s.bag[c] = TilesPerColor
+		s.bag[c] = TilesPerColour
 	}
 	for i := range s.boards {
 		s.boards[i] = emptyBoard()
@@ -178,13 +178,13 @@ func newState(players int, grey bool) State {
 func emptyBoard() Board {
 	var b Board
 	for r := range 5 {
-		b.LineColor[r] = NoColor
+		b.LineColour[r] = NoColour
 		for c := range 5 {
-			b.Wall[r][c] = NoColor
+			b.Wall[r][c] = NoColour
 		}
 	}
 	for i := range b.Floor {
-		b.Floor[i] = NoColor
+		b.Floor[i] = NoColour
 	}
 	return b
 }
@@ -224,24 +224,24 @@ func (s *State) MarkerHolder() int { return int(s.markerHolder) }
 func (s *State) NumFactories() int { return FactoryCount(int(s.players)) }
 
 // Factory is the tile count by colour of factory i (0-based).
-func (s *State) Factory(i int) [NumColors]uint8 {
+func (s *State) Factory(i int) [NumColours]uint8 {
 	if i < 0 || i >= MaxFactories {
-		return [NumColors]uint8{}
+		return [NumColours]uint8{}
 	}
 	return s.factories[i]
 }
 
 // Center is the tile count by colour in the centre.
-func (s *State) Center() [NumColors]uint8 { return s.center }
+func (s *State) Center() [NumColours]uint8 { return s.center }
 
 // CenterMarker reports whether the start marker lies in the centre.
 func (s *State) CenterMarker() bool { return s.phase == PhaseOffer && s.markerHolder < 0 }
 
 // Bag is the tile count by colour in the bag.
-func (s *State) Bag() [NumColors]uint8 { return s.bag }
+func (s *State) Bag() [NumColours]uint8 { return s.bag }
 
 // Lid is the tile count by colour in the box lid (the discard pile).
-func (s *State) Lid() [NumColors]uint8 { return s.lid }
+func (s *State) Lid() [NumColours]uint8 { return s.lid }
 
 // Board is a copy of seat's board (an empty board for a seat not in play).
 func (s *State) Board(seat int) Board {
@@ -300,7 +300,7 @@ func (s *State) PendingLine(seat int) int {
 	}
 	b := &s.boards[seat]
 	r := b.firstComplete()
-	if r < 0 || bits.OnesCount8(b.greyColumns(r, b.LineColor[r])) < 2 {
+	if r < 0 || bits.OnesCount8(b.greyColumns(r, b.LineColour[r])) < 2 {
 		return 0
 	}
 	return r + 1
@@ -319,13 +319,13 @@ func (b *Board) firstComplete() int {
 // greyColumns is the set (bit per column) of the wall spaces of row r where
 // a tile of colour c may go on the grey wall: empty, and c neither in the
 // row nor in the column (docs/rules.md §2.6).
-func (b *Board) greyColumns(r int, c Color) uint8 {
-	if r < 0 || r >= 5 || !c.IsTile() || b.rowColors[r]&(1<<c) != 0 {
+func (b *Board) greyColumns(r int, c Colour) uint8 {
+	if r < 0 || r >= 5 || !c.IsTile() || b.rowColours[r]&(1<<c) != 0 {
 		return 0
 	}
 	var mask uint8
 	for col := range 5 {
-		if b.rowTiles[r]&(1<<col) == 0 && b.colColors[col]&(1<<c) == 0 {
+		if b.rowTiles[r]&(1<<col) == 0 && b.colColours[col]&(1<<c) == 0 {
 			mask |= 1 << col
 		}
 	}
@@ -341,21 +341,21 @@ func (b *Board) LegalColumns(line int, grey bool) uint8 {
 	if r < 0 || r >= 5 || int(b.LineCount[r]) != line {
 		return 0
 	}
-	c := b.LineColor[r]
+	c := b.LineColour[r]
 	if grey {
 		return b.greyColumns(r, c)
 	}
-	if !c.IsTile() || b.rowColors[r]&(1<<c) != 0 {
+	if !c.IsTile() || b.rowColours[r]&(1<<c) != 0 {
 		return 0
 	}
 	return 1 << WallColumn(r, c)
 }
 
 // place puts a tile of colour c on the wall at row r, column col.
-func (b *Board) place(r, col int, c Color) {
+func (b *Board) place(r, col int, c Colour) {
 	b.Wall[r][col] = c
-	b.rowColors[r] |= 1 << c
-	b.colColors[col] |= 1 << c
+	b.rowColours[r] |= 1 << c
+	b.colColours[col] |= 1 << c
 	b.rowTiles[r] |= 1 << col
 }
 
@@ -407,8 +407,8 @@ func (b *Board) hasFullRow() bool {
 
 // Bonuses counts the complete rows, columns and colours of the wall
 // (docs/rules.md §2.5) and the tiles on it.
-func (b *Board) Bonuses() (rows, columns, colors, tiles int) {
-	var perColor [NumColors]int
+func (b *Board) Bonuses() (rows, columns, colours, tiles int) {
+	var perColour [NumColours]int
 	for r := range 5 {
 		if b.rowTiles[r] == 0x1f {
 			rows++
@@ -416,7 +416,7 @@ func (b *Board) Bonuses() (rows, columns, colors, tiles int) {
 		tiles += bits.OnesCount8(b.rowTiles[r])
 		for col := range 5 {
 			if c := b.Wall[r][col]; c.IsTile() {
-				perColor[c]++
+				perColour[c]++
 			}
 		}
 	}
@@ -432,19 +432,19 @@ func (b *Board) Bonuses() (rows, columns, colors, tiles int) {
 			columns++
 		}
 	}
-	for _, n := range perColor {
+	for _, n := range perColour {
 		if n == 5 {
-			colors++
+			colours++
 		}
 	}
-	return rows, columns, colors, tiles
+	return rows, columns, colours, tiles
 }
 
 // Bonus points per complete row, column and colour (docs/rules.md §2.5).
 const (
 	RowBonus    = 2
 	ColumnBonus = 7
-	ColorBonus  = 10
+	ColourBonus = 10
 )
 
 // countOffer counts the tiles on offer (factories and centre).
@@ -478,6 +478,6 @@ func (s *State) anyFullRow() bool {
 	return false
 }
 
-func sum5(a [NumColors]uint8) int {
+func sum5(a [NumColours]uint8) int {
 	return int(a[0]) + int(a[1]) + int(a[2]) + int(a[3]) + int(a[4])
 }

@@ -48,7 +48,7 @@ func (e Event) Summary() string {
 		if e.ToLid > 0 {
 			parts = append(parts, fmt.Sprintf("%d to the lid", e.ToLid))
 		}
-		s := fmt.Sprintf("seat %d took %d %s from %s", e.Seat, e.Count, e.Color, sourceName(e.Source))
+		s := fmt.Sprintf("seat %d took %d %s from %s", e.Seat, e.Count, e.Colour, sourceName(e.Source))
 		if e.Marker {
 			s += " and the start marker"
 		}
@@ -59,14 +59,14 @@ func (e Event) Summary() string {
 		return s
 	case EvWallTiled:
 		s := fmt.Sprintf("seat %d tiled %s from line %d at row %d, column %d: +%d (horizontal %d, vertical %d), score %d",
-			e.Seat, e.Color, e.Line, e.Line, e.Column, e.Points, e.HRun, e.VRun, e.Score)
+			e.Seat, e.Colour, e.Line, e.Line, e.Column, e.Points, e.HRun, e.VRun, e.Score)
 		if e.ToLid > 0 {
 			s += fmt.Sprintf("; %d to the lid", e.ToLid)
 		}
 		return s
 	case EvLineToFloor:
 		return fmt.Sprintf("seat %d's line %d (%d %s) had no legal wall space: %d to the floor, %d to the lid",
-			e.Seat, e.Line, e.Count, e.Color, e.ToFloor, e.ToLid)
+			e.Seat, e.Line, e.Count, e.Colour, e.ToFloor, e.ToLid)
 	case EvFloorScored:
 		items := make([]string, 0, FloorSize)
 		for _, c := range e.Floor[:min(int(e.FloorLen), FloorSize)] {

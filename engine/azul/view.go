@@ -10,7 +10,7 @@ import (
 
 // BoardView is an Azul board in the state JSON (docs/architecture.md §5.4).
 type BoardView struct {
-	// Lines: index 0 is line 1; Color is null when the line is empty.
+	// Lines: index 0 is line 1; Colour is null when the line is empty.
 	Lines []LineView `json:"lines"`
 	// Wall is row-major; null marks an empty space.
 	Wall [5][5]*string `json:"wall"`
@@ -19,25 +19,28 @@ type BoardView struct {
 	// PendingLine is the pattern line whose grey-wall space the player
 	// must choose now (omitted when there is none).
 	PendingLine int `json:"pending_line,omitempty"`
+	// Grey is the grey wall, whose spaces have no printed colour (not in
+	// the JSON: the view's options say it).
+	Grey bool `json:"-"`
 }
 
 // LineView is one pattern line.
 type LineView struct {
-	Color *string `json:"color"`
-	Count int     `json:"count"`
+	Colour *string `json:"color"`
+	Count  int     `json:"count"`
 }
 
-func colorCountMap(counts [NumColors]uint8) map[string]int {
+func colourCountMap(counts [NumColours]uint8) map[string]int {
 	m := make(map[string]int)
 	for c, n := range counts {
 		if n > 0 {
-			m[Color(c).String()] = int(n)
+			m[Colour(c).String()] = int(n)
 		}
 	}
 	return m
 }
 
-func colorName(c Color) *string {
+func colourName(c Colour) *string {
 	name := c.String()
 	return &name
 }
@@ -47,25 +50,25 @@ func (s *State) View() engine.View {
 	v := engine.View{
 		Ruleset: Ruleset, Options: options(s.grey), Round: int(s.round), Phase: s.phase.String(),
 		ToAct: s.ToAct(), Factories: []map[string]int{},
-		Center:  engine.CenterView{Tiles: colorCountMap(s.center), Marker: s.CenterMarker()},
+		Center:  engine.CenterView{Tiles: colourCountMap(s.center), Marker: s.CenterMarker()},
 		Bag:     sum5(s.bag),
 		Discard: sum5(s.lid),
 		Players: []engine.PlayerView{},
 		Final:   s.Final(),
 	}
 	for f := range s.NumFactories() {
-		v.Factories = append(v.Factories, colorCountMap(s.factories[f]))
+		v.Factories = append(v.Factories, colourCountMap(s.factories[f]))
 	}
 	for seat := range int(s.players) {
 		b := &s.boards[seat]
-		bv := BoardView{Lines: make([]LineView, 5), Floor: []string{}, PendingLine: s.PendingLine(seat)}
+		bv := BoardView{Lines: make([]LineView, 5), Floor: []string{}, PendingLine: s.PendingLine(seat), Grey: s.grey}
 		for r := range 5 {
 			if b.LineCount[r] > 0 {
-				bv.Lines[r] = LineView{Color: colorName(b.LineColor[r]), Count: int(b.LineCount[r])}
+				bv.Lines[r] = LineView{Colour: colourName(b.LineColour[r]), Count: int(b.LineCount[r])}
 			}
 			for col := range 5 {
 				if c := b.Wall[r][col]; c.IsTile() {
-					bv.Wall[r][col] = colorName(c)
+					bv.Wall[r][col] = colourName(c)
 				}
 			}
 		}
@@ -80,11 +83,11 @@ func (s *State) View() engine.View {
 }
 
 // countsText is "2 blue, 1 red" ("-" when empty).
-func countsText(counts [NumColors]uint8) string {
+func countsText(counts [NumColours]uint8) string {
 	var parts []string
 	for c, n := range counts {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, Color(c)))
+			parts = append(parts, fmt.Sprintf("%d %s", n, Colour(c)))
 		}
 	}
 	if len(parts) == 0 {
@@ -115,7 +118,7 @@ func (s *State) Text() string {
 		for _, seat := range s.ToAct() {
 			who = append(who, fmt.Sprintf("seat %d (line %d)", seat, s.PendingLine(seat)))
 		}
-		fmt.Fprintf(&t, "To choose a wall space: %s.\n", strings.Join(who, ", "))
+		t.WriteString(wrap("To choose a wall space: "+strings.Join(who, ", ")+".") + "\n")
 	case s.phase == PhaseOver:
 		fmt.Fprintf(&t, "Game over (%s).\n", strings.ReplaceAll(s.endReason.String(), "_", " "))
 	}
@@ -165,13 +168,14 @@ func (s *State) Text() string {
 
 func (s *State) boardText(t *strings.Builder, seat int) {
 	b := &s.boards[seat]
-	fmt.Fprintf(t, "Seat %d: %s", seat, points(int(b.Score)))
+	head := fmt.Sprintf("Seat %d: %s", seat, points(int(b.Score)))
 	if int(s.markerHolder) == seat {
-		t.WriteString(", holds the start marker")
+		head += ", holds the start marker"
 	}
 	if line := s.PendingLine(seat); line > 0 {
-		fmt.Fprintf(t, ", chooses the wall space of line %d", line)
+		head += fmt.Sprintf(", chooses the wall space of line %d", line)
 	}
+	t.WriteString(wrap(head))
 	t.WriteString("\n  line      wall 1 2 3 4 5\n")
 	for r := range 5 {
 		var row [9]byte
@@ -183,7 +187,7 @@ func (s *State) boardText(t *strings.Builder, seat int) {
 			pos := 8 - 2*k
 			row[pos] = '.'
 			if k < int(b.LineCount[r]) {
-				row[pos] = b.LineColor[r].Letter()
+				row[pos] = b.LineColour[r].Letter()
 			}
 		}
 		fmt.Fprintf(t, "  %d  %s |", r+1, row[:])
@@ -193,7 +197,7 @@ func (s *State) boardText(t *strings.Builder, seat int) {
 			case c.IsTile():
 				cell = c.Letter()
 			case !s.grey:
-				cell = WallColor(r, col).Letter() + ('a' - 'A')
+				cell = WallColour(r, col).Letter() + ('a' - 'A')
 			}
 			fmt.Fprintf(t, " %c", cell)
 		}
@@ -218,4 +222,23 @@ func points(n int) string {
 		return "1 point"
 	}
 	return fmt.Sprintf("%d points", n)
+}
+
+// textWidth is the most columns a line of Text takes.
+const textWidth = 72
+
+// wrap breaks a line of Text longer than textWidth after its last comma
+// that fits, going on indented by two spaces.
+func wrap(line string) string {
+	var out strings.Builder
+	for len(line) > textWidth {
+		cut := strings.LastIndex(line[:textWidth], ", ")
+		if cut < 0 {
+			break
+		}
+		out.WriteString(line[:cut+1] + "\n")
+		line = "  " + line[cut+2:]
+	}
+	out.WriteString(line)
+	return out.String()
 }

@@ -45,8 +45,8 @@ func TestView(t *testing.T) {
 			Marker bool `json:"marker"`
 			Board  struct {
 				Lines []struct {
-					Color *string `json:"color"`
-					Count int     `json:"count"`
+					Colour *string `json:"color"`
+					Count  int     `json:"count"`
 				} `json:"lines"`
 				Wall  [][]*string `json:"wall"`
 				Floor []string    `json:"floor"`
@@ -72,7 +72,7 @@ func TestView(t *testing.T) {
 	if !p0.Marker || got.Players[1].Marker || p0.Score != 4 {
 		t.Fatalf("seat 0 %+v should hold the marker", p0)
 	}
-	if len(p0.Board.Lines) != 5 || p0.Board.Lines[0].Color != nil || *p0.Board.Lines[1].Color != "yellow" || p0.Board.Lines[1].Count != 2 {
+	if len(p0.Board.Lines) != 5 || p0.Board.Lines[0].Colour != nil || *p0.Board.Lines[1].Colour != "yellow" || p0.Board.Lines[1].Count != 2 {
 		t.Fatalf("lines %s", data)
 	}
 	if len(p0.Board.Wall) != 5 || len(p0.Board.Wall[0]) != 5 || *p0.Board.Wall[0][2] != "red" || p0.Board.Wall[0][0] != nil {

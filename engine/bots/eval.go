@@ -32,7 +32,7 @@ func azulEval(s *azul.State, seat int) float64 {
 	var rowTiles [5]uint8 // bit per column
 	for r := range 5 {
 		for col := range 5 {
-			if b.Wall[r][col] != azul.NoColor {
+			if b.Wall[r][col] != azul.NoColour {
 				rowTiles[r] |= 1 << col
 			}
 		}
@@ -48,7 +48,7 @@ func azulEval(s *azul.State, seat int) float64 {
 			progress += lineProgress * float64(n) / float64(r+1)
 			continue
 		}
-		c := b.LineColor[r]
+		c := b.LineColour[r]
 		col, best := -1, -1
 		if grey {
 			for cols := b.LegalColumns(r+1, true); cols != 0; cols &= cols - 1 {
@@ -74,11 +74,11 @@ func azulEval(s *azul.State, seat int) float64 {
 	score = float64(max(0, int(b.Score)+points-floor))
 	// End bonuses: those the wall has are certain; partial ones count a
 	// little, growing with the square of their progress.
-	var perColor [azul.NumColors]int
+	var perColour [azul.NumColours]int
 	for r := range 5 {
 		for col := range 5 {
 			if c := b.Wall[r][col]; c.IsTile() {
-				perColor[c]++
+				perColour[c]++
 			}
 		}
 	}
@@ -89,8 +89,8 @@ func azulEval(s *azul.State, seat int) float64 {
 	for col := range 5 {
 		score += bonusShare(columnFill(&rowTiles, col), azul.ColumnBonus)
 	}
-	for _, n := range perColor {
-		score += bonusShare(n, azul.ColorBonus)
+	for _, n := range perColour {
+		score += bonusShare(n, azul.ColourBonus)
 	}
 	return score + progress
 }

@@ -171,9 +171,9 @@ func (azulFamily) quick(s *azul.State, seat int, legal []azul.Cmd, rng *rand.Ran
 func azulWaste(s *azul.State, b *azul.Board, c azul.Cmd) int {
 	var n int
 	if c.Source == azul.Center {
-		n = int(s.Center()[c.Color])
+		n = int(s.Center()[c.Colour])
 	} else {
-		n = int(s.Factory(int(c.Source))[c.Color])
+		n = int(s.Factory(int(c.Source))[c.Colour])
 	}
 	if c.Line == azul.Floor {
 		return n

@@ -1,15 +1,14 @@
 package pavilion
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/jsonstrict"
 )
 
 // CmdKind is the kind of a command.
@@ -229,7 +228,7 @@ func appendTileList(b []byte, t Tiles) []byte {
 type cmdWire struct {
 	Type    *string          `json:"type"`
 	Factory *json.RawMessage `json:"factory"`
-	Color   *string          `json:"color"`
+	Colour  *string          `json:"color"`
 	Star    *json.RawMessage `json:"star"`
 	Space   *int             `json:"space"`
 	Wilds   *int             `json:"wilds"`
@@ -245,13 +244,10 @@ func badCommand(format string, args ...any) error {
 // ParseCommand reads a command in its JSON form (docs/architecture.md §5.4).
 func ParseCommand(data []byte) (Cmd, error) {
 	var w cmdWire
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return Cmd{}, badCommand("move JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if err := jsonstrict.Unmarshal(data, &w); errors.Is(err, jsonstrict.ErrTrailing) {
 		return Cmd{}, badCommand("move JSON: data after the move object")
+	} else if err != nil {
+		return Cmd{}, badCommand("move JSON: %v", err)
 	}
 	if w.Type == nil {
 		return Cmd{}, badCommand(`move JSON: "type" is missing`)
@@ -262,7 +258,7 @@ func ParseCommand(data []byte) (Cmd, error) {
 	case "take":
 		c.Kind = CmdTake
 		allowed["factory"], allowed["color"] = true, true
-		if w.Factory == nil || w.Color == nil {
+		if w.Factory == nil || w.Colour == nil {
 			return Cmd{}, badCommand(`take needs "factory" and "color"`)
 		}
 		src, err := parseSourceJSON(*w.Factory)
@@ -270,13 +266,13 @@ func ParseCommand(data []byte) (Cmd, error) {
 			return Cmd{}, err
 		}
 		c.Source = src
-		if c.Colour, err = parseColourJSON(*w.Color); err != nil {
+		if c.Colour, err = parseColourJSON(*w.Colour); err != nil {
 			return Cmd{}, err
 		}
 	case "place":
 		c.Kind = CmdPlace
 		allowed["star"], allowed["space"], allowed["color"], allowed["wilds"], allowed["bonus"] = true, true, true, true, true
-		if w.Star == nil || w.Space == nil || w.Color == nil {
+		if w.Star == nil || w.Space == nil || w.Colour == nil {
 			return Cmd{}, badCommand(`place needs "star", "space" and "color"`)
 		}
 		star, err := parseStarJSON(*w.Star)
@@ -288,7 +284,7 @@ func ParseCommand(data []byte) (Cmd, error) {
 			return Cmd{}, badCommand("space %d does not exist (1..6)", *w.Space)
 		}
 		c.Space = int8(*w.Space)
-		if c.Colour, err = parseColourJSON(*w.Color); err != nil {
+		if c.Colour, err = parseColourJSON(*w.Colour); err != nil {
 			return Cmd{}, err
 		}
 		if w.Wilds != nil {
@@ -328,7 +324,7 @@ func ParseCommand(data []byte) (Cmd, error) {
 		return Cmd{}, badCommand("unknown move type %q (take, place, bonus, pass, resign)", *w.Type)
 	}
 	present := map[string]bool{
-		"factory": w.Factory != nil, "color": w.Color != nil, "star": w.Star != nil,
+		"factory": w.Factory != nil, "color": w.Colour != nil, "star": w.Star != nil,
 		"space": w.Space != nil, "wilds": w.Wilds != nil, "bonus": w.Bonus != nil,
 		"tiles": w.Tiles != nil, "keep": w.Keep != nil,
 	}

@@ -304,7 +304,7 @@ const (
 	fTowerToBag
 	fSeat
 	fFactory
-	fColor
+	fColour
 	fCount
 	fToCenter
 	fToken
@@ -354,7 +354,7 @@ func fieldIndex(k []byte) int {
 	case "factory":
 		return fFactory
 	case "color":
-		return fColor
+		return fColour
 	case "count":
 		return fCount
 	case "to_center":
@@ -409,11 +409,11 @@ func eventFields(k EventKind) (want, optional uint32) {
 	case EvRoundStarted:
 		return bits(fRound, fWild, fStartSeat, fKeptToHand, fFactories), bits(fSupply, fTowerToBag)
 	case EvTilesTaken:
-		return bits(fSeat, fFactory, fColor, fCount, fWild, fToken, fPointsLost, fScore), bits(fToCenter)
+		return bits(fSeat, fFactory, fColour, fCount, fWild, fToken, fPointsLost, fScore), bits(fToCenter)
 	case EvAcquisitionEnded:
 		return bits(fFirstSeat, fToken), 0
 	case EvTilePlaced:
-		return bits(fSeat, fStar, fSpace, fColor, fCost, fWilds, fPoints, fScore, fFeatures, fBonusEarned), 0
+		return bits(fSeat, fStar, fSpace, fColour, fCost, fWilds, fPoints, fScore, fFeatures, fBonusEarned), 0
 	case EvBonusTaken:
 		return bits(fSeat, fTiles, fEarned), bits(fAuto)
 	case EvSupplyRefilled:
@@ -500,7 +500,7 @@ func (r *jreader) field(e *Event, f int, at *int) {
 		} else {
 			e.Source = int8(r.integer(0, MaxFactories-1))
 		}
-	case fColor:
+	case fColour:
 		e.Colour = r.colour()
 	case fCount:
 		e.Count = uint8(r.integer(0, TilesPerColour))

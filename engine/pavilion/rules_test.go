@@ -121,8 +121,9 @@ func TestRulesInterface(t *testing.T) {
 
 type fakeEvent struct{}
 
-func (fakeEvent) EventType() string  { return "fake" }
-func (fakeEvent) SchemaVersion() int { return 1 }
+func (fakeEvent) EventType() string            { return "fake" }
+func (fakeEvent) SchemaVersion() int           { return 1 }
+func (fakeEvent) Describe() engine.Description { return engine.Description{} }
 
 type fakeCommand struct{}
 

@@ -14,8 +14,6 @@ import (
 	"strconv"
 
 	"github.com/azuld/azuld/engine"
-	"github.com/azuld/azuld/engine/azul"
-	"github.com/azuld/azuld/engine/pavilion"
 	"github.com/azuld/azuld/i18n"
 )
 
@@ -59,33 +57,19 @@ func BotName(l *i18n.Localizer, kind string) string {
 // Line is one event in words, a sentence with its full stop. Every
 // event of both families has one, so that a history can tell them all.
 func Line(l *i18n.Localizer, t Table, ev engine.Event) string {
-	switch e := ev.(type) {
-	case azul.Event:
-		return azulLine(l, t, &e)
-	case *azul.Event:
-		return azulLine(l, t, e)
-	case pavilion.Event:
-		return pavilionLine(l, t, &e)
-	case *pavilion.Event:
-		return pavilionLine(l, t, e)
+	if ev == nil {
+		return l.T("tell.unknown")
 	}
-	return l.T("tell.unknown")
+	return line(l, t, ev.Describe())
 }
 
 // Item is what a scoring event scored, without the seat's name ("red
 // from line 4 to the wall: +3"); "" for an event that scores nothing.
 func Item(l *i18n.Localizer, t Table, ev engine.Event) string {
-	switch e := ev.(type) {
-	case azul.Event:
-		return azulItem(l, &e)
-	case *azul.Event:
-		return azulItem(l, e)
-	case pavilion.Event:
-		return pavilionItem(l, t, &e)
-	case *pavilion.Event:
-		return pavilionItem(l, t, e)
+	if ev == nil {
+		return ""
 	}
-	return ""
+	return item(l, t, ev.Describe())
 }
 
 // TakenBack is the line of an agreed take-back.
@@ -106,50 +90,78 @@ func colourNoun(l *i18n.Localizer, colour string) string {
 	return l.T("tell.colour." + colour)
 }
 
-func azulLine(l *i18n.Localizer, t Table, e *azul.Event) string {
-	who := t.Name(l, int(e.Seat))
-	switch e.Kind {
-	case azul.EvGameStarted:
+func line(l *i18n.Localizer, t Table, d engine.Description) string {
+	who := t.Name(l, d.Seat)
+	switch d.Phrase {
+	case engine.PhraseStarted:
 		return l.T("tell.started", "Name", who)
-	case azul.EvFactoriesFilled:
-		return l.T("tell.round_began", "Round", l.Num(int(e.Round)), "Name", who)
-	case azul.EvTilesTaken:
-		return azulTaken(l, who, e)
-	case azul.EvWallTiled, azul.EvLineToFloor, azul.EvFloorScored:
-		return l.T("tell.scored", "Name", who, "Item", azulItem(l, e))
-	case azul.EvGameEnded:
+	case engine.PhraseRoundStarted:
+		if d.Colour != "" {
+			return l.T("tell.pavilion.round_began", "Round", l.Num(d.Round), "Wild", colourNoun(l, d.Colour), "Name", who)
+		}
+		return l.T("tell.round_began", "Round", l.Num(d.Round), "Name", who)
+	case engine.PhraseAzulTaken:
+		return azulTaken(l, who, d)
+	case engine.PhraseAzulWallTiled, engine.PhraseAzulLineToFloor, engine.PhraseAzulFloorScored:
+		return l.T("tell.scored", "Name", who, "Item", item(l, t, d))
+	case engine.PhrasePavilionTaken:
+		return pavilionTaken(l, who, d)
+	case engine.PhrasePavilionPlacingBegan:
+		return l.T("tell.pavilion.placing_began", "Name", who)
+	case engine.PhrasePavilionPlaced:
+		return l.T("tell.pavilion.placed", "Name", who, "Item", item(l, t, d))
+	case engine.PhrasePavilionBonus:
+		return l.T("tell.pavilion.bonus", "Name", who, "Tiles", tileCounts(l, d.Tiles))
+	case engine.PhrasePavilionSupplyRefilled:
+		return l.T("tell.pavilion.supply_refilled")
+	case engine.PhrasePavilionPassed:
+		return l.T("tell.pavilion.passed_line", "Name", who, "Item", item(l, t, d))
+	case engine.PhraseResigned:
+		return l.T("tell.resigned", "Name", who)
+	case engine.PhraseGameEnded:
 		return l.T("tell.game_ended")
 	}
 	return l.T("tell.unknown")
 }
 
-func azulTaken(l *i18n.Localizer, who string, e *azul.Event) string {
-	tiles := tilesOf(l, e.Color.String(), int(e.Count))
+// factory is a factory's name, "F2".
+func factory(source int) string { return "F" + strconv.Itoa(source+1) }
+
+// placed is how many of a move's tiles went to a place.
+func placed(d engine.Description, place string) int {
+	for _, p := range d.To {
+		if p.Place == place {
+			return p.Count
+		}
+	}
+	return 0
+}
+
+func azulTaken(l *i18n.Localizer, who string, d engine.Description) string {
+	tiles := tilesOf(l, d.Colour, d.Count)
 	var took string
 	switch {
-	case e.Source != azul.Center:
-		took = l.T("tell.azul.took_factory", "Name", who, "Tiles", tiles, "Factory", "F"+strconv.Itoa(int(e.Source)+1))
-	case e.Marker:
+	case d.Source != engine.FromCentre:
+		took = l.T("tell.azul.took_factory", "Name", who, "Tiles", tiles, "Factory", factory(d.Source))
+	case d.Marker:
 		took = l.T("tell.azul.took_centre_marker", "Name", who, "Tiles", tiles)
 	default:
 		took = l.T("tell.azul.took_centre", "Name", who, "Tiles", tiles)
 	}
-	type dest struct {
-		n        uint8
-		part, to string
-	}
-	line := strconv.Itoa(int(e.Line))
+	line := strconv.Itoa(d.Line)
+	type dest struct{ part, to string }
 	var dests []dest
-	for _, d := range []dest{
-		{e.ToLine, l.T("tell.azul.part_line", "N", l.Num(int(e.ToLine)), "Line", line), l.T("tell.azul.to_line", "Line", line)},
-		{e.ToFloor, l.T("tell.azul.part_floor", "N", l.Num(int(e.ToFloor))), l.T("tell.azul.to_floor")},
-		{e.ToLid, l.T("tell.azul.part_lid", "N", l.Num(int(e.ToLid))), l.T("tell.azul.to_lid")},
-	} {
-		if d.n > 0 {
-			dests = append(dests, d)
+	for _, p := range d.To {
+		switch p.Place {
+		case engine.PlaceLine:
+			dests = append(dests, dest{l.T("tell.azul.part_line", "N", l.Num(p.Count), "Line", line), l.T("tell.azul.to_line", "Line", line)})
+		case engine.PlaceFloor:
+			dests = append(dests, dest{l.T("tell.azul.part_floor", "N", l.Num(p.Count)), l.T("tell.azul.to_floor")})
+		case engine.PlaceLid:
+			dests = append(dests, dest{l.T("tell.azul.part_lid", "N", l.Num(p.Count)), l.T("tell.azul.to_lid")})
 		}
 	}
-	if len(dests) == 1 && !e.Marker {
+	if len(dests) == 1 && !d.Marker {
 		// "Bob took 4 red from F2 to line 4": the count is said once.
 		return l.T("tell.azul.took_to", "Took", took, "To", dests[0].to)
 	}
@@ -172,64 +184,21 @@ func joinParts(l *i18n.Localizer, parts []string) string {
 	return out
 }
 
-func azulItem(l *i18n.Localizer, e *azul.Event) string {
-	switch e.Kind {
-	case azul.EvWallTiled:
-		return l.T("tell.azul.wall_tiled", "Colour", colourNoun(l, e.Color.String()), "Line", strconv.Itoa(int(e.Line)), "Points", l.Signed(int(e.Points)))
-	case azul.EvLineToFloor:
-		return l.T("tell.azul.line_to_floor", "Line", strconv.Itoa(int(e.Line)), "Tiles", tilesOf(l, e.Color.String(), int(e.Count)), "N", l.Num(int(e.ToFloor)))
-	case azul.EvFloorScored:
-		item := l.T("tell.azul.floor", "Tiles", l.N("game.tiles", int(e.FloorLen)), "Points", l.Signed(-int(e.Points)))
-		if e.Points < e.Penalty {
-			item = l.T("tell.azul.floor_capped", "Floor", item, "Penalty", l.Signed(-int(e.Penalty)))
-		}
-		return item
+func pavilionTaken(l *i18n.Localizer, who string, d engine.Description) string {
+	tiles := []string{tilesOf(l, d.Colour, d.Count)}
+	if d.Wilds > 0 {
+		tiles = append(tiles, l.N("tell.pavilion.wilds", d.Wilds))
 	}
-	return ""
-}
-
-func pavilionLine(l *i18n.Localizer, t Table, e *pavilion.Event) string {
-	who := t.Name(l, int(e.Seat))
-	switch e.Kind {
-	case pavilion.EvGameStarted:
-		return l.T("tell.started", "Name", who)
-	case pavilion.EvRoundStarted:
-		return l.T("tell.pavilion.round_began", "Round", l.Num(int(e.Round)), "Wild", colourNoun(l, e.Wild.String()), "Name", who)
-	case pavilion.EvTilesTaken:
-		return pavilionTaken(l, who, e)
-	case pavilion.EvAcquisitionEnded:
-		return l.T("tell.pavilion.placing_began", "Name", who)
-	case pavilion.EvTilePlaced:
-		return l.T("tell.pavilion.placed", "Name", who, "Item", pavilionItem(l, t, e))
-	case pavilion.EvBonusTaken:
-		return l.T("tell.pavilion.bonus", "Name", who, "Tiles", tileCounts(l, e.Tiles))
-	case pavilion.EvSupplyRefilled:
-		return l.T("tell.pavilion.supply_refilled")
-	case pavilion.EvPassed:
-		return l.T("tell.pavilion.passed_line", "Name", who, "Item", pavilionItem(l, t, e))
-	case pavilion.EvResigned:
-		return l.T("tell.resigned", "Name", who)
-	case pavilion.EvGameEnded:
-		return l.T("tell.game_ended")
-	}
-	return l.T("tell.unknown")
-}
-
-func pavilionTaken(l *i18n.Localizer, who string, e *pavilion.Event) string {
-	tiles := []string{tilesOf(l, e.Colour.String(), int(e.Count))}
-	if e.WildTaken > 0 {
-		tiles = append(tiles, l.N("tell.pavilion.wilds", int(e.WildTaken)))
-	}
-	if e.Token {
+	if d.Marker {
 		tiles = append(tiles, l.T("tell.pavilion.the_token"))
 	}
 	what := l.List(tiles)
 	took := l.T("tell.pavilion.took_centre", "Name", who, "Tiles", what)
-	if e.Source != pavilion.Center {
-		took = l.T("tell.pavilion.took_factory", "Name", who, "Tiles", what, "Factory", "F"+strconv.Itoa(int(e.Source)+1))
+	if d.Source != engine.FromCentre {
+		took = l.T("tell.pavilion.took_factory", "Name", who, "Tiles", what, "Factory", factory(d.Source))
 	}
-	if e.Lost > 0 {
-		return l.T("tell.pavilion.took_lost", "Took", took, "Points", l.Signed(-int(e.Lost)))
+	if d.Points < 0 {
+		return l.T("tell.pavilion.took_lost", "Took", took, "Points", l.Signed(d.Points))
 	}
 	return l.T("tell.sentence", "Text", took)
 }
@@ -243,62 +212,68 @@ func TokenItem(l *i18n.Localizer, lost int) string {
 	return l.T("tell.pavilion.token_taken")
 }
 
-func pavilionItem(l *i18n.Localizer, t Table, e *pavilion.Event) string {
-	switch e.Kind {
-	case pavilion.EvTilePlaced:
-		what := l.T("tell.pavilion.placed_item", "Colour", colourNoun(l, e.Colour.String()), "Star", onStar(l, t, int(e.Star)), "Space", strconv.Itoa(int(e.Space)))
+func item(l *i18n.Localizer, t Table, d engine.Description) string {
+	switch d.Phrase {
+	case engine.PhraseAzulWallTiled:
+		return l.T("tell.azul.wall_tiled", "Colour", colourNoun(l, d.Colour), "Line", strconv.Itoa(d.Line), "Points", l.Signed(d.Points))
+	case engine.PhraseAzulLineToFloor:
+		return l.T("tell.azul.line_to_floor", "Line", strconv.Itoa(d.Line), "Tiles", tilesOf(l, d.Colour, d.Count), "N", l.Num(placed(d, engine.PlaceFloor)))
+	case engine.PhraseAzulFloorScored:
+		item := l.T("tell.azul.floor", "Tiles", l.N("game.tiles", d.Floor), "Points", l.Signed(d.Points))
+		if d.Points > d.Penalty {
+			item = l.T("tell.azul.floor_capped", "Floor", item, "Penalty", l.Signed(d.Penalty))
+		}
+		return item
+	case engine.PhrasePavilionPlaced:
+		what := l.T("tell.pavilion.placed_item", "Colour", colourNoun(l, d.Colour), "Star", onStar(l, t, d), "Space", strconv.Itoa(d.Space))
 		var done []string
-		for f := range pavilion.NumFeatures {
-			if e.Features&(1<<uint(f)) != 0 {
-				done = append(done, l.T("tell.pavilion.feature."+pavilion.FeatureKind(f), "Star", strconv.Itoa(pavilion.FeatureStar(f))))
-			}
+		for _, f := range d.Features {
+			done = append(done, l.T("tell.pavilion.feature."+f.Kind, "Star", strconv.Itoa(f.Star)))
 		}
 		if len(done) > 0 {
 			what = l.T("tell.pavilion.completing", "What", what, "Features", l.List(done))
 		}
-		return l.T("tell.item_points", "What", what, "Points", l.Signed(int(e.Points)))
-	case pavilion.EvPassed:
+		return l.T("tell.item_points", "What", what, "Points", l.Signed(d.Points))
+	case engine.PhrasePavilionPassed:
 		item := l.T("tell.pavilion.passed_none")
-		if e.Tiles.Total() > 0 {
-			item = l.T("tell.pavilion.passed_keeping", "Tiles", tileCounts(l, e.Tiles))
+		if len(d.Tiles) > 0 {
+			item = l.T("tell.pavilion.passed_keeping", "Tiles", tileCounts(l, d.Tiles))
 		}
-		if n := e.Discarded.Total(); n > 0 {
-			item = l.T("tell.pavilion.discarding", "What", item, "Tiles", l.N("game.tiles", int(n)))
+		if d.Discarded > 0 {
+			item = l.T("tell.pavilion.discarding", "What", item, "Tiles", l.N("game.tiles", d.Discarded))
 		}
-		if e.Lost > 0 {
-			item = l.T("tell.item_points", "What", item, "Points", l.Signed(-int(e.Lost)))
+		if d.Points < 0 {
+			item = l.T("tell.item_points", "What", item, "Points", l.Signed(d.Points))
 		}
 		return item
-	case pavilion.EvTilesTaken:
-		if e.Token {
-			return TokenItem(l, int(e.Lost))
+	case engine.PhrasePavilionTaken:
+		if d.Marker {
+			return TokenItem(l, -d.Points)
 		}
 	}
 	return ""
 }
 
 // onStar is "on the red star", "on the centre star", "on star 3".
-func onStar(l *i18n.Localizer, t Table, star int) string {
-	if star == pavilion.CentreStar {
+func onStar(l *i18n.Localizer, t Table, d engine.Description) string {
+	if d.CentreStar {
 		return l.T("tell.pavilion.on_star.centre")
 	}
-	if c, ok := pavilion.StarColour(star); ok && !t.Monochrome {
-		return l.T("tell.pavilion.on_star." + c.String())
+	if d.StarColour != "" && !t.Monochrome {
+		return l.T("tell.pavilion.on_star." + d.StarColour)
 	}
-	return l.T("tell.pavilion.on_star.number", "Star", strconv.Itoa(star))
+	return l.T("tell.pavilion.on_star.number", "Star", strconv.Itoa(d.Star))
 }
 
 // tileCounts is "4 yellow and 1 red" in the reader's words ("none"
 // for no tiles).
-func tileCounts(l *i18n.Localizer, t pavilion.Tiles) string {
-	var parts []string
-	for c, n := range t {
-		if n > 0 {
-			parts = append(parts, tilesOf(l, pavilion.Colour(c).String(), int(n)))
-		}
-	}
-	if len(parts) == 0 {
+func tileCounts(l *i18n.Localizer, tiles []engine.Tiles) string {
+	if len(tiles) == 0 {
 		return l.T("tell.none")
+	}
+	parts := make([]string, len(tiles))
+	for i, t := range tiles {
+		parts[i] = tilesOf(l, t.Colour, t.Count)
 	}
 	return l.List(parts)
 }

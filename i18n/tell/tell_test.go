@@ -29,12 +29,12 @@ func events() []engine.Event {
 	return []engine.Event{
 		azul.Event{Kind: azul.EvGameStarted, Seat: 0, Players: 2},
 		azul.Event{Kind: azul.EvFactoriesFilled, Seat: 1, Round: 2},
-		azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 1, Color: azul.Red, Count: 3, Line: 2, ToLine: 2, ToFloor: 1},
-		azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 4, Color: azul.White, Count: 2, Line: 5, ToLine: 2},
-		azul.Event{Kind: azul.EvTilesTaken, Seat: 0, Source: azul.Center, Color: azul.Black, Count: 1, Line: 4, ToLine: 1, Marker: true},
-		azul.Event{Kind: azul.EvTilesTaken, Seat: 0, Source: azul.Center, Color: azul.Blue, Count: 4, ToFloor: 2, ToLid: 2},
-		azul.Event{Kind: azul.EvWallTiled, Seat: 0, Line: 1, Color: azul.Blue, Points: 1},
-		azul.Event{Kind: azul.EvLineToFloor, Seat: 1, Line: 3, Color: azul.Yellow, Count: 3, ToFloor: 2, ToLid: 1},
+		azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 1, Colour: azul.Red, Count: 3, Line: 2, ToLine: 2, ToFloor: 1},
+		azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 4, Colour: azul.White, Count: 2, Line: 5, ToLine: 2},
+		azul.Event{Kind: azul.EvTilesTaken, Seat: 0, Source: azul.Center, Colour: azul.Black, Count: 1, Line: 4, ToLine: 1, Marker: true},
+		azul.Event{Kind: azul.EvTilesTaken, Seat: 0, Source: azul.Center, Colour: azul.Blue, Count: 4, ToFloor: 2, ToLid: 2},
+		azul.Event{Kind: azul.EvWallTiled, Seat: 0, Line: 1, Colour: azul.Blue, Points: 1},
+		azul.Event{Kind: azul.EvLineToFloor, Seat: 1, Line: 3, Colour: azul.Yellow, Count: 3, ToFloor: 2, ToLid: 1},
 		azul.Event{Kind: azul.EvFloorScored, Seat: 1, FloorLen: 3, Points: 2, Penalty: 4},
 		azul.Event{Kind: azul.EvGameEnded},
 		&pavilion.Event{Kind: pavilion.EvGameStarted, Seat: 0},
@@ -147,6 +147,25 @@ func TestBotSeatsInTheReadersWords(t *testing.T) {
 		}
 		if got := table.Name(l, 2); got != "tortoise bot" {
 			t.Errorf("%s: an unknown kind is %q", lang, got)
+		}
+	}
+}
+
+// described is an event of no family that says only its phrase.
+type described struct{ d engine.Description }
+
+func (described) EventType() string              { return "described" }
+func (described) SchemaVersion() int             { return 1 }
+func (e described) Describe() engine.Description { return e.d }
+
+// TestEveryPhraseHasWords: every phrase an engine may describe an event
+// with is told in words, not as an unknown event.
+func TestEveryPhraseHasWords(t *testing.T) {
+	l := cat.Localizer("en", time.UTC)
+	unknown := tell.Line(l, tbl, described{engine.Description{Phrase: "no_such_phrase"}})
+	for _, p := range engine.Phrases() {
+		if got := tell.Line(l, tbl, described{engine.Description{Phrase: p, Source: engine.FromCentre}}); got == unknown {
+			t.Errorf("phrase %s is told as %q", p, got)
 		}
 	}
 }

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/azuld/azuld/engine/azul"
-	"github.com/azuld/azuld/engine/pavilion"
+	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
 )
@@ -126,18 +125,14 @@ func drawView(l *i18n.Localizer, g GameInfo, reader int) []block {
 			seat = l.T("mail.board.seat_notes", "Seat", seat, "Notes", strings.Join(notes, l.T("common.list_separator")))
 		}
 		text("", seat)
-		switch b := p.Board.(type) {
-		case azul.BoardView:
-			rows(azulRows(l, g.Ruleset, v.Options.Wall == "grey", &b)...)
-		case *azul.BoardView:
-			rows(azulRows(l, g.Ruleset, v.Options.Wall == "grey", b)...)
-		case pavilion.BoardView:
-			rows(countedRow(g.Ruleset, l.T("mail.board.hand"), p.Hand, false), countedRow(g.Ruleset, l.T("mail.board.kept"), p.Kept, false))
-			rows(starRows(l, g.Ruleset, &b)...)
-		case *pavilion.BoardView:
-			rows(countedRow(g.Ruleset, l.T("mail.board.hand"), p.Hand, false), countedRow(g.Ruleset, l.T("mail.board.kept"), p.Kept, false))
-			rows(starRows(l, g.Ruleset, b)...)
+		b, ok := p.Board.(engine.Board)
+		if !ok {
+			continue
 		}
+		if pav {
+			rows(countedRow(g.Ruleset, l.T("mail.board.hand"), p.Hand, false), countedRow(g.Ruleset, l.T("mail.board.kept"), p.Kept, false))
+		}
+		rows(boardRows(l, g.Ruleset, b.Drawing())...)
 	}
 	text("", legend(l, g.Ruleset, v.Options.Wall == "grey"))
 	return out
@@ -151,97 +146,80 @@ func seatLabel(l *i18n.Localizer, g GameInfo, seat, reader int) string {
 	return nameOf(l, g, seat)
 }
 
-// azulRows are an Azul board: the wall's column numbers, the pattern
-// lines (filled from the right, ending at the wall) beside the wall's
-// rows, and the floor line.
-func azulRows(l *i18n.Localizer, ruleset string, grey bool, b *azul.BoardView) []row {
+// boardRows are a seat's board: the columns' numbers, then each row
+// with its label. An Azul row's lead is its pattern line (filled from the
+// right, ending at the wall) beside the wall's row; a Summer Pavilion
+// row is a star (S0 the centre star) with its spaces. The floor line, if
+// the board has one, comes last.
+func boardRows(l *i18n.Localizer, ruleset string, d engine.Drawing) []row {
 	numbers := row{}
-	for range 5 + 1 {
-		numbers.Cells = append(numbers.Cells, padCell)
+	if d.Lead > 0 {
+		for range d.Lead + 1 {
+			numbers.Cells = append(numbers.Cells, padCell)
+		}
 	}
-	for c := range 5 {
+	for c := range d.Columns {
 		n := strconv.Itoa(c + 1)
 		numbers.Cells = append(numbers.Cells, cell{Letter: n, Text: n, Style: cellBase + "color:#777777;font-weight:normal"})
 	}
 	out := []row{numbers}
-	for r := range 5 {
-		rw := row{Label: strconv.Itoa(r + 1)}
-		for range 4 - r {
-			rw.Cells = append(rw.Cells, padCell)
-		}
-		line := b.Lines[r]
-		for k := range r + 1 {
-			// Tiles fill a line from the right.
-			if line.Color != nil && r-k < line.Count {
-				rw.Cells = append(rw.Cells, tileCell(ruleset, *line.Color, letterOf(ruleset, *line.Color), true))
-			} else {
-				rw.Cells = append(rw.Cells, emptyCell())
-			}
-		}
-		rw.Cells = append(rw.Cells, sepCell)
-		for c := range 5 {
-			switch {
-			case b.Wall[r][c] != nil:
-				rw.Cells = append(rw.Cells, tileCell(ruleset, *b.Wall[r][c], letterOf(ruleset, *b.Wall[r][c]), true))
-			case grey:
-				rw.Cells = append(rw.Cells, emptyCell())
-			default:
-				colour := azul.WallColor(r, c).String()
-				rw.Cells = append(rw.Cells, tileCell(ruleset, colour, letterOf(ruleset, colour), false))
-			}
-		}
-		out = append(out, rw)
-	}
-	floor := row{Label: l.T("mail.board.floor")}
-	for i := range azul.FloorSize {
-		switch {
-		case i >= len(b.Floor):
-			floor.Cells = append(floor.Cells, emptyCell())
-		case b.Floor[i] == "marker":
-			floor.Cells = append(floor.Cells, markerCell(ruleset))
-		default:
-			floor.Cells = append(floor.Cells, tileCell(ruleset, b.Floor[i], letterOf(ruleset, b.Floor[i]), true))
-		}
-	}
-	if n := len(b.Floor); n > 0 {
-		floor.Label += " (" + l.Signed(-azul.FloorPenalty(n)) + ")"
-	}
-	return append(out, floor)
-}
-
-// starRows are a Summer Pavilion board: the spaces' numbers, then each
-// star (S0 the centre star) with its spaces.
-func starRows(l *i18n.Localizer, ruleset string, b *pavilion.BoardView) []row {
-	numbers := row{}
-	for sp := range 6 {
-		n := strconv.Itoa(sp + 1)
-		numbers.Cells = append(numbers.Cells, cell{Letter: n, Text: n, Style: cellBase + "color:#777777;font-weight:normal"})
-	}
-	out := []row{numbers}
-	for star := range pavilion.NumStars {
-		label := "S" + strconv.Itoa(star)
+	for _, dr := range d.Rows {
+		label := dr.Label
 		empty := emptyCell()
 		switch {
-		case star == pavilion.CentreStar:
+		case dr.Centre:
 			label += " " + l.T("mail.board.centre_star")
-		case b.StarColours[star] != nil:
-			c := *b.StarColours[star]
-			label += " " + l.T("tell.colour."+c)
-			if p, ok := colours[c]; ok {
+		case dr.Colour != "":
+			label += " " + l.T("tell.colour."+dr.Colour)
+			if p, ok := colours[dr.Colour]; ok {
 				empty.Style = cellBase + template.CSS("border:1px solid "+p.line+";background:#fafafa")
 			}
 		}
 		rw := row{Label: label}
-		for sp := range 6 {
-			if c := b.Stars[star][sp]; c != nil {
-				rw.Cells = append(rw.Cells, tileCell(ruleset, *c, letterOf(ruleset, *c), true))
-			} else {
-				rw.Cells = append(rw.Cells, empty)
+		if d.Lead > 0 {
+			for range d.Lead - len(dr.Lead) {
+				rw.Cells = append(rw.Cells, padCell)
 			}
+			for _, sp := range dr.Lead {
+				rw.Cells = append(rw.Cells, spaceCell(ruleset, sp, empty))
+			}
+			rw.Cells = append(rw.Cells, sepCell)
+		}
+		for _, sp := range dr.Spaces {
+			rw.Cells = append(rw.Cells, spaceCell(ruleset, sp, empty))
 		}
 		out = append(out, rw)
 	}
+	if f := d.Floor; f != nil {
+		floor := row{Label: l.T("mail.board.floor")}
+		for i := range f.Size {
+			switch {
+			case i >= len(f.Items):
+				floor.Cells = append(floor.Cells, emptyCell())
+			case f.Items[i] == "marker":
+				floor.Cells = append(floor.Cells, markerCell(ruleset))
+			default:
+				floor.Cells = append(floor.Cells, tileCell(ruleset, f.Items[i], letterOf(ruleset, f.Items[i]), true))
+			}
+		}
+		if len(f.Items) > 0 {
+			floor.Label += " (" + l.Signed(f.Penalty) + ")"
+		}
+		out = append(out, floor)
+	}
 	return out
+}
+
+// spaceCell is a board's space: its tile, else its printed colour, else
+// empty.
+func spaceCell(ruleset string, sp engine.Space, empty cell) cell {
+	switch {
+	case sp.Tile != "":
+		return tileCell(ruleset, sp.Tile, letterOf(ruleset, sp.Tile), true)
+	case sp.Printed != "":
+		return tileCell(ruleset, sp.Printed, letterOf(ruleset, sp.Printed), false)
+	}
+	return empty
 }
 
 // legend names the letters in the reader's words.

@@ -39,21 +39,21 @@ func kindsIn(t testing.TB, lang string) map[string]Mail {
 	line := func(ev engine.Event) string { return tell.Line(l, tbl, ev) }
 	item := func(ev engine.Event) string { return tell.Item(l, tbl, ev) }
 	g.News = []NewsItem{
-		{Text: line(azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 1, Color: azul.Red, Count: 3, Line: 2, ToLine: 2, ToFloor: 1})},
+		{Text: line(azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 1, Colour: azul.Red, Count: 3, Line: 2, ToLine: 2, ToFloor: 1})},
 		{Scoring: &RoundScoring{Round: 1, Seats: []SeatScoring{
 			{Seat: 0, Items: []string{
-				item(azul.Event{Kind: azul.EvWallTiled, Seat: 0, Line: 1, Color: azul.Blue, Points: 1}),
-				item(azul.Event{Kind: azul.EvWallTiled, Seat: 0, Line: 3, Color: azul.Yellow, Points: 2}),
+				item(azul.Event{Kind: azul.EvWallTiled, Seat: 0, Line: 1, Colour: azul.Blue, Points: 1}),
+				item(azul.Event{Kind: azul.EvWallTiled, Seat: 0, Line: 3, Colour: azul.Yellow, Points: 2}),
 				item(azul.Event{Kind: azul.EvFloorScored, Seat: 0, FloorLen: 1, Points: 1, Penalty: 1}),
 			}, Gained: 2, Score: 7},
 			{Seat: 1, Items: []string{
-				item(azul.Event{Kind: azul.EvWallTiled, Seat: 1, Line: 2, Color: azul.Red, Points: 1}),
+				item(azul.Event{Kind: azul.EvWallTiled, Seat: 1, Line: 2, Colour: azul.Red, Points: 1}),
 				item(azul.Event{Kind: azul.EvFloorScored, Seat: 1, FloorLen: 3, Points: 2, Penalty: 4}),
 			}, Gained: -1, Score: 0},
 		}}},
 		{Text: line(azul.Event{Kind: azul.EvFactoriesFilled, Seat: 1, Round: 2})},
-		{Text: line(azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: azul.Center, Color: azul.Black, Count: 1, Line: 4, ToLine: 1, Marker: true})},
-		{Text: line(azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 4, Color: azul.White, Count: 2, Line: 5, ToLine: 2})},
+		{Text: line(azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: azul.Center, Colour: azul.Black, Count: 1, Line: 4, ToLine: 1, Marker: true})},
+		{Text: line(azul.Event{Kind: azul.EvTilesTaken, Seat: 1, Source: 4, Colour: azul.White, Count: 2, Line: 5, ToLine: 2})},
 		{Text: tell.TakenBack(l, 12)},
 	}
 	moves := s.LegalMoves(0)

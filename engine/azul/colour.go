@@ -2,29 +2,29 @@ package azul
 
 import "strings"
 
-// Color is a tile colour. The five colours are numbered in the order of the
+// Colour is a tile colour. The five colours are numbered in the order of the
 // first row of the coloured wall (docs/rules.md §2.1), so a colour indexes the
 // [5] count arrays of the state directly.
-type Color uint8
+type Colour uint8
 
 // The tile colours, and two values that are not tile colours: Marker is the
-// start player marker (it only appears on a floor line) and NoColor marks an
+// start player marker (it only appears on a floor line) and NoColour marks an
 // empty wall space, pattern line or floor space.
 const (
-	Blue Color = iota
+	Blue Colour = iota
 	Yellow
 	Red
 	Black
 	White
 	Marker
-	NoColor
+	NoColour
 )
 
-// NumColors is the number of tile colours.
-const NumColors = 5
+// NumColours is the number of tile colours.
+const NumColours = 5
 
 // String is the lower-case English name used in JSON and notation.
-func (c Color) String() string {
+func (c Colour) String() string {
 	switch c {
 	case Blue:
 		return "blue"
@@ -38,7 +38,7 @@ func (c Color) String() string {
 		return "white"
 	case Marker:
 		return "marker"
-	case NoColor:
+	case NoColour:
 		return "none"
 	}
 	return "invalid"
@@ -46,7 +46,7 @@ func (c Color) String() string {
 
 // Letter is the one-letter code of the text board: B Y R K W (K for black,
 // as B is blue), M for the marker, "." for nothing.
-func (c Color) Letter() byte {
+func (c Colour) Letter() byte {
 	if int(c) < len("BYRKWM.") {
 		return "BYRKWM."[c]
 	}
@@ -54,11 +54,11 @@ func (c Color) Letter() byte {
 }
 
 // IsTile reports whether c is one of the five tile colours.
-func (c Color) IsTile() bool { return c < NumColors }
+func (c Colour) IsTile() bool { return c < NumColours }
 
-// ParseColor reads a tile colour: its English name or its letter (b, y, r,
+// ParseColour reads a tile colour: its English name or its letter (b, y, r,
 // k, w), in any case.
-func ParseColor(text string) (Color, bool) {
+func ParseColour(text string) (Colour, bool) {
 	switch strings.ToLower(text) {
 	case "blue", "b":
 		return Blue, true
@@ -71,15 +71,15 @@ func ParseColor(text string) (Color, bool) {
 	case "white", "w":
 		return White, true
 	}
-	return NoColor, false
+	return NoColour, false
 }
 
 // colorList is the list of colour names for error messages.
-const colorList = "blue, yellow, red, black, white"
+const colourList = "blue, yellow, red, black, white"
 
-// WallColor is the colour printed on the coloured wall at row r, column c
+// WallColour is the colour printed on the coloured wall at row r, column c
 // (both 0-based): colour index (c − r) mod 5 (docs/rules.md §2.1).
-func WallColor(r, c int) Color { return Color(((c-r)%5 + 5) % 5) }
+func WallColour(r, c int) Colour { return Colour(((c-r)%5 + 5) % 5) }
 
 // WallColumn is the 0-based column of colour c in row r of the coloured wall.
-func WallColumn(r int, c Color) int { return (int(c) + r) % 5 }
+func WallColumn(r int, c Colour) int { return (int(c) + r) % 5 }
