@@ -7,7 +7,7 @@ import (
 	"github.com/azuld/azuld/engine"
 )
 
-// The rule ids of the RuleErrors Decide returns, with their RULES.md refs.
+// The rule ids of the RuleErrors Decide returns, with their docs/rules.md refs.
 const (
 	RuleNoSuchFactory        = "azul.no-such-factory"
 	RuleNoSuchTiles          = "azul.no-such-tiles"
