@@ -6,6 +6,7 @@ import (
 )
 
 func TestAccountCommands(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")
@@ -110,6 +111,7 @@ func TestAccountCommands(t *testing.T) {
 }
 
 func TestAccountDeleteAsksForTheName(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")
@@ -132,6 +134,7 @@ func TestAccountDeleteAsksForTheName(t *testing.T) {
 // nothing to confirm, the server's reason is shown and the exit code says
 // it was refused.
 func TestAccountVerify(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")

@@ -14,6 +14,7 @@ import (
 // not name, or a status it does not document, is a mismatch in strict
 // mode (the mode of every other test here, against the real server).
 func TestStrictAnswers(t *testing.T) {
+	t.Parallel()
 	req := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/v1/me/turns"}}
 	answer := func(status int, body string) *apiclient.MyTurnsResponse {
 		res := &apiclient.MyTurnsResponse{

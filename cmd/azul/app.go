@@ -57,6 +57,10 @@ type app struct {
 	// pseudo offers the pseudo-locale (--lang en-XA); only tests set it,
 	// to find text that bypasses the catalogue.
 	pseudo bool
+	// messages, when set, are the catalogue and move words already
+	// loaded (with the pseudo-locale when pseudo is set); when nil, the
+	// run loads its own.
+	messages *messages
 
 	// Resolved before a command runs.
 	configFile string

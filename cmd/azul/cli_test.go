@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestTakebacks asks for take-backs the other player accepts and
 // declines.
 func TestTakebacks(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	// Unrated: take-backs are allowed.
 	ana, bob, id := newTwoPlayerGame(t, srv.URL, "--unrated")
@@ -50,6 +50,7 @@ func TestTakebacks(t *testing.T) {
 // TestExitCodes: usage errors, refused moves, network failures and
 // missing sign-in have exit codes of their own.
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, _, id := newTwoPlayerGame(t, srv.URL)
 	ana.must("moves", id)
@@ -102,6 +103,7 @@ func TestExitCodes(t *testing.T) {
 // TestJSONEverywhere: --json prints the API's JSON for every command,
 // problems included.
 func TestJSONEverywhere(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob := newUser(t, srv.URL), newUser(t, srv.URL)
 	var reg struct{ Token string }
@@ -165,9 +167,9 @@ func TestJSONEverywhere(t *testing.T) {
 		t.Errorf("verify FILE --json of a running game: %+v", report)
 	}
 	// watch goes on until stopped: it is stopped once it has printed its
-	// first line (or after a minute, which fails), not after a fixed
-	// time a busy machine may not give it.
-	o := ana.runUntilLine(time.Minute, "watch", id, "--json")
+	// first line (or after the tests' patience, which fails), not after
+	// a fixed time a busy machine may not give it.
+	o := ana.runUntilLine(patience, "watch", id, "--json")
 	first, _, _ := strings.Cut(o.out, "\n")
 	var st state
 	if o.code != exitOK || json.Unmarshal([]byte(first), &st) != nil || st.Version != g.Version {
@@ -193,6 +195,7 @@ func TestJSONEverywhere(t *testing.T) {
 // the configuration file; AZUL_SERVER and AZUL_TOKEN override it, and
 // flags override both.
 func TestConfiguration(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")
@@ -239,6 +242,7 @@ func TestConfiguration(t *testing.T) {
 // TestCompletion: completion scripts for bash, zsh and fish, and game
 // ids completed from the player's games.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, _, id := newTwoPlayerGame(t, srv.URL)
 	for _, shell := range []string{"bash", "zsh", "fish"} {

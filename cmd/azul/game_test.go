@@ -59,6 +59,7 @@ func newTwoPlayerGame(t *testing.T, server string, options ...string) (ana, bob 
 // configurations, in all three forms a move is given in, then checks
 // what the finished game shows, its audit trail and its fairness.
 func TestCompleteGame(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	players := []*user{ana, bob}

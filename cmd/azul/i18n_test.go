@@ -22,6 +22,7 @@ const fixedSeed = "0000000000000000000000000000000000000000000000000000000000000
 // used while azul does not know the account's; --lang beats both; an
 // unknown --lang is refused with the list.
 func TestAccountLanguageWins(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.env["LANG"] = "de_DE.UTF-8"
@@ -116,6 +117,7 @@ func dutchGame(t *testing.T, server string) (ana, bob *user, id string) {
 // move in those words is played, an ambiguous one refused with the
 // candidates in the player's language.
 func TestMovesInDutch(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := dutchGame(t, srv.URL)
 	words, err := notation.New(i18n.Options{})
@@ -209,6 +211,7 @@ func TestMovesInDutch(t *testing.T) {
 // prints comes through the catalogue (the ⟦ ⟧ marks it), but for names,
 // ids and notation.
 func TestPseudoLocaleBypassesNothing(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob := newUser(t, srv.URL), newUser(t, srv.URL)
 	ana.pseudo = true
@@ -264,6 +267,7 @@ func TestPseudoLocaleBypassesNothing(t *testing.T) {
 // TestGoldenOutputs -update rewrites them). Each language gets a game of
 // its own with the same deal.
 func TestGoldenOutputs(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob := newUser(t, srv.URL), newUser(t, srv.URL)
 	ana.register("Ana")
@@ -316,6 +320,7 @@ func TestGoldenOutputs(t *testing.T) {
 // TestWatchInGerman: a German player's watch draws the table, the last
 // moves and its status line in German, moves in German words.
 func TestWatchInGerman(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := dutchGame(t, srv.URL) // Ana speaks Dutch, Bob German
 	ana.play(id, 1)

@@ -10,6 +10,7 @@ import (
 // anyone), azul accept accepts (the game starts); a player not invited
 // finds nothing to decline, as for a game that does not exist.
 func TestInvitationCommands(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, eve := newUser(t, srv.URL), newUser(t, srv.URL), newUser(t, srv.URL)
 	ana.register("Ana")

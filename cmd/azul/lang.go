@@ -23,20 +23,42 @@ import (
 // them); English. Times are shown in the account's time zone, else the
 // machine's.
 
-// loadLanguage builds the catalogue and chooses the reader's language
-// before the commands are built, so that their help is in it too. It
-// reads --lang and --config from the arguments itself: cobra parses them
-// only after the commands exist.
+// messages are the catalogue and the move words of every language.
+// Loading them parses every catalogue file, most of the time a short
+// command takes; a process that runs many commands (the tests) loads
+// them once and gives them to every run, which only reads them.
+type messages struct {
+	cat   *i18n.Catalogue
+	words *notation.Words
+}
+
+// loadMessages loads the embedded catalogue and move words; pseudo adds
+// the pseudo-locale.
+func loadMessages(pseudo bool) (*messages, error) {
+	cat, err := i18n.New(i18n.Options{Pseudo: pseudo})
+	if err != nil {
+		return nil, fmt.Errorf("load the messages: %w", err)
+	}
+	words, err := notation.New(i18n.Options{Pseudo: pseudo})
+	if err != nil {
+		return nil, fmt.Errorf("load the move words: %w", err)
+	}
+	return &messages{cat: cat, words: words}, nil
+}
+
+// loadLanguage loads the catalogue (unless the run was given it) and
+// chooses the reader's language before the commands are built, so that
+// their help is in it too. It reads --lang and --config from the
+// arguments itself: cobra parses them only after the commands exist.
 func (a *app) loadLanguage(args []string) error {
-	cat, err := i18n.New(i18n.Options{Pseudo: a.pseudo})
-	if err != nil {
-		return fmt.Errorf("load the messages: %w", err)
+	m := a.messages
+	if m == nil {
+		var err error
+		if m, err = loadMessages(a.pseudo); err != nil {
+			return err
+		}
 	}
-	words, err := notation.New(i18n.Options{Pseudo: a.pseudo})
-	if err != nil {
-		return fmt.Errorf("load the move words: %w", err)
-	}
-	a.cat, a.words = cat, words
+	a.cat, a.words = m.cat, m.words
 	flagLang, configFlag := earlyFlag(args, "lang"), earlyFlag(args, "config")
 	path := configFlag
 	if path == "" {

@@ -28,6 +28,14 @@ import (
 // pg gives every test a fresh, migrated database.
 var pg *pgtest.Harness
 
+// The catalogue and move words, loaded once for every run of the test
+// binary (loading them for each run was most of its time); runs only
+// read them.
+var (
+	plainMessages  = sync.OnceValues(func() (*messages, error) { return loadMessages(false) })
+	pseudoMessages = sync.OnceValues(func() (*messages, error) { return loadMessages(true) })
+)
+
 func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
 }
@@ -103,9 +111,28 @@ func (u *user) run(args ...string) outcome {
 func (u *user) runIn(ctx context.Context, in *strings.Reader, args ...string) outcome {
 	u.t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{stdio: stdio{in: in, out: &out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true, pseudo: u.pseudo}
+	a := u.newApp(stdio{in: in, out: &out, err: &errOut}, u.getenv)
 	code := a.execute(ctx, args)
 	return outcome{code: code, out: out.String(), errOut: errOut.String()}
+}
+
+// getenv reads the user's environment.
+func (u *user) getenv(k string) string { return u.env[k] }
+
+// newApp is one run of azul for the user, on io and with the environment
+// getenv reads, checking the API's answers strictly against its
+// description; it speaks with the messages the test binary loaded once.
+func (u *user) newApp(io stdio, getenv func(string) string) *app {
+	u.t.Helper()
+	load := plainMessages
+	if u.pseudo {
+		load = pseudoMessages
+	}
+	m, err := load()
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return &app{stdio: io, getenv: getenv, strict: true, pseudo: u.pseudo, messages: m}
 }
 
 // runUntilLine runs a command that goes on until stopped (watch) and
@@ -116,7 +143,7 @@ func (u *user) runUntilLine(within time.Duration, args ...string) outcome {
 	defer cancel()
 	out := &lineStop{stop: cancel}
 	var errOut bytes.Buffer
-	a := &app{stdio: stdio{in: strings.NewReader(""), out: out, err: &errOut}, getenv: func(k string) string { return u.env[k] }, strict: true, pseudo: u.pseudo}
+	a := u.newApp(stdio{in: strings.NewReader(""), out: out, err: &errOut}, u.getenv)
 	code := a.execute(ctx, args)
 	return outcome{code: code, out: out.String(), errOut: errOut.String()}
 }

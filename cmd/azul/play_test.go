@@ -14,6 +14,7 @@ import (
 // with exit 3 and the list of now, which the number then counts in;
 // N@VERSION binds a number without a list; notation is not bound.
 func TestMoveNumberBoundToList(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	var first legal
@@ -84,6 +85,7 @@ func tokenOf(t *testing.T, u *user) string {
 // fit the terminal (80 wide when the output is no terminal), every
 // number once.
 func TestMovesInColumns(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, _, id := newTwoPlayerGame(t, srv.URL)
 	var lm legal
@@ -123,6 +125,7 @@ func TestMovesInColumns(t *testing.T) {
 // TestBoardSeatNames: the tables of show and watch name the players, as
 // the mails and the web page do, the reader's own seat marked "(you)".
 func TestBoardSeatNames(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	show := ana.must("show", id)
@@ -169,6 +172,7 @@ func playToRoundEnd(t *testing.T, players []*user, id string) (out string, befor
 // then what the round's end did, one line each; the audit trail credits
 // those automatic events to nobody, and words the floors plainly.
 func TestRoundEnd(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	out, before, after := playToRoundEnd(t, []*user{ana, bob}, id)
@@ -263,6 +267,7 @@ func movesInLog(t *testing.T, u *user, id string, n int) []int {
 // last moves once, none missing, a round's end summed up under the move
 // that ended it — also after the stream was cut and taken up again.
 func TestWatchLastMoves(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	players := []*user{ana, bob}
@@ -309,6 +314,7 @@ func TestWatchLastMoves(t *testing.T) {
 // TestReplayBeforeTheStart: before a game's first deal, its table says
 // what the game waits for: a free seat, or nothing (every seat given).
 func TestReplayBeforeTheStart(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")
@@ -327,6 +333,7 @@ func TestReplayBeforeTheStart(t *testing.T) {
 // TestErrorsSayWhatToDo: a token the server does not know is answered
 // with how to sign in or register; a refusal says each thing once.
 func TestErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	ana.env["AZUL_TOKEN"] = "not-a-token"

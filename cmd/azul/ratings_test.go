@@ -9,6 +9,7 @@ import (
 // against a real server, after games finished between players and
 // against a bot.
 func TestRatingsAndProfileCommands(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bea, visitor := newUser(t, srv.URL), newUser(t, srv.URL), newUser(t, srv.URL)
 	ana.register("Ana")
@@ -103,6 +104,7 @@ func TestRatingsAndProfileCommands(t *testing.T) {
 // pages through a player's games: the first page and the command for the
 // next, --cursor that page, --all every page.
 func TestProfileGamesCommand(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, visitor := newUser(t, srv.URL), newUser(t, srv.URL)
 	ana.register("Ana")

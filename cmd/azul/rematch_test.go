@@ -9,6 +9,7 @@ import (
 // and whose acceptance it waits for; the invited player accepts with azul
 // join, which a third player is refused with a clear message.
 func TestRematchCommand(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	eve := newUser(t, srv.URL)

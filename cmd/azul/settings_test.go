@@ -10,6 +10,7 @@ import (
 // games and not the private one; a take-back in a rated game (take-backs
 // off) is refused, saying why.
 func TestNewSettingsAndWatch(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana := newUser(t, srv.URL)
 	ana.register("Ana")

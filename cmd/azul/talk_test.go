@@ -10,6 +10,7 @@ import (
 // game with the players' chat writes nothing and reads nothing; mute and
 // unmute say what they did; the log shows the message.
 func TestTalkCommands(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL, "--public")
 	eve := newUser(t, srv.URL)

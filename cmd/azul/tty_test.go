@@ -70,7 +70,7 @@ func (term *terminal) run(ctx context.Context, u *user, args ...string) <-chan i
 		}
 		return u.env[k]
 	}
-	a := &app{stdio: stdio{in: term.tty, out: term.tty, err: term.tty}, getenv: getenv, strict: true}
+	a := u.newApp(stdio{in: term.tty, out: term.tty, err: term.tty}, getenv)
 	go func() { code <- a.execute(ctx, args) }()
 	return code
 }
@@ -97,24 +97,21 @@ func (term *terminal) screen() string {
 // waitFor waits until the screen shows every one of wants, and returns it.
 func (term *terminal) waitFor(wants ...string) string {
 	term.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := term.screen()
-		missing := ""
+	var s, missing string
+	shows := func() bool {
+		s, missing = term.screen(), ""
 		for _, w := range wants {
 			if !strings.Contains(s, w) {
 				missing = w
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			term.t.Fatalf("the screen does not show %q:\n%s", missing, s)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return true
 	}
+	if !waitUntil(patience, shows) {
+		term.t.Fatalf("the screen does not show %q:\n%s", missing, s)
+	}
+	return s
 }
 
 // type sends keys as if typed.
@@ -133,7 +130,7 @@ func wantExit(t *testing.T, code <-chan int, want int) {
 		if got != want {
 			t.Fatalf("exit %d, want %d", got, want)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the command did not end")
 	}
 }
@@ -142,6 +139,7 @@ func wantExit(t *testing.T, code <-chan int, want int) {
 // the screen is redrawn with each new version, in colour, with the last
 // moves below the table, until the watch is stopped.
 func TestWatchRedraws(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	term := newTerminal(t)
@@ -173,6 +171,7 @@ func TestWatchRedraws(t *testing.T) {
 
 // TestReplayKeys steps through a game's versions with the arrow keys.
 func TestReplayKeys(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, bob, id := newTwoPlayerGame(t, srv.URL)
 	ana.play(id, 1)
@@ -205,17 +204,13 @@ func TestReplayKeys(t *testing.T) {
 	term.typeKeys("q")
 	wantExit(t, code, exitOK)
 	// Leaving, the replay shows the cursor and the screen from before.
-	deadline := time.Now().Add(5 * time.Second)
-	for raw := term.raw(); !strings.HasSuffix(raw, "\x1b[?25h\x1b[?1049l"); raw = term.raw() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the replay did not leave the alternate screen: %q", raw[max(len(raw)-40, 0):])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually(t, patience, func() bool { return strings.HasSuffix(term.raw(), "\x1b[?25h\x1b[?1049l") },
+		"the replay shows the cursor again and leaves the alternate screen (\\x1b[?25h\\x1b[?1049l last)")
 }
 
 // TestColours: colours in a terminal, none with NO_COLOR.
 func TestColours(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ana, _, id := newTwoPlayerGame(t, srv.URL)
 	term := newTerminal(t)
