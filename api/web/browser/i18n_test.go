@@ -245,9 +245,8 @@ func TestLanguageScreens(t *testing.T) {
 // Accept-Language, the zone from the browser (static/zone.js).
 func TestRegisterTakesTheBrowsersLanguageAndZone(t *testing.T) {
 	e := newEnv(t)
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	defer cancel()
-	v := &player{e: e, name: "a visitor", ctx: ctx}
+	v := e.visitor("a visitor")
+	ctx := v.ctx
 	v.acceptLanguage("de-AT,de;q=0.9")
 	err := chromedp.Do(ctx, chromedp.Action[chromedp.Void](func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
 		_, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Rome"})

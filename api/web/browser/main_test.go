@@ -8,9 +8,15 @@ import (
 	"github.com/azuld/azuld/migrations"
 )
 
-// pg gives every test a fresh, migrated database.
-var pg *pgtest.Harness
+// The binary's shared harnesses: pg gives every test a fresh, migrated
+// database; chrome is the one Chromium every test opens its tabs in.
+var (
+	pg     *pgtest.Harness
+	chrome = &chromium{}
+)
 
 func TestMain(m *testing.M) {
-	os.Exit(pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg))
+	code := pgtest.Main(m, pgtest.Options{Template: migrations.Up}, &pg)
+	chrome.close()
+	os.Exit(code)
 }

@@ -78,10 +78,7 @@ func TestPageWeightAndScreens(t *testing.T) {
 	ann.shot("lobby")
 	ann.open("/games/new")
 	ann.shot("new-game")
-	anon := &player{e: e, name: "a visitor"}
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	defer cancel()
-	anon.ctx = ctx
+	anon := e.visitor("a visitor")
 	anon.open("/signin")
 	anon.shot("signin")
 

@@ -14,11 +14,7 @@ import (
 // visitor is a browser context that never signed in.
 func (e *env) visitor(name string) *player {
 	e.t.Helper()
-	v := &player{e: e, name: name}
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	e.t.Cleanup(cancel)
-	v.ctx = ctx
-	return v
+	return &player{e: e, name: name, ctx: e.newTab()}
 }
 
 // newRatedGame creates a rated game (public, no take-backs, a secret
