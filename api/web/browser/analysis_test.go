@@ -215,6 +215,7 @@ func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int
 // lost. Come back to, or reloaded, the page shows it without asking. A
 // running game's replay offers no analysis.
 func TestReplayAnalysis(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	done, v, want := analyseInReplay(t, e, ann, "azul-mini", 8)
@@ -272,6 +273,7 @@ func TestReplayAnalysis(t *testing.T) {
 // analysis asked for once is shown again, after a reload, without a
 // request.
 func TestReplayAnalysisAskedOnce(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann := e.newPlayer("Ann")
 	done := e.botsGame(ann, "azul-mini")

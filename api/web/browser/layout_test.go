@@ -75,6 +75,7 @@ type layoutPage struct {
 // phone (390 px) and a desktop (1,280 px): none is wider than the
 // window, and nothing on it ends past the window's right edge.
 func TestNothingWiderThanTheWindow(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}

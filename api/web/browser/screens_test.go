@@ -36,6 +36,7 @@ func (p *player) blockStream(block bool) {
 }
 
 func TestOfflinePageCatchesUp(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -52,6 +53,7 @@ func TestOfflinePageCatchesUp(t *testing.T) {
 }
 
 func TestPageWeightAndScreens(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -113,6 +115,7 @@ func TestPageWeightAndScreens(t *testing.T) {
 }
 
 func TestJoinFreeSeatFromTable(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	var g gameState

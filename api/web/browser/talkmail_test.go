@@ -78,6 +78,7 @@ func (e *env) sendMail(to, raw string) string {
 // and a few words below it; the replay shows the move, and the words at
 // their place after it: not at the move's version, at the next one.
 func TestTalkByMailInTheReplay(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", nil, strings.Repeat("ab", 32), ann, bob)

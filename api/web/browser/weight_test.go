@@ -112,6 +112,7 @@ func (tr *transfer) total() (float64, int) {
 // transfers less than tableBudget, its text compressed; the next load
 // takes the messages file from the cache.
 func TestTablePageWeight(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
