@@ -7,6 +7,7 @@ import "testing"
 // the tokens and the sessions are there, and nothing is wider than the
 // screen.
 func TestAccountPages(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann := e.newPlayer("Ann")
 	for _, size := range []struct {

@@ -154,23 +154,6 @@ func (e *env) botsGame(p *player, ruleset string) gameState {
 	return done
 }
 
-// waitLong polls a boolean expression for up to d.
-func (p *player) waitLong(expr, what string, d time.Duration) {
-	p.e.t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			text, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById('analysis')?.innerText || ''`))
-			p.e.t.Fatalf("%s: waited %s for %s (err %v; the panel says %q)", p.name, d, what, err, text)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // analyseInReplay has two bots play a game of the rule set, opens its
 // replay at the first position after version from where a seat moves,
 // asks for the analysis by keyboard and checks the panel against the API.
@@ -232,6 +215,7 @@ func analyseInReplay(t *testing.T, e *env, ann *player, ruleset string, from int
 // lost. Come back to, or reloaded, the page shows it without asking. A
 // running game's replay offers no analysis.
 func TestReplayAnalysis(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	done, v, want := analyseInReplay(t, e, ann, "azul-mini", 8)
@@ -289,6 +273,7 @@ func TestReplayAnalysis(t *testing.T) {
 // analysis asked for once is shown again, after a reload, without a
 // request.
 func TestReplayAnalysisAskedOnce(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann := e.newPlayer("Ann")
 	done := e.botsGame(ann, "azul-mini")

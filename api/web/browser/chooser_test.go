@@ -62,6 +62,7 @@ func inView(selector string) string {
 // toggled (at most four, the count shown) and one Pass button sends the
 // legal pass that keeps them.
 func TestPavilionChoosersBesideHand(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}

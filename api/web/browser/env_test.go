@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -27,15 +26,16 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// env is an azuld server on a database of its own, and one headless
-// Chromium in which each player has a browser context (cookies apart).
+// env is an azuld server on a database of its own, and the shared
+// headless Chromium in which each player has a browser context (cookies
+// apart).
 type env struct {
-	t     testing.TB
-	url   string
-	http  *httptest.Server
-	svc   *play.Service
-	alloc context.Context
-	// browser is the first tab; it keeps the browser alive.
+	t    testing.TB
+	url  string
+	http *httptest.Server
+	svc  *play.Service
+	// browser is the shared Chromium's first tab, the parent of the
+	// env's tabs.
 	browser context.Context
 	shots   string
 	// mails keeps what the job workers mail (an env with workers);
@@ -51,18 +51,6 @@ type testWriter struct{ t testing.TB }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
-}
-
-// chromiumPath finds Debian's chromium; a machine without it fails the
-// test with what to install.
-func chromiumPath(t testing.TB) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("the browser tests need Debian's chromium: apt-get install -y chromium")
-	return ""
 }
 
 func newEnv(t testing.TB) *env {
@@ -154,29 +142,7 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	} else if err := os.MkdirAll(e.shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	e.alloc = alloc
-	b, cancelB := chromedp.NewContext(alloc)
-	if err := chromedp.Do(b); err != nil {
-		cancelAlloc()
-		t.Fatalf("start chromium: %v", err)
-	}
-	e.browser = b
-	t.Cleanup(func() {
-		cancelB()
-		cancelAlloc()
-	})
+	e.browser = chrome.browser(t)
 	return e
 }
 
@@ -200,12 +166,23 @@ func (e *env) newPlayer(name string) *player {
 		Token string `json:"token"`
 	}
 	e.rest("", http.MethodPost, "/v1/players", map[string]string{"name": name, "email": strings.ToLower(name) + "@example.org"}, http.StatusCreated, &reg)
-	p := &player{e: e, name: name, id: reg.ID, token: reg.Token}
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	e.t.Cleanup(cancel)
-	p.ctx = ctx
+	p := &player{e: e, name: name, id: reg.ID, token: reg.Token, ctx: e.newTab()}
 	p.signIn()
 	return p
+}
+
+// newTab opens a tab in a browser context of its own (cookies, storage
+// and cache apart from every other tab), closed when the test ends.
+func (e *env) newTab() context.Context {
+	e.t.Helper()
+	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
+	e.t.Cleanup(cancel)
+	// The first action on a context binds the tab's life to the context
+	// it is given: it must be this one, not a wait's shorter one.
+	if err := chromedp.Do(ctx); err != nil {
+		e.t.Fatalf("open a tab: %v", err)
+	}
+	return ctx
 }
 
 // signIn signs the browser context in as a player would: the sign-in

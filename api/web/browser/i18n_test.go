@@ -48,6 +48,7 @@ const readable = `[document.title, document.body.innerText,
 // did not come through the catalogue: its labels, choosers, status lines,
 // the accessible names of its tiles and spaces, and the final result.
 func TestTablePseudoLocale(t *testing.T) {
+	parallel(t)
 	cat, err := i18n.New(i18n.Options{Pseudo: true})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +167,7 @@ func englishIn(text string, english map[string]bool) []string {
 // (the labels, the hints, the accessible names of the tiles and spaces),
 // and no English word shows.
 func TestGermanGameByClicks(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	ann.speak("de", "Europe/Berlin")
@@ -216,6 +218,7 @@ func TestGermanGameByClicks(t *testing.T) {
 // Screenshots for docs/web.md: a Dutch lobby and an Italian account page
 // (AZUL_SCREENSHOTS=docs/screenshots keeps them).
 func TestLanguageScreens(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	ann.speak("nl", "Europe/Amsterdam")
@@ -244,10 +247,10 @@ func TestLanguageScreens(t *testing.T) {
 // gets an account in German and in Rome's zone: the language from
 // Accept-Language, the zone from the browser (static/zone.js).
 func TestRegisterTakesTheBrowsersLanguageAndZone(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	defer cancel()
-	v := &player{e: e, name: "a visitor", ctx: ctx}
+	v := e.visitor("a visitor")
+	ctx := v.ctx
 	v.acceptLanguage("de-AT,de;q=0.9")
 	err := chromedp.Do(ctx, chromedp.Action[chromedp.Void](func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
 		_, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Rome"})

@@ -28,6 +28,7 @@ func (p *player) allowClipboard() {
 // seat by clicking, and lands at the table of the started game. The
 // account page shows the player code, with a copy button that copies it.
 func TestInvitationLinkOnTheTable(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	ann.watchConsole()

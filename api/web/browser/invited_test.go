@@ -13,6 +13,7 @@ import (
 // clicks Accept, and the game starts on both players' pages. A second
 // invitation, declined by a click, frees its seat.
 func TestInvitationByClicks(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	invite := func() string {

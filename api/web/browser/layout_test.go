@@ -3,6 +3,7 @@ package browser
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -65,16 +66,29 @@ func (p *player) load(path, lang, ready string) {
 }
 
 // layoutPage is a page the layout test opens, as whom, and what shows it
-// is drawn.
+// is drawn; a core page is checked in every language, always.
 type layoutPage struct {
 	name, path, ready string
 	who               *player
+	core              bool
 }
 
-// TestNothingWiderThanTheWindow opens every page in every language on a
+// layoutFullEnv is the environment variable that asks the layout test
+// for every page in every language (AZUL_LAYOUT_FULL=1), some two
+// minutes of a busy two-core machine. Without it, the core pages (the
+// lobby, the new-game form, the table, finished or not, the replay, the
+// account page, the ratings and the profile: the pages whose words and
+// numbers change most with the language) are checked in every language,
+// and each other page in one language, a different one from page to
+// page; every page at both widths.
+const layoutFullEnv = "AZUL_LAYOUT_FULL"
+
+// TestNothingWiderThanTheWindow opens the pages in every language on a
 // phone (390 px) and a desktop (1,280 px): none is wider than the
-// window, and nothing on it ends past the window's right edge.
+// window, and nothing on it ends past the window's right edge. Every
+// page in every language with AZUL_LAYOUT_FULL=1 (layoutFullEnv).
 func TestNothingWiderThanTheWindow(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -102,30 +116,34 @@ func TestNothingWiderThanTheWindow(t *testing.T) {
 
 	drawn := `document.getElementById('app')?.dataset.version`
 	pages := []layoutPage{
-		{"sign-in", "/signin", `document.querySelector('form.signin-token')`, visitor},
-		{"register", "/register", `document.querySelector('form')`, visitor},
-		{"visitor", "/", `document.body.classList.contains('page-visitor')`, visitor},
-		{"watch", "/watch", `document.body.classList.contains('page-visitor')`, visitor},
-		{"visitor-error", "/nowhere", `document.body.classList.contains('page-error')`, visitor},
-		{"lobby", "/", `document.body.classList.contains('page-lobby')`, ann},
-		{"new-game", "/games/new", `document.querySelector('form')`, ann},
-		{"table", "/games/" + pav, `document.querySelector('#app svg .pick')`, ann},
-		{"table-finished", "/games/" + done.ID, drawn + ` && document.querySelector('table.final')`, ann},
-		{"replay", replay, `document.querySelector('#fair dl') && document.getElementById('analysis')?.dataset.state == 'done'`, ann},
-		{"account", "/account", `document.body.classList.contains('page-account')`, ann},
-		{"account-delete", "/account/delete", `document.querySelector('form')`, ann},
-		{"ratings", "/ratings?ruleset=azul-mini&players=2&provisional=1", `document.querySelector('table.leaderboard')`, ann},
-		{"profile", "/players/" + ann.id, `document.querySelector('svg.rating-chart')`, ann},
-		{"profile-games", "/players/" + ann.id + "/games", `document.querySelector('main')`, ann},
-		{"error", "/games/0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f", `document.body.classList.contains('page-error')`, ann},
+		{"sign-in", "/signin", `document.querySelector('form.signin-token')`, visitor, false},
+		{"register", "/register", `document.querySelector('form')`, visitor, false},
+		{"visitor", "/", `document.body.classList.contains('page-visitor')`, visitor, false},
+		{"watch", "/watch", `document.body.classList.contains('page-visitor')`, visitor, false},
+		{"visitor-error", "/nowhere", `document.body.classList.contains('page-error')`, visitor, false},
+		{"lobby", "/", `document.body.classList.contains('page-lobby')`, ann, true},
+		{"new-game", "/games/new", `document.querySelector('form')`, ann, true},
+		{"table", "/games/" + pav, `document.querySelector('#app svg .pick')`, ann, true},
+		{"table-finished", "/games/" + done.ID, drawn + ` && document.querySelector('table.final')`, ann, true},
+		{"replay", replay, `document.querySelector('#fair dl') && document.getElementById('analysis')?.dataset.state == 'done'`, ann, true},
+		{"account", "/account", `document.body.classList.contains('page-account')`, ann, true},
+		{"account-delete", "/account/delete", `document.querySelector('form')`, ann, false},
+		{"ratings", "/ratings?ruleset=azul-mini&players=2&provisional=1", `document.querySelector('table.leaderboard')`, ann, true},
+		{"profile", "/players/" + ann.id, `document.querySelector('svg.rating-chart')`, ann, true},
+		{"profile-games", "/players/" + ann.id + "/games", `document.querySelector('main')`, ann, false},
+		{"error", "/games/0192f5e4-8a4b-7c3d-9e2f-1a2b3c4d5e6f", `document.body.classList.contains('page-error')`, ann, false},
 	}
-	for _, lang := range i18n.Languages {
+	full := os.Getenv(layoutFullEnv) != ""
+	for li, lang := range i18n.Languages {
 		ann.speak(lang, "Europe/Amsterdam")
 		visitor.acceptLanguage(lang)
 		for _, width := range []int64{390, 1280} {
 			ann.viewport(width, 844)
 			visitor.viewport(width, 844)
-			for _, pg := range pages {
+			for pi, pg := range pages {
+				if !full && !pg.core && pi%len(i18n.Languages) != li {
+					continue
+				}
 				pg.who.load(pg.path, lang, pg.ready)
 				name := fmt.Sprintf("layout-%s-%s-%d", pg.name, lang, width)
 				if got := eval[[]string](pg.who, pageOverflow); len(got) > 0 {

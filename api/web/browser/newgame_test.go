@@ -10,6 +10,7 @@ import (
 // bot list for a bot, the search budget for the search bot only, and the
 // seats past the chosen number are hidden.
 func TestNewGameSeatFields(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann := e.newPlayer("Ann")
 	ann.open("/games/new")

@@ -11,6 +11,7 @@ import (
 // no tile is, chooses a colour of that factory, as a click on a tile
 // does; no point of the factory's disc is dead.
 func TestFactoryGapTakesItsColour(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", nil, seedA, ann, bob)

@@ -1,19 +1,13 @@
 package browser
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
-
-// waitTimeout bounds one wait for the page; the machine may be busy.
-const waitTimeout = 30 * time.Second
 
 // open loads a page of the site and waits until the script drew it.
 func (p *player) open(path string) {
@@ -36,23 +30,6 @@ func eval[T any](p *player, expr string) T {
 		p.e.t.Fatalf("%s: evaluate %s: %v", p.name, expr, err)
 	}
 	return v
-}
-
-// waitJS polls a boolean expression until it holds.
-func (p *player) waitJS(expr, what string) {
-	p.e.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			errText, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify(document.getElementById('app')?.dataset || {}) + ' ' + (document.getElementById('notice')?.textContent || '')`))
-			p.e.t.Fatalf("%s: waited %s for %s (err %v; page says %q)", p.name, waitTimeout, what, err, errText)
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
 }
 
 // firstPick is the JavaScript that finds what a player would choose
@@ -130,9 +107,6 @@ func (p *player) viewport(w, h int64) {
 	}
 }
 
-var _ = context.Background
-var _ = fmt.Sprintf
-
 // click clicks with the mouse at a point of the window.
 func (p *player) click(xy []float64) {
 	p.e.t.Helper()
@@ -166,15 +140,11 @@ func (p *player) clickUntil(sel, cond, what string) {
 		if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
 			p.e.t.Fatalf("%s: click %s: %v", p.name, sel, err)
 		}
-		deadline := time.Now().Add(waitTimeout / 3)
-		for time.Now().Before(deadline) {
-			if ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+cond+")")); err == nil && ok {
-				return
-			}
-			time.Sleep(40 * time.Millisecond)
-		}
 		if try == 3 {
 			p.waitJS(cond, what)
+			return
+		}
+		if ok, _ := p.holds(cond, waitTimeout/3); ok {
 			return
 		}
 	}

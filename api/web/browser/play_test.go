@@ -123,6 +123,7 @@ func playOut(e *env, id string, players []*player, how input, onStep func(step i
 const seedA = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 
 func TestPlayAzulByClicks(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", nil, seedA, ann, bob)
@@ -135,25 +136,34 @@ func TestPlayAzulByClicks(t *testing.T) {
 	ann.shot("azul-final")
 }
 
+// Both rule sets of the family, on the coloured side (the monochrome
+// side has its own test).
 func TestPlayPavilionByClicks(t *testing.T) {
-	// Both rule sets of the family, on the coloured side (the monochrome
-	// side has its own test).
-	for _, ruleset := range []string{"summer-pavilion", "summer-pavilion-mini"} {
-		t.Run(ruleset, func(t *testing.T) {
-			e := newEnv(t)
-			ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
-			id := e.newGame(ruleset, nil, seedA, ann, bob)
-			n := playOut(e, id, []*player{ann, bob}, mouse, func(step int, p *player) {
-				if step == 30 {
-					p.shot(ruleset + "-table")
-				}
-			})
-			t.Logf("%s: %d moves", ruleset, n)
-		})
-	}
+	parallel(t)
+	playPavilionByClicks(t, "summer-pavilion")
+}
+
+func TestPlayPavilionMiniByClicks(t *testing.T) {
+	parallel(t)
+	playPavilionByClicks(t, "summer-pavilion-mini")
+}
+
+// playPavilionByClicks plays a whole game of the rule set by clicks, on
+// the coloured side.
+func playPavilionByClicks(t *testing.T, ruleset string) {
+	e := newEnv(t)
+	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
+	id := e.newGame(ruleset, nil, seedA, ann, bob)
+	n := playOut(e, id, []*player{ann, bob}, mouse, func(step int, p *player) {
+		if step == 30 {
+			p.shot(ruleset + "-table")
+		}
+	})
+	t.Logf("%s: %d moves", ruleset, n)
 }
 
 func TestPlayGreyWallByClicks(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", map[string]any{"wall": "grey"}, seedA, ann, bob)
@@ -171,6 +181,7 @@ func TestPlayGreyWallByClicks(t *testing.T) {
 }
 
 func TestPlayMonochromeByClicks(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("summer-pavilion-mini", map[string]any{"board": "monochrome"}, seedA, ann, bob)
@@ -183,6 +194,7 @@ func TestPlayMonochromeByClicks(t *testing.T) {
 }
 
 func TestPlayByKeyboard(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", nil, seedA, ann, bob)

@@ -13,6 +13,7 @@ import (
 // chart is drawn (a point per rated game) and fits the screen, on a
 // desktop and on a phone.
 func TestLeaderboardToProfile(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	resign := func(p *player, id string) {

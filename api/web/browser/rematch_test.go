@@ -14,6 +14,7 @@ import (
 // the lobby, accepts it on the new game's page, and the game starts, on
 // both pages. The finished game then offers "Go to the rematch".
 func TestRematchByClicks(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}

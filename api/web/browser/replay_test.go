@@ -106,6 +106,7 @@ func checkDrawn(t *testing.T, p *player, id string, v int64) {
 }
 
 func TestReplaySliderMatchesState(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -142,6 +143,7 @@ func TestReplaySliderMatchesState(t *testing.T) {
 }
 
 func TestTakebackBranchInBrowsers(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -190,6 +192,7 @@ func TestTakebackBranchInBrowsers(t *testing.T) {
 }
 
 func TestStalePageIsRefusedAndRedraws(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -228,6 +231,7 @@ func TestStalePageIsRefusedAndRedraws(t *testing.T) {
 }
 
 func TestReplayPavilionStepsAndChapters(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}

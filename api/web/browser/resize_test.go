@@ -45,6 +45,7 @@ const overflow = `(() => {
 // phone-narrow lays itself out again for the phone, with nothing cut off
 // on the right, and wide again for the desktop.
 func TestReplayFollowsResize(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}

@@ -15,6 +15,7 @@ import (
 // comes first on the table, above the table talk, and the status line
 // names no seed.
 func TestStartTileAndResultFirst(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	ann.speak("nl", "Europe/Amsterdam")

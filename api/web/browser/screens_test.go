@@ -36,6 +36,7 @@ func (p *player) blockStream(block bool) {
 }
 
 func TestOfflinePageCatchesUp(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -52,6 +53,7 @@ func TestOfflinePageCatchesUp(t *testing.T) {
 }
 
 func TestPageWeightAndScreens(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
@@ -78,10 +80,7 @@ func TestPageWeightAndScreens(t *testing.T) {
 	ann.shot("lobby")
 	ann.open("/games/new")
 	ann.shot("new-game")
-	anon := &player{e: e, name: "a visitor"}
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	defer cancel()
-	anon.ctx = ctx
+	anon := e.visitor("a visitor")
 	anon.open("/signin")
 	anon.shot("signin")
 
@@ -116,6 +115,7 @@ func TestPageWeightAndScreens(t *testing.T) {
 }
 
 func TestJoinFreeSeatFromTable(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	var g gameState

@@ -14,11 +14,7 @@ import (
 // visitor is a browser context that never signed in.
 func (e *env) visitor(name string) *player {
 	e.t.Helper()
-	v := &player{e: e, name: name}
-	ctx, cancel := chromedp.NewContext(e.browser, chromedp.WithNewBrowserContext())
-	e.t.Cleanup(cancel)
-	v.ctx = ctx
-	return v
+	return &player{e: e, name: name, ctx: e.newTab()}
 }
 
 // newRatedGame creates a rated game (public, no take-backs, a secret
@@ -56,6 +52,7 @@ func noControls(t *testing.T, v *player, when string) {
 // nothing to click and the bag's order as secret as ever; the signed-in
 // lobby lists the game to watch.
 func TestSpectatorWatchesLive(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob, cy := e.newPlayer("Ann"), e.newPlayer("Bob"), e.newPlayer("Cy")
 	players := []*player{ann, bob}
@@ -111,6 +108,7 @@ func TestSpectatorWatchesLive(t *testing.T) {
 // the 404 page to a visitor and to a player without a seat, the same as
 // a game that does not exist; its players see the table.
 func TestStrangerGetsNotFoundPage(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob, cy := e.newPlayer("Ann"), e.newPlayer("Bob"), e.newPlayer("Cy")
 	var g gameState

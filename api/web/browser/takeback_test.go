@@ -28,6 +28,7 @@ func (e *env) pendingTakeback(id string) int64 {
 // for gives way, live, to the answer: accepted (the board is back at the
 // requester's turn) or declined.
 func TestTakebackNoticeFollowsAnswer(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}

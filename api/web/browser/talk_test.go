@@ -13,6 +13,7 @@ import (
 // follows the game) with a mark, and in the replay at its place: shown
 // from its version on, not before. Then Bob's page in German.
 func TestTableTalk(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", nil, seedA, ann, bob)

@@ -32,6 +32,7 @@ func (p *player) paste(sel, text string) {
 // with the reason in Dutch right under the box (not at the top of the
 // page). Shortened, the message goes, and the reason and the mark go.
 func TestTalkLimitByTheBox(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	ann.speak("nl", "Europe/Amsterdam")

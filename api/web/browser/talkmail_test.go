@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/azuld/azuld/mail/compose"
 )
@@ -39,20 +38,19 @@ func (b *mailbox) Send(_ context.Context, _ string, _ []string, raw []byte) erro
 // wait returns the first mail to addr whose Message-ID names kind.
 func (b *mailbox) wait(t testing.TB, addr, kind string) *mail.Message {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for time.Now().Before(deadline) {
+	var found *mail.Message
+	until(t, waitTimeout, fmt.Sprintf("a %s mail to %s", kind, addr), func() (bool, string) {
 		b.mu.Lock()
+		defer b.mu.Unlock()
 		for _, m := range b.msgs {
 			if strings.Contains(m.Header.Get("To"), addr) && strings.Contains(m.Header.Get("Message-Id"), "."+kind+"@") {
-				b.mu.Unlock()
-				return m
+				found = m
+				return true, ""
 			}
 		}
-		b.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no %s mail to %s", kind, addr)
-	return nil
+		return false, fmt.Sprintf("%d other mails", len(b.msgs))
+	})
+	return found
 }
 
 // sendMail posts a reply to azuld as a mail provider's inbound webhook
@@ -80,6 +78,7 @@ func (e *env) sendMail(to, raw string) string {
 // and a few words below it; the replay shows the move, and the words at
 // their place after it: not at the move's version, at the next one.
 func TestTalkByMailInTheReplay(t *testing.T) {
+	parallel(t)
 	e := newEnvWorkers(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	id := e.newGame("azul-mini", nil, strings.Repeat("ab", 32), ann, bob)
@@ -98,13 +97,10 @@ func TestTalkByMailInTheReplay(t *testing.T) {
 	if out := e.sendMail(replyTo.Address, raw); !strings.Contains(out, `"applied"`) {
 		t.Fatalf("outcome %s", out)
 	}
-	deadline := time.Now().Add(waitTimeout)
-	for e.game(id).Version < g.Version+2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the game stayed at version %d", e.game(id).Version)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	until(t, waitTimeout, fmt.Sprintf("the move and the message after version %d", g.Version), func() (bool, string) {
+		v := e.game(id).Version
+		return v >= g.Version+2, fmt.Sprintf("the game is at version %d", v)
+	})
 	move, message := g.Version+1, g.Version+2
 
 	// The replay's step at the message's version is the message, by its

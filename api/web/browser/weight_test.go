@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -91,18 +90,11 @@ func (tr *transfer) reset() {
 // settled waits until every request the tab began has finished.
 func (tr *transfer) settled(t *testing.T) {
 	t.Helper()
-	for deadline := time.Now().Add(waitTimeout); ; {
+	until(t, waitTimeout, "every request to finish loading", func() (bool, string) {
 		tr.mu.Lock()
-		n := len(tr.pending)
-		tr.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d requests still loading after %s", n, waitTimeout)
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
+		defer tr.mu.Unlock()
+		return len(tr.pending) == 0, fmt.Sprintf("%d requests still loading", len(tr.pending))
+	})
 }
 
 // total is the bytes transferred and the requests made.
@@ -120,6 +112,7 @@ func (tr *transfer) total() (float64, int) {
 // transfers less than tableBudget, its text compressed; the next load
 // takes the messages file from the cache.
 func TestTablePageWeight(t *testing.T) {
+	parallel(t)
 	e := newEnv(t)
 	ann, bob := e.newPlayer("Ann"), e.newPlayer("Bob")
 	players := []*player{ann, bob}
