@@ -25,11 +25,11 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
+	"github.com/azuld/azuld/ttlcache"
 )
 
 // DefaultBodyLimit bounds request bodies when Config.BodyLimit is zero.

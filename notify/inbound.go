@@ -20,11 +20,11 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/reply"
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/redact"
 )
 
 // Envelope is how an inbound mail arrived (the SMTP envelope, or what a

@@ -21,7 +21,6 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
@@ -30,6 +29,7 @@ import (
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
+	"github.com/azuld/azuld/redact"
 )
 
 // newService builds the command path over a pool. followed says that
