@@ -222,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	cfg.Words = s.words
-	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log).WithCatalogue(s.cat)
+	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log)
 	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies,
 		Catalogue: cfg.Catalogue, Words: cfg.Words}
 	if s.limits != nil {

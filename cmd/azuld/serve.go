@@ -217,8 +217,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
 		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler(), Bounce: notifier.BounceHandler()}
-		if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
-			smtpCfg.Admit = rl.WithCatalogue(lang.catalogue).AdmitMail
+		if c := limits.NewChecker(limiter, policy, log); c != nil {
+			smtpCfg.Admit = limits.MailAdmission(c, lang.catalogue)
 		}
 		smtpListener, err = smtpin.New(smtpCfg)
 		if err == nil {
