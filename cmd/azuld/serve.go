@@ -26,6 +26,7 @@ import (
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/dkim"
 	"github.com/azuld/azuld/mail/smtpin"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
@@ -216,7 +217,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	var smtpListener *smtpin.Server
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
-		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler(), Bounce: notifier.BounceHandler()}
+		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: mailin.SMTPHandler(notifier), Bounce: mailin.BounceHandler(notifier)}
 		if c := limits.NewChecker(limiter, policy, log); c != nil {
 			smtpCfg.Admit = limits.MailAdmission(c, lang.catalogue)
 		}
