@@ -64,19 +64,19 @@ func ValidLanguage(lang string) error { return play.ValidLanguage(lang) }
 // Profile reads a player's profile.
 func (s *Service) Profile(ctx context.Context, playerID string) (Profile, error) {
 	var p Profile
-	var pl play.Player
-	err := s.pool.QueryRow(ctx,
-		`SELECT p.language, p.time_zone, p.hide_games, `+play.PlayerColumns+` FROM players p WHERE p.id = $1`, playerID).
-		Scan(append([]any{&p.Language, &p.TimeZone, &p.HideGames}, pl.ScanTargets()...)...)
+	var undeliverable bool
+	err := s.pool.QueryRow(ctx, `
+		SELECT id::text, name, email, language, time_zone, created_at, email_verified,
+			email_undeliverable_at IS NOT NULL, hide_games
+		FROM players WHERE id = $1`, playerID).
+		Scan(&p.ID, &p.Name, &p.Email, &p.Language, &p.TimeZone, &p.CreatedAt, &p.EmailVerified, &undeliverable, &p.HideGames)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Profile{}, play.Invalid(play.ErrNotFound, "no_player", "player "+playerID)
 	}
 	if err != nil {
 		return Profile{}, fmt.Errorf("read profile: %w", err)
 	}
-	pl.FillStatus()
-	p.ID, p.Name, p.Email, p.CreatedAt = pl.ID, pl.Name, pl.Email, pl.CreatedAt
-	p.EmailVerified, p.EmailStatus = pl.EmailVerified, pl.EmailStatus
+	p.EmailStatus = play.EmailStatusOf(p.Email, p.EmailVerified, undeliverable)
 	return p, nil
 }
 

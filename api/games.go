@@ -12,8 +12,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/api/tabletext"
 	"github.com/azuld/azuld/i18n"
-	"github.com/azuld/azuld/internal/tabletext"
 	"github.com/azuld/azuld/play"
 )
 

@@ -26,8 +26,8 @@ func TestSMTPFloodFromOneServer(t *testing.T) {
 	var taken atomic.Int32
 	var addrs []string
 	for range 2 {
-		rl := NewRateLimits(limits.New(pool, limits.Options{}), policy, testLogger(t))
-		srv, err := smtpin.New(smtpin.Config{Domain: "azul.example.org", Admit: rl.AdmitMail, Logger: testLogger(t),
+		admit := limits.MailAdmission(limits.NewChecker(limits.New(pool, limits.Options{}), policy, testLogger(t)), nil)
+		srv, err := smtpin.New(smtpin.Config{Domain: "azul.example.org", Admit: admit, Logger: testLogger(t),
 			Handler:    func(context.Context, smtpin.Envelope, []byte) error { return errors.New("no replies here") },
 			Postmaster: func(context.Context, smtpin.Envelope, []byte) error { taken.Add(1); return nil }})
 		if err != nil {

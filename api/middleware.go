@@ -15,8 +15,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/mail/reply"
+	"github.com/azuld/azuld/redact"
 )
 
 // requestIDKey is the context key of the request id.

@@ -4,49 +4,28 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/netip"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/azuld/azuld/api/web"
-	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/limits"
-	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/play"
 )
 
-// RateLimits applies azuld's limits (limits.Specs) on a shared limiter.
-// A nil *RateLimits limits nothing. Its checks fail open: when the
-// limiter's database does not answer, the request goes on and a warning is
-// logged, because an outage of the limiter must not stop play (the
-// database that failed would then most likely fail the request itself).
+// RateLimits applies azuld's limits (limits.Specs) to HTTP requests on a
+// shared limiter (limits.Checker, which fails open). A nil *RateLimits
+// limits nothing.
 type RateLimits struct {
-	limiter *limits.Limiter
-	policy  limits.Policy
-	log     *slog.Logger
+	checker *limits.Checker
 
 	// blocked remembers, on this replica, the client addresses the failed
 	// token limit refused, until when: a token found in the auth cache
 	// skips the database, and must be refused to them all the same.
 	mu      sync.Mutex
 	blocked map[string]time.Time
-
-	// cat writes the SMTP listener's refusals (nil: their English log
-	// text, limits.Refusal.Message).
-	cat *i18n.Catalogue
-}
-
-// WithCatalogue makes the SMTP listener's refusals come from the
-// catalogue; it returns r (nil stays nil).
-func (r *RateLimits) WithCatalogue(c *i18n.Catalogue) *RateLimits {
-	if r != nil {
-		r.cat = c
-	}
-	return r
 }
 
 // maxBlocked bounds the addresses remembered; past it the list starts
@@ -56,56 +35,29 @@ const maxBlocked = 100000
 // NewRateLimits returns the limits of a policy (nil: every limit at its
 // default) on a limiter; nil when the limiter is nil or off.
 func NewRateLimits(l *limits.Limiter, p limits.Policy, log *slog.Logger) *RateLimits {
-	if l == nil || l.Off() {
+	c := limits.NewChecker(l, p, log)
+	if c == nil {
 		return nil
 	}
-	if p == nil {
-		p = limits.DefaultPolicy()
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &RateLimits{limiter: l, policy: p, log: log, blocked: map[string]time.Time{}}
+	return &RateLimits{checker: c, blocked: map[string]time.Time{}}
 }
 
 // Allow counts one event of key under the named limit: nil when allowed
 // (or the limit is off), else a *limits.Refusal.
 func (r *RateLimits) Allow(ctx context.Context, name, key string) error {
-	return r.check(ctx, name, key, false)
+	if r == nil {
+		return nil
+	}
+	return r.checker.Allow(ctx, name, key)
 }
 
 // Peek is Allow without counting: whether one more event would be
 // allowed.
 func (r *RateLimits) Peek(ctx context.Context, name, key string) error {
-	return r.check(ctx, name, key, true)
-}
-
-func (r *RateLimits) check(ctx context.Context, name, key string, peek bool) error {
 	if r == nil {
 		return nil
 	}
-	rule, on := r.policy.Rule(name)
-	if !on {
-		return nil
-	}
-	var d limits.Decision
-	var err error
-	if peek {
-		d, err = r.limiter.Peek(ctx, rule, key)
-	} else {
-		d, err = r.limiter.Allow(ctx, rule, key)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.log.WarnContext(ctx, "rate limit not checked: the request goes on", "limit", name, "err", err.Error())
-		return nil
-	}
-	if d.Allowed {
-		return nil
-	}
-	return limits.Refuse(rule, d)
+	return r.checker.Peek(ctx, name, key)
 }
 
 // blockedLen is the number of addresses remembered as blocked.
@@ -144,7 +96,7 @@ func (r *RateLimits) isBlocked(addr string) error {
 	if !ok {
 		return nil
 	}
-	rule, _ := r.policy.Rule(limits.FailedTokens)
+	rule, _ := r.checker.Rule(limits.FailedTokens)
 	rule.Name = limits.FailedTokens
 	return limits.Refuse(rule, limits.Decision{RetryAfter: time.Until(until)})
 }
@@ -266,44 +218,4 @@ func hsts(trusted []netip.Prefix) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
-}
-
-// AdmitMail is the SMTP listener's admission check (smtpin.Config.Admit):
-// mails per sending server's address and per sender address (at MAIL
-// FROM; bounces, which have no sender, per sending server's address) and
-// per recipient address (at RCPT TO: seat addresses and postmaster@). A
-// refusal is a temporary 450 4.7.1 saying when to try again, so an honest
-// sending server keeps the mail and delivers it later.
-func (r *RateLimits) AdmitMail(ctx context.Context, remote net.Addr, from, rcpt string) error {
-	host := ""
-	if remote != nil {
-		host, _, _ = net.SplitHostPort(remote.String())
-	}
-	var err error
-	switch {
-	case rcpt != "":
-		err = r.Allow(ctx, limits.MailTo, strings.ToLower(rcpt))
-	default:
-		// Every mail counts against its sending server, whatever sender
-		// it names: made-up senders do not make one server many.
-		if err = r.Allow(ctx, limits.MailClients, limits.AddressKey(host)); err != nil {
-			break
-		}
-		if from == "" || from == "<>" {
-			err = r.Allow(ctx, limits.MailFrom, "<>@"+limits.AddressKey(host))
-		} else {
-			err = r.Allow(ctx, limits.MailFrom, strings.ToLower(from))
-		}
-	}
-	var ref *limits.Refusal
-	if errors.As(err, &ref) {
-		// The reply goes to a sending server, not to a reader whose
-		// language is known, and SMTP replies are ASCII: English.
-		text := ref.Message
-		if r.cat != nil {
-			text = ref.Text(r.cat.Localizer(i18n.Default, nil))
-		}
-		return &smtpin.Reject{Code: 450, Message: "4.7.1 " + text}
-	}
-	return err
 }

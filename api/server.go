@@ -25,11 +25,11 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
+	"github.com/azuld/azuld/ttlcache"
 )
 
 // DefaultBodyLimit bounds request bodies when Config.BodyLimit is zero.
@@ -222,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	cfg.Words = s.words
-	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log).WithCatalogue(s.cat)
+	s.limits = NewRateLimits(cfg.Limiter, cfg.Limits, s.log)
 	wcfg := web.Config{Service: cfg.Service, Pool: cfg.Pool, Logger: s.log, Now: cfg.WebNow, Accounts: s.accounts, TrustedProxies: cfg.TrustedProxies,
 		Catalogue: cfg.Catalogue, Words: cfg.Words}
 	if s.limits != nil {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/azuld/azuld/mail/bounce"
 	"github.com/azuld/azuld/mail/compose"
-	"github.com/azuld/azuld/mail/smtpin"
 )
 
 // Defaults of the soft-bounce threshold (Config.SoftBounceLimit,
@@ -333,21 +332,6 @@ func truncateText(s string, max int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:max], "")
-}
-
-// BounceHandler is the handler of the SMTP listener for the return paths
-// (bounce+<token>@domain): every readable message is taken (250), whether
-// or not it was a report and its token known, so that nothing is ever
-// sent back to the reporting server; an unreadable one is refused for
-// good (550), and a failure of ours deferred (451).
-func (n *Notifier) BounceHandler() smtpin.Handler {
-	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
-		_, err := n.ReceiveBounce(ctx, env.Rcpts, raw)
-		if errors.Is(err, ErrMalformed) {
-			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}
-		}
-		return err
-	}
 }
 
 // toReturnPath tells a mail sent to one of azuld's return paths: by its

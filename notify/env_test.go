@@ -26,6 +26,7 @@ import (
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/reply"
 	"github.com/azuld/azuld/mail/smtpin"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/migrations"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -301,7 +302,7 @@ func newEnvAtWith(t testing.TB, url string, workers int, tune ...func(*notify.Co
 	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), ReadModelsFollowLog: true, BotJobs: workers > 0})
 	e.n.Attach(e.svc)
 	e.start(e.n)
-	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: e.n.SMTPHandler(), Bounce: e.n.BounceHandler()})
+	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: mailin.SMTPHandler(e.n), Bounce: mailin.BounceHandler(e.n)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -20,11 +19,10 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/reply"
-	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/redact"
 )
 
 // Envelope is how an inbound mail arrived (the SMTP envelope, or what a
@@ -584,28 +582,4 @@ func (n *Notifier) StopByToken(ctx context.Context, token string) (gameID string
 func (n *Notifier) LookupToken(ctx context.Context, token string) (gameID string, seat int, ok bool, err error) {
 	gameID, seat, _, ok, err = n.seatOfToken(ctx, strings.ToLower(strings.TrimSpace(token)))
 	return gameID, seat, ok, err
-}
-
-// SMTPHandler is the handler of the built-in SMTP listener: an unreadable
-// mail or an unknown address is refused for good in the SMTP session
-// (5xx: the sending server bounces it to its sender, azuld never sends a
-// bounce itself); a failure of ours is temporary (4xx, the sending server
-// retries). Everything else is taken, including a mail from the wrong
-// sender, which is dropped without a word.
-func (n *Notifier) SMTPHandler() smtpin.Handler {
-	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
-		in := Envelope{From: env.From, Rcpts: env.Rcpts}
-		if tcp, ok := env.RemoteAddr.(*net.TCPAddr); ok {
-			in.RemoteIP, _ = netip.AddrFromSlice(tcp.IP)
-			in.RemoteIP = in.RemoteIP.Unmap()
-		}
-		outcome, err := n.Receive(ctx, in, raw)
-		switch {
-		case errors.Is(err, ErrMalformed):
-			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}
-		case err == nil && outcome == OutcomeNoToken:
-			return &smtpin.Reject{Code: 550, Message: "5.1.1 No such mailbox"}
-		}
-		return err
-	}
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/projections"
@@ -169,11 +168,8 @@ func (s *Service) ImportGame(ctx context.Context, recs []events.Record) (*Game, 
 		return nil, fmt.Errorf("import: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, `INSERT INTO streams (id) VALUES ($1)`, id); err != nil {
-		return nil, fmt.Errorf("import: create stream: %w", err)
-	}
-	if err := insertRecords(ctx, tx, id, recs); err != nil {
-		return nil, err
+	if err := s.store.ImportStream(ctx, tx, id, recs); err != nil {
+		return nil, fmt.Errorf("%w: storing the events failed: %v", ErrBadLog, err)
 	}
 	if check.Seed != "" {
 		if _, err := tx.Exec(ctx, `INSERT INTO game_secrets (game_id, seed) VALUES ($1, $2)`, id, check.Seed); err != nil {
@@ -187,21 +183,4 @@ func (s *Service) ImportGame(ctx context.Context, recs []events.Record) (*Game, 
 		return nil, fmt.Errorf("import: commit: %w", err)
 	}
 	return s.Game(ctx, id)
-}
-
-// insertRecords writes imported events in one pipelined batch.
-func insertRecords(ctx context.Context, tx pgx.Tx, id string, recs []events.Record) error {
-	batch := &pgx.Batch{}
-	for _, rec := range recs {
-		meta, err := json.Marshal(rec.Meta)
-		if err != nil {
-			return fmt.Errorf("import: encode meta of version %d: %w", rec.Version, err)
-		}
-		batch.Queue(`INSERT INTO events (stream_id, version, type, schema_version, data, meta)
-			VALUES ($1, $2, $3, $4, $5::json, $6::json)`, id, rec.Version, rec.Type, rec.Schema, []byte(rec.Data), meta)
-	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("%w: storing the events failed: %v", ErrBadLog, err)
-	}
-	return nil
 }

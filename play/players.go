@@ -246,15 +246,22 @@ func (p *Player) ScanTargets() []any {
 func (p *Player) FillStatus() { p.fillStatus() }
 
 func (p *Player) fillStatus() {
+	p.EmailStatus = EmailStatusOf(p.Email, p.EmailVerified, p.undeliverable)
+}
+
+// EmailStatusOf is the standing of a player's address (Player.EmailStatus)
+// from what the players table holds: the address, whether its owner
+// followed a link mailed to it, and whether it was found undeliverable.
+func EmailStatusOf(email string, verified, undeliverable bool) string {
 	switch {
-	case p.Email == "":
-		p.EmailStatus = EmailNone
-	case p.undeliverable:
-		p.EmailStatus = EmailUndeliverable
-	case !p.EmailVerified:
-		p.EmailStatus = EmailUnverified
+	case email == "":
+		return EmailNone
+	case undeliverable:
+		return EmailUndeliverable
+	case !verified:
+		return EmailUnverified
 	default:
-		p.EmailStatus = EmailOK
+		return EmailOK
 	}
 }
 

@@ -21,8 +21,8 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
-	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/projections"
+	"github.com/azuld/azuld/ttlcache"
 )
 
 // Config wires a Service.

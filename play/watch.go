@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/azuld/azuld/internal/ttlcache"
 	"github.com/azuld/azuld/projections"
+	"github.com/azuld/azuld/ttlcache"
 )
 
 // watchTTL is how long a page of the watch list is served again without

@@ -15,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/api/tabletext"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/bots"
 	"github.com/azuld/azuld/i18n"
-	"github.com/azuld/azuld/internal/tabletext"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"

@@ -21,12 +21,12 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
-	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/projections"
+	"github.com/azuld/azuld/redact"
 )
 
 //go:embed templates/*.html

@@ -16,6 +16,7 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/smtpin"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -48,7 +49,7 @@ func TestReplyByMailWithoutDatabaseIsDeferred(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log}))
-	handle := n.SMTPHandler()
+	handle := mailin.SMTPHandler(n)
 	handled := make(chan error, 1)
 	srv, err := smtpin.New(smtpin.Config{Domain: "players.test", Logger: log, Handler: func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
 		err := handle(ctx, env, raw)

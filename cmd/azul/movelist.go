@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/azuld/azuld/internal/apiclient"
-	"github.com/azuld/azuld/internal/textcols"
+	"github.com/azuld/azuld/mail/compose"
 )
 
 // A move number counts in a list of legal moves, and a list belongs to
@@ -155,7 +155,7 @@ func (a *app) printMoveList(ctx context.Context, id uuid.UUID, lm *apiclient.Leg
 		}
 	}
 	fmt.Fprintln(a.out, a.l.T("cli.moves.header", "Version", lm.Version, "Command", "azul move "+a.l.T("cli.cmd.show.args")+" N"))
-	fmt.Fprint(a.out, textcols.Columns(cells, a.width()))
+	fmt.Fprint(a.out, compose.Columns(cells, a.width()))
 	return a.rememberList(id, lm)
 }
 

@@ -21,15 +21,16 @@ import (
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/internal/redact"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/dkim"
 	"github.com/azuld/azuld/mail/smtpin"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
+	"github.com/azuld/azuld/redact"
 )
 
 // newService builds the command path over a pool. followed says that
@@ -216,9 +217,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	var smtpListener *smtpin.Server
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
-		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: notifier.SMTPHandler(), Bounce: notifier.BounceHandler()}
-		if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
-			smtpCfg.Admit = rl.WithCatalogue(lang.catalogue).AdmitMail
+		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: mailin.SMTPHandler(notifier), Bounce: mailin.BounceHandler(notifier)}
+		if c := limits.NewChecker(limiter, policy, log); c != nil {
+			smtpCfg.Admit = limits.MailAdmission(c, lang.catalogue)
 		}
 		smtpListener, err = smtpin.New(smtpCfg)
 		if err == nil {

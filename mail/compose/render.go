@@ -9,7 +9,6 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/i18n"
-	"github.com/azuld/azuld/internal/textcols"
 )
 
 // textWidth is where the text part wraps prose; the board (≤ 72 columns)
@@ -233,7 +232,7 @@ func moveColumns(moves []engine.Move, say func(string) string) string {
 	for i, m := range moves {
 		cells[i] = fmt.Sprintf("%4d. %s", i+1, oneLine(say(m.Notation), 60))
 	}
-	return textcols.Columns(cells, textWidth)
+	return Columns(cells, textWidth)
 }
 
 // wrap breaks s at spaces into lines of at most width runes (a longer

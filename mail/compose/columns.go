@@ -1,7 +1,4 @@
-// Package textcols lays short lines out in columns for plain text: the
-// numbered legal moves of a turn mail and of `azul moves`, which would
-// otherwise take a line each.
-package textcols
+package compose
 
 import (
 	"strings"
@@ -10,7 +7,10 @@ import (
 
 // Columns lays cells out down the columns (like ls), as many columns as
 // fit in width runes with two spaces between them, each line ending in a
-// newline and without trailing spaces.
+// newline and without trailing spaces: the numbered legal moves of a turn
+// mail and of `azul moves`, which would otherwise take a line each. It
+// stands beside the mail's board so that azuld's text tables are all
+// drawn in this one package.
 func Columns(cells []string, width int) string {
 	cellWidth := 0
 	for _, c := range cells {

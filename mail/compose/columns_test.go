@@ -1,4 +1,4 @@
-package textcols
+package compose
 
 import (
 	"fmt"
