@@ -47,7 +47,7 @@ func TestMultiHostURLFindsTheWritableHost(t *testing.T) {
 	multi += "&target_session_attrs=read-write"
 
 	var out bytes.Buffer
-	a := &app{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": multi, "AZUL_LOG_LEVEL": "warn"}), stdout: &out, stderr: &out}
+	a := &process{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": multi, "AZUL_LOG_LEVEL": "warn"}), stdout: &out, stderr: &out}
 	if code := a.run(ctx, []string{"migrate"}); code != 0 {
 		t.Fatalf("migrate over a host list: exit %d\n%s", code, out.String())
 	}

@@ -61,7 +61,7 @@ func TestServeRateLimits(t *testing.T) {
 // A bad limit stops the start with a message naming the variable.
 func TestServeRefusesBadLimit(t *testing.T) {
 	log := &syncBuffer{}
-	a := &app{getenv: envOf(map[string]string{"AZUL_LIMIT_MOVES": "fast"}), stdout: log, stderr: log}
+	a := &process{getenv: envOf(map[string]string{"AZUL_LIMIT_MOVES": "fast"}), stdout: log, stderr: log}
 	if code := a.run(context.Background(), []string{"serve"}); code == 0 {
 		t.Fatal("azuld started with AZUL_LIMIT_MOVES=fast")
 	}

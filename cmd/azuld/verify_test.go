@@ -97,7 +97,7 @@ func migratedDatabase(t *testing.T) (url string, env map[string]string, run func
 	env = map[string]string{"AZUL_DATABASE_URL": url, "AZUL_LOG_LEVEL": "warn"}
 	run = func(args ...string) (int, string) {
 		var out, errOut bytes.Buffer
-		a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
+		a := &process{getenv: envOf(env), stdout: &out, stderr: &errOut}
 		code := a.run(t.Context(), args)
 		return code, out.String() + errOut.String()
 	}
