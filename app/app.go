@@ -53,8 +53,7 @@ type Config struct {
 	Words     *notation.Words
 
 	// Service tunes the command path. Pool, Store, Rules and Logger are
-	// the app's; ReadModelsFollowLog is always on (the follower runs),
-	// and BotJobs follows Notify.Workers.
+	// the app's, and BotJobs follows Notify.Workers.
 	Service play.Config
 	// Notify configures the outbox. Pool, Logger, Metrics, Catalogue,
 	// Words and Presence are the app's; Workers > 0 runs the job workers
@@ -149,9 +148,6 @@ func New(cfg Config) (*App, error) {
 
 	scfg := cfg.Service
 	scfg.Pool, scfg.Store, scfg.Rules, scfg.Logger = cfg.Pool, events.NewStore(cfg.Pool), rules, a.Logger
-	// One read-model path: the append writes the games row, the follower
-	// the rest (notify.Notifier.Follow, started by Start).
-	scfg.ReadModelsFollowLog = true
 	// With job workers here, they move every bot seat; without, random
 	// and greedy bots move within the command that brings their turn.
 	scfg.BotJobs = ncfg.Workers > 0

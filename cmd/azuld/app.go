@@ -410,7 +410,7 @@ func (a *process) rebuildProjections(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	svc := newService(pool, log, false, false)
+	svc := newService(pool, log)
 	start := time.Now()
 	if err := svc.RebuildProjections(ctx); err != nil {
 		return fmt.Errorf("rebuild projections: %w", err)

@@ -33,7 +33,7 @@ func (a *process) reports(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	reports, err := newService(pool, log, false, false).Reports(ctx, 1000)
+	reports, err := newService(pool, log).Reports(ctx, 1000)
 	if err != nil {
 		return err
 	}

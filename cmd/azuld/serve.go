@@ -32,21 +32,10 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// newService builds the command path over a pool. followed says that
-// the turn inbox, the results and the notifications follow from the log
-// (notify.Notifier.Follow runs), so that a command is one round trip.
-// botJobs says that this process runs the job workers, which then move
-// every bot seat (see play.Config.BotJobs); without them random and greedy
-// bots move within the command that brings their turn.
-func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *play.Service {
-	return play.New(play.Config{
-		Pool:                pool,
-		Store:               events.NewStore(pool),
-		Rules:               rulesets.All(),
-		Logger:              log,
-		ReadModelsFollowLog: followed,
-		BotJobs:             botJobs,
-	})
+// newService builds the command path of the subcommands that do not
+// serve (verify, reports, rebuilding the read models), over a pool.
+func newService(pool *pgxpool.Pool, log *slog.Logger) *play.Service {
+	return play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log})
 }
 
 // notifyConfig is the notification outbox's part of the settings (the

@@ -100,7 +100,7 @@ func (a *process) verifyStored(ctx context.Context, cfg *config, s *settings, id
 		return nil, err
 	}
 	defer pool.Close()
-	return newService(pool, log, false, false).Verify(ctx, id)
+	return newService(pool, log).Verify(ctx, id)
 }
 
 // verifyPage is how many game ids verifyAll reads at a time: it holds
@@ -126,7 +126,7 @@ func (a *process) verifyAll(ctx context.Context, cfg *config, s *settings) error
 		return err
 	}
 	defer pool.Close()
-	svc := newService(pool, log, false, false)
+	svc := newService(pool, log)
 	checked, committed := 0, 0
 	var failed []string
 	after := uuid.Nil.String()

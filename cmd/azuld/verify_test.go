@@ -23,7 +23,7 @@ func TestVerifyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(pool, nil, false, false)
+	svc := newService(pool, nil)
 	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)
