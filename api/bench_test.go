@@ -169,7 +169,7 @@ func BenchmarkMovesEndToEnd(b *testing.B) {
 // default (--db-max-conns).
 const benchPoolSize = 16
 
-func benchMoves(b *testing.B, clients int, opts ...func(*Config)) {
+func benchMoves(b *testing.B, clients int, opts ...func(*setup)) {
 	env := newBenchEnv(b, opts...)
 	transport := &http.Transport{MaxIdleConnsPerHost: clients + 1, MaxConnsPerHost: clients + 1}
 	b.Cleanup(transport.CloseIdleConnections)
@@ -263,7 +263,7 @@ func benchMoves(b *testing.B, clients int, opts ...func(*Config)) {
 
 // newBenchEnv is a test server whose pool has azuld's default size
 // rather than pgxpool's (the CPU count).
-func newBenchEnv(b *testing.B, opts ...func(*Config)) *testEnv {
+func newBenchEnv(b *testing.B, opts ...func(*setup)) *testEnv {
 	b.Helper()
 	return newTestEnvAt(b, pg.NewDatabase(b), benchPoolSize, opts...)
 }

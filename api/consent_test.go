@@ -82,7 +82,7 @@ func TestStrangerCannotSeatAVictim(t *testing.T) {
 		t.Fatalf("%d time-control timers for a game nobody accepted", n)
 	}
 	// The server's sweep, well past the per-move limit: nothing happens.
-	later := play.New(play.Config{Pool: env.pool, Store: events.NewStore(env.pool), Rules: rulesets.All(), ReadModelsFollowLog: true,
+	later := play.New(play.Config{Pool: env.pool, Store: events.NewStore(env.pool), Rules: rulesets.All(),
 		Now: func() time.Time { return time.Now().Add(time.Hour) }})
 	if n, err := later.ExpireInvitations(context.Background()); err != nil || n != 0 {
 		t.Fatalf("an hour on the sweep freed %d seats (%v)", n, err)
@@ -141,7 +141,7 @@ func TestStrangerCannotSeatAVictim(t *testing.T) {
 	// A third, left unanswered past its time: the sweep frees the seat,
 	// once.
 	expiring := stranger.createInviting(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: victim.Player.ID}}})
-	week := play.New(play.Config{Pool: env.pool, Store: events.NewStore(env.pool), Rules: rulesets.All(), ReadModelsFollowLog: true,
+	week := play.New(play.Config{Pool: env.pool, Store: events.NewStore(env.pool), Rules: rulesets.All(),
 		Now: func() time.Time { return time.Now().Add(play.DefaultInvitationTTL + time.Minute) }})
 	// The declined game's seat is free already: only this one's is left.
 	if n, err := week.ExpireInvitations(context.Background()); err != nil || n != 1 {

@@ -17,10 +17,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/azuld/azuld/app"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/migrations"
 	"github.com/azuld/azuld/notify"
@@ -45,6 +47,8 @@ type testEnv struct {
 	rules   engine.Registry
 	// notifier enqueues notifications; nothing delivers them.
 	notifier *notify.Notifier
+	// parts are the server's parts below HTTP.
+	parts *app.App
 	// lags are the follower's lags, from each append to its jobs.
 	lags lagRecorder
 	// clients are the registered players' clients, by player id: the
@@ -109,12 +113,18 @@ func newTestEnv(t testing.TB) *testEnv {
 	return newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0)
 }
 
+// setup is a test server's configuration: its parts (as azuld serve's,
+// app.Config) and its HTTP face.
+type setup struct {
+	app app.Config
+	api Config
+}
+
 // newTestEnvAt starts a server on a database; maxConns > 0 sizes its pool;
 // each option may change the server's configuration.
-func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*Config)) *testEnv {
+func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*setup)) *testEnv {
 	t.Helper()
 	env := &testEnv{url: url, metrics: prometheus.NewRegistry(), rules: rulesets.All()}
-	ctx, cancel := context.WithCancel(context.Background())
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
@@ -124,42 +134,36 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*Config
 	if maxConns > 0 {
 		pcfg.MaxConns = maxConns
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.pool = pool
-	log := testLogger(t)
-	// The notifier only enqueues here (no workers): the notify package
-	// tests delivery.
-	env.notifier, err = notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As in azuld: a move is one round trip; the turn inbox, the results
-	// and the jobs follow from the log.
-	env.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: env.rules, Logger: log, ReadModelsFollowLog: true})
-	env.notifier.Attach(env.svc)
-	listener := events.NewListener(env.url, log)
-	wake, stopWake := listener.SubscribeAll()
-	done := make(chan struct{}, 2)
-	go func() {
-		_ = listener.Run(ctx)
-		done <- struct{}{}
-	}()
-	go func() {
-		_ = env.notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Observe: env.lags.observe})
-		done <- struct{}{}
-	}()
-	cfg := Config{
-		Service: env.svc, Listener: listener, Pool: pool, Logger: log,
-		Metrics: env.metrics, Heartbeat: 200 * time.Millisecond,
-		Notifier: env.notifier, InboundSecret: testInboundSecret,
+	cfg := setup{
+		// The notifier only enqueues here (no workers): the notify
+		// package tests delivery. The limits are off unless a test
+		// turns them on.
+		app: app.Config{
+			Pool: pool, DatabaseURL: url, Logger: testLogger(t), Metrics: env.metrics, Rules: env.rules,
+			Notify: notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}},
+			Follow: notify.FollowOptions{PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Observe: env.lags.observe},
+			Limits: limits.Options{Off: true},
+		},
+		api: Config{Heartbeat: 200 * time.Millisecond, InboundSecret: testInboundSecret},
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	env.srv, err = New(cfg)
+	env.parts, err = app.New(cfg.app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.svc, env.notifier = env.parts.Service, env.parts.Notifier
+	if err := env.parts.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cfg.api.App = env.parts
+	env.srv, err = New(cfg.api)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,10 +171,11 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*Config
 	t.Cleanup(func() {
 		env.srv.Close()
 		env.http.Close()
-		cancel()
-		stopWake()
-		<-done
-		<-done
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := env.parts.Stop(stop); err != nil {
+			t.Errorf("stop: %v", err)
+		}
 		pool.Close()
 	})
 	return env

@@ -218,7 +218,7 @@ func TestProblemsInEveryLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *Config) { c.Catalogue = cat })
+	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *setup) { c.app.Catalogue = cat })
 	cases := problemCases(t, env)
 	for _, typ := range problemTypes {
 		if !slices.ContainsFunc(cases, func(c problemCase) bool { return c.typ == typ }) {

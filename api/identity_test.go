@@ -131,8 +131,8 @@ func TestWebhooksToInternalAddressesAreRefused(t *testing.T) {
 func TestRequestLogHoldsNoSecret(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *Config) {
-		c.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
+	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *setup) {
+		c.app.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
 	})
 	anon := env.anonymous(t)
 	const secret = "s3cr3tt0k3nvalue"

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -20,23 +19,16 @@ import (
 // moves a second on one account each, far past any honest player, and
 // all register from one address, so those limits are raised out of their
 // way: the checks cost the same whatever the numbers.
-func withLimits(b *testing.B) func(*Config) {
-	return func(c *Config) {
-		l := limits.New(c.Pool, limits.Options{})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = l.Run(ctx)
-		}()
-		b.Cleanup(func() { cancel(); <-done })
+func withLimits(b *testing.B) func(*setup) {
+	return func(c *setup) {
+		// The app runs the limiter's synchronisation.
 		p, err := limits.ParsePolicy(func(name string) string {
 			return map[string]string{limits.APICalls: "1000000/min", limits.Moves: "1000000/min", limits.Games: "1000000/h", limits.Registrations: "1000/h"}[name]
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.Limiter, c.Limits = l, p
+		c.app.Limits, c.app.Policy = limits.Options{}, p
 	}
 }
 
@@ -48,7 +40,7 @@ func withLimits(b *testing.B) func(*Config) {
 func BenchmarkMoveLimitChecks(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		b.Run(fmt.Sprintf("limits=%s", map[bool]string{false: "off", true: "on"}[on]), func(b *testing.B) {
-			var opts []func(*Config)
+			var opts []func(*setup)
 			if on {
 				opts = append(opts, withLimits(b))
 			}

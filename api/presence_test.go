@@ -7,7 +7,6 @@ import (
 
 	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/play"
-	"github.com/azuld/azuld/presence"
 )
 
 // TestStreamRecordsPresence: a seated player's stream of a game puts them
@@ -15,11 +14,9 @@ import (
 // in the database); a stranger's or an anonymous stream does not.
 func TestStreamRecordsPresence(t *testing.T) {
 	t.Parallel()
-	var store *presence.Store
-	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(cfg *Config) {
-		store = presence.New(cfg.Pool, nil)
-		cfg.Presence = store
-	})
+	// A player's presence is kept when their turn mails wait for it.
+	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *setup) { c.app.AwayDelay = time.Minute })
+	store := env.parts.Presence
 	ana, ben, eve := env.register(t, "Ana"), env.register(t, "Ben"), env.register(t, "Eve")
 	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.Player.ID}}})
 	at := func(p *client) (bool, time.Time) {

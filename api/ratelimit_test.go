@@ -26,11 +26,11 @@ func policyWith(t testing.TB, changes map[string]string) limits.Policy {
 }
 
 // newLimitedEnv is a test server whose rate limits are on.
-func newLimitedEnv(t testing.TB, changes map[string]string, opts ...func(*Config)) *testEnv {
+func newLimitedEnv(t testing.TB, changes map[string]string, opts ...func(*setup)) *testEnv {
 	t.Helper()
 	url := pg.ServerRoleURL(t, pg.NewDatabase(t))
-	return newTestEnvAt(t, url, 0, append([]func(*Config){func(c *Config) {
-		c.Limiter, c.Limits = limits.New(c.Pool, limits.Options{}), policyWith(t, changes)
+	return newTestEnvAt(t, url, 0, append([]func(*setup){func(c *setup) {
+		c.app.Limits, c.app.Policy = limits.Options{}, policyWith(t, changes)
 	}}, opts...)...)
 }
 
@@ -84,7 +84,7 @@ func TestRegistrationsLimitedPerAddress(t *testing.T) {
 func TestTokenBruteForceLimited(t *testing.T) {
 	t.Parallel()
 	proxy := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	env := newLimitedEnv(t, map[string]string{limits.FailedTokens: "3/h"}, func(c *Config) { c.TrustedProxies = proxy })
+	env := newLimitedEnv(t, map[string]string{limits.FailedTokens: "3/h"}, func(c *setup) { c.api.TrustedProxies = proxy })
 	ana := env.register(t, "Ana")
 	from := func(addr string) header { return header{"X-Forwarded-For", addr} }
 	// Right tokens, many times: never counted.
@@ -173,8 +173,8 @@ func TestAPICallsLimitedPerAccount(t *testing.T) {
 func TestLimitsOff(t *testing.T) {
 	t.Parallel()
 	url := pg.ServerRoleURL(t, pg.NewDatabase(t))
-	env := newTestEnvAt(t, url, 0, func(c *Config) {
-		c.Limiter, c.Limits = limits.New(c.Pool, limits.Options{Off: true}), policyWith(t, map[string]string{limits.Registrations: "1/h"})
+	env := newTestEnvAt(t, url, 0, func(c *setup) {
+		c.app.Limits, c.app.Policy = limits.Options{Off: true}, policyWith(t, map[string]string{limits.Registrations: "1/h"})
 	})
 	for _, name := range []string{"Ana", "Ben", "Cy"} {
 		env.register(t, name)
@@ -194,8 +194,8 @@ func TestLimiterOutageFailsOpen(t *testing.T) {
 	}
 	t.Cleanup(broken.Close)
 	url := pg.ServerRoleURL(t, pg.NewDatabase(t))
-	env := newTestEnvAt(t, url, 0, func(c *Config) {
-		c.Limiter, c.Limits = limits.New(broken, limits.Options{}), policyWith(t, map[string]string{limits.Registrations: "1/h", limits.FailedTokens: "1/h"})
+	env := newTestEnvAt(t, url, 0, func(c *setup) {
+		c.app.Limiter, c.app.Policy = limits.New(broken, limits.Options{}), policyWith(t, map[string]string{limits.Registrations: "1/h", limits.FailedTokens: "1/h"})
 	})
 	env.register(t, "Ana")
 	ben := env.register(t, "Ben")

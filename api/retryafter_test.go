@@ -21,7 +21,7 @@ import (
 // with 503; a 503 with its own Retry-After keeps it.
 func TestEvery503SaysWhenToRetry(t *testing.T) {
 	t.Parallel()
-	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(cfg *Config) { cfg.Listener = nil })
+	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *setup) { c.app.DatabaseURL = "" })
 	ana := env.register(t, "Ana")
 	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}})
 	// Handlers as the pages and a timed-out command end.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/api/web"
+	"github.com/azuld/azuld/app"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
@@ -42,6 +43,12 @@ const DefaultHeartbeat = 15 * time.Second
 
 // Config wires a Server.
 type Config struct {
+	// App, when set, is the server's parts (app.New): it gives Service,
+	// Listener, Pool, Logger, Metrics, Notifier, Catalogue, Words,
+	// Limiter, Limits and Presence, which must then be left unset. This
+	// is how `azuld serve` and the tests that need a whole server build
+	// one; the fields one by one are for tests of the HTTP layer alone.
+	App *app.App
 	// Service is the command path every handler calls.
 	Service *play.Service
 	// Listener delivers change notices for the event streams; nil
@@ -151,6 +158,12 @@ type Server struct {
 
 // New builds the server and its routes.
 func New(cfg Config) (*Server, error) {
+	if cfg.App != nil {
+		var err error
+		if cfg, err = fromApp(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Service == nil {
 		return nil, errors.New("api: Config.Service is required")
 	}
@@ -430,4 +443,19 @@ func (s *Server) reader(c echo.Context) *i18n.Localizer {
 		}
 	}
 	return s.cat.Localizer(i18n.Default, nil)
+}
+
+// fromApp fills the parts of cfg from cfg.App, refusing a part set both
+// ways (which would wire two of it).
+func fromApp(cfg Config) (Config, error) {
+	a := cfg.App
+	if cfg.Service != nil || cfg.Listener != nil || cfg.Pool != nil || cfg.Logger != nil || cfg.Metrics != nil ||
+		cfg.Notifier != nil || cfg.Catalogue != nil || cfg.Words != nil || cfg.Limiter != nil || cfg.Limits != nil ||
+		cfg.Presence != nil {
+		return cfg, errors.New("api: Config.App and the parts it gives are both set")
+	}
+	cfg.Service, cfg.Listener, cfg.Pool, cfg.Logger, cfg.Metrics = a.Service, a.Listener, a.Pool, a.Logger, a.Metrics
+	cfg.Notifier, cfg.Catalogue, cfg.Words = a.Notifier, a.Catalogue, a.Words
+	cfg.Limiter, cfg.Limits, cfg.Presence = a.Limiter, a.Policy, a.Presence
+	return cfg, nil
 }

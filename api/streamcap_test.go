@@ -17,9 +17,9 @@ import (
 func TestStreamCaps(t *testing.T) {
 	t.Parallel()
 	url := pg.ServerRoleURL(t, pg.NewDatabase(t))
-	env := newTestEnvAt(t, url, 0, func(cfg *Config) {
-		cfg.StreamsPerClient, cfg.StreamsTotal = 2, 3
-		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	env := newTestEnvAt(t, url, 0, func(c *setup) {
+		c.api.StreamsPerClient, c.api.StreamsTotal = 2, 3
+		c.api.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	})
 	ana := env.register(t, "Ana")
 	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}})
@@ -76,7 +76,7 @@ func TestStreamCaps(t *testing.T) {
 // forged X-Forwarded-For does not make one client many.
 func TestStreamCapsIgnoreUntrustedForwarding(t *testing.T) {
 	t.Parallel()
-	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(cfg *Config) { cfg.StreamsPerClient = 2 })
+	env := newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0, func(c *setup) { c.api.StreamsPerClient = 2 })
 	ana := env.register(t, "Ana")
 	g := ana.createGame(play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}})
 	var last int

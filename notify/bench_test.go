@@ -11,22 +11,18 @@ import (
 )
 
 // BenchmarkMoveWithOutbox is the cost the outbox adds to a move: the same
-// moves through a command path that writes every read model in the
-// append's transaction and has no outbox (bare), one that also runs the
-// notifier's hook there (hook: it reads the seats' players, stops and
-// webhooks and inserts the jobs), and azuld's, whose append is one
-// statement while the follower of the log, running beside it, writes the
-// rest (followed). Nothing delivers during the run.
+// moves through a command path whose log nobody follows (bare: the
+// append's one statement alone), and azuld's, while the follower of the
+// log, running beside it, writes the other read models and enqueues the
+// jobs (followed). Nothing delivers during the run.
 func BenchmarkMoveWithOutbox(b *testing.B) {
-	for _, name := range []string{"bare", "hook", "followed"} {
+	for _, name := range []string{"bare", "followed"} {
 		b.Run(name, func(b *testing.B) {
 			e := newEnvAt(b, pg.NewDatabase(b), 0)
 			var svc *play.Service
 			switch name {
 			case "bare":
 				svc = play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All()})
-			case "hook":
-				svc = play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook}})
 			default:
 				svc = e.svc
 				e.follow(e.n, notify.FollowOptions{})

@@ -36,7 +36,7 @@ func runWorkerProcess(url, relayAddr string) int {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
-	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Hooks: []play.AppendHook{n.Hook}}))
+	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All()}))
 	if err := n.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2

@@ -299,7 +299,7 @@ func newEnvAtWith(t testing.TB, url string, workers int, tune ...func(*notify.Co
 	e.n = e.newNotifier(workers)
 	// As in azuld: a move is one round trip, the rest follows from the
 	// log; with workers, they move the bots.
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), ReadModelsFollowLog: true, BotJobs: workers > 0})
+	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), BotJobs: workers > 0})
 	e.n.Attach(e.svc)
 	e.start(e.n)
 	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: mailin.SMTPHandler(e.n), Bounce: mailin.BounceHandler(e.n)})

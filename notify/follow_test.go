@@ -385,7 +385,7 @@ func runFollowerProcess(url string) int {
 		fmt.Fprintln(os.Stderr, "follower process:", err)
 		return 2
 	}
-	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), ReadModelsFollowLog: true}))
+	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All()}))
 	// Small batches and fast polls: a kill finds it inside a batch often.
 	if err := n.Follow(ctx, notify.FollowOptions{BatchSize: 2, PollInterval: 5 * time.Millisecond}); err != nil {
 		fmt.Fprintln(os.Stderr, "follower process:", err)

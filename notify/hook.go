@@ -14,32 +14,7 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// Hook is the play.AppendHook of the outbox: it runs inside the append's
-// transaction and enqueues the jobs the appended events cause, so they
-// commit (or roll back) with the events. An error rolls the append back.
-func (n *Notifier) Hook(ctx context.Context, tx pgx.Tx, before, after *play.Game, appended []events.Record) error {
-	if len(appended) == 0 {
-		return nil
-	}
-	plan, err := n.plan(before, after, appended, func(g *play.Game) (map[int]*recipient, error) {
-		return n.recipients(ctx, tx, g)
-	})
-	if err != nil {
-		return fmt.Errorf("plan notifications: %w", err)
-	}
-	if job, ok := botMoveJob(after); ok && !play.OnlyTalk(appended) {
-		plan = append(plan, job)
-	}
-	if len(plan) == 0 {
-		return nil
-	}
-	if _, err := n.client.InsertManyTx(ctx, tx, plan); err != nil {
-		return fmt.Errorf("enqueue notifications: %w", err)
-	}
-	return nil
-}
-
-// recipient is what the hook knows of a seat's player.
+// recipient is what the outbox knows of a seat's player.
 type recipient struct {
 	playerID, name, email string
 	stopped               bool

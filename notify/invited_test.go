@@ -87,7 +87,7 @@ func TestExpiredInvitationTellsTheCreator(t *testing.T) {
 	e.relay.wait(t, "invitation to Ben", func(m outMail) bool { return m.kind == compose.KindInvited && slices.Contains(m.to, ben.Email) })
 	// The server's sweep, a week and a minute on.
 	later := time.Now().Add(play.DefaultInvitationTTL + time.Minute)
-	sweeper := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(), ReadModelsFollowLog: true,
+	sweeper := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(),
 		Now: func() time.Time { return later }})
 	for range 2 {
 		if _, err := sweeper.ExpireInvitations(ctx); err != nil {

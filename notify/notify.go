@@ -3,9 +3,8 @@
 // into jobs (mails, webhook calls, time-control timers, bot moves),
 // enqueued exactly once in one transaction with its checkpoint, and river
 // workers deliver them at least once, with retries and back-off, across
-// restarts and replicas. (Hook does the same inside an append's own
-// transaction, for a play.Service used with hooks.) It also takes moves
-// by email (Receive) and keeps the webhook registry.
+// restarts and replicas. It also takes moves by email (Receive) and keeps
+// the webhook registry.
 package notify
 
 import (
@@ -159,7 +158,7 @@ type Notifier struct {
 }
 
 // New builds a Notifier. Attach the command path with Attach before
-// Start (the service itself is built with n.Hook).
+// Start and Follow.
 func New(cfg Config) (*Notifier, error) {
 	if cfg.Pool == nil {
 		return nil, errors.New("notify: no database pool")

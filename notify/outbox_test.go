@@ -13,44 +13,76 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/notify/webhooksig"
 	"github.com/azuld/azuld/play"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// TestFailedAppendLeavesNoJob: the outbox commits with the events or not
-// at all.
-func TestFailedAppendLeavesNoJob(t *testing.T) {
+// TestFailedBatchLeavesNoJob: the outbox's jobs commit with the read
+// models and the follower's checkpoint, or not at all: a batch that fails
+// after enqueueing its jobs leaves none, and the batch comes again.
+func TestFailedBatchLeavesNoJob(t *testing.T) {
 	t.Parallel()
-	e := newEnvWith(t, 0)
-	failing := func(context.Context, pgx.Tx, *play.Game, *play.Game, []events.Record) error {
-		return errors.New("a later hook fails")
-	}
-	svc := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(), Hooks: []play.AppendHook{e.n.Hook, failing}})
-	ana, ben := e.register("Ana"), e.register("Ben")
-	_, err := createAccepted(context.Background(), svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
-	if err == nil {
-		t.Fatal("the append succeeded despite its failing hook")
-	}
-	var jobs, evs int
-	if err := e.pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM river_job), (SELECT count(*) FROM events)`).Scan(&jobs, &evs); err != nil {
+	reg := prometheus.NewRegistry()
+	e := newEnvWithConfig(t, 0, func(c *notify.Config) { c.Metrics = reg })
+	ctx := context.Background()
+	// The turn inbox refuses its rows while the switch is on: the batch
+	// fails at its last round trip, after its jobs were inserted.
+	if _, err := e.pool.Exec(ctx, `CREATE TABLE inbox_refused (on_ boolean NOT NULL);
+		INSERT INTO inbox_refused VALUES (true);
+		CREATE FUNCTION refuse_inbox() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF (SELECT on_ FROM inbox_refused) THEN RAISE EXCEPTION 'the turn inbox refuses rows'; END IF;
+			RETURN NEW;
+		END $$;
+		CREATE TRIGGER refuse_inbox BEFORE INSERT ON turn_inbox FOR EACH ROW EXECUTE FUNCTION refuse_inbox();`); err != nil {
 		t.Fatal(err)
 	}
-	if jobs != 0 || evs != 0 {
-		t.Fatalf("after a failed append: %d jobs, %d events", jobs, evs)
+	ana, ben := e.register("Ana"), e.register("Ben")
+	// The jobs not of the log (a registration's mails), before the game.
+	var before int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job`).Scan(&before); err != nil {
+		t.Fatal(err)
 	}
-	// The same append with the outbox alone enqueues its mails.
-	if _, err := createAccepted(context.Background(), e.svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
+	if _, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	failed := func() float64 {
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() == "azuld_outbox_failed_batches_total" {
+				return f.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+		return 0
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for failed() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the follower's batch never failed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var jobs, inbox int
+	if err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM river_job), (SELECT count(*) FROM turn_inbox)`).Scan(&jobs, &inbox); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != before || inbox != 0 {
+		t.Fatalf("after failed batches: %d jobs (%d before the game), %d inbox rows", jobs, before, inbox)
+	}
+	// Once the inbox takes rows again, the same batch enqueues its mails.
+	if _, err := e.pool.Exec(ctx, `UPDATE inbox_refused SET on_ = false`); err != nil {
 		t.Fatal(err)
 	}
 	e.caughtUp(t)
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&jobs); err != nil || jobs == 0 {
-		t.Fatalf("no mail jobs after a good append (%v)", err)
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&jobs); err != nil || jobs == 0 {
+		t.Fatalf("no mail jobs after the batch went through (%v)", err)
 	}
 }
 

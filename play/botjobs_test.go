@@ -2,6 +2,7 @@ package play_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,35 +16,49 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// TestBotJobsLeaveEveryBotToTheHook: with BotJobs, no command moves a bot
-// (not even a random or greedy one): the append hook sees the bot seat to
-// act in the transaction that brought its turn, and the game waits. RunBots
-// leaves such a game to its job for a while, then moves the bot itself.
-func TestBotJobsLeaveEveryBotToTheHook(t *testing.T) {
+// TestBotJobsLeaveEveryBotToTheFollower: with BotJobs, no command moves a
+// bot (not even a random or greedy one): the follower of the log sees the
+// bot seat to act in the append that brought its turn (where the outbox
+// enqueues its job), and the game waits. RunBots leaves such a game to its
+// job for a while, then moves the bot itself.
+func TestBotJobsLeaveEveryBotToTheFollower(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0)
 	var mu sync.Mutex
 	due := map[int64]int{} // the bot seat to act, by version
-	hook := func(_ context.Context, _ pgx.Tx, _, after *play.Game, _ []events.Record) error {
-		if seat, ok := after.BotToAct(); ok {
-			mu.Lock()
-			due[after.Version] = seat
-			mu.Unlock()
+	seen := func(_ context.Context, _ pgx.Tx, appends []play.Followed) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, a := range appends {
+			if seat, ok := a.After.BotToAct(); ok {
+				due[a.After.Version] = seat
+			}
 		}
 		return nil
 	}
 	var skew atomic.Int64
 	svc := play.New(play.Config{
-		Pool: e.pool, Store: e.store, Rules: rulesets.All(), Hooks: []play.AppendHook{hook}, BotJobs: true,
+		Pool: e.pool, Store: e.store, Rules: rulesets.All(), BotJobs: true,
 		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) },
 	})
 	ctx := context.Background()
+	followCtx, stopFollow := context.WithCancel(ctx)
+	followed := make(chan error, 1)
+	go func() {
+		followed <- svc.Follow(followCtx, play.FollowOptions{Consumer: "test.bots", PollInterval: 10 * time.Millisecond, Also: seen})
+	}()
+	t.Cleanup(func() {
+		stopFollow()
+		if err := <-followed; err != nil {
+			t.Error(err)
+		}
+	})
 	ana := e.register(t, "ana")
 	g, err := svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(g.ToAct(), []int{0}) || len(due) != 0 {
+	if !slices.Equal(g.ToAct(), []int{0}) {
 		t.Fatalf("created: to act %v, bots due %v", g.ToAct(), due)
 	}
 	move := g.State.LegalMoves(0)[0]
@@ -54,11 +69,23 @@ func TestBotJobsLeaveEveryBotToTheHook(t *testing.T) {
 	if !slices.Equal(res.Game.ToAct(), []int{1}) || res.Game.Version != res.Version {
 		t.Fatalf("after Ana's move: version %d of %d, to act %v: the command moved the bot", res.Version, res.Game.Version, res.Game.ToAct())
 	}
-	mu.Lock()
-	seat, ok := due[res.Version]
-	mu.Unlock()
-	if !ok || seat != 1 {
-		t.Fatalf("the hook saw bots due %v, want seat 1 at version %d", due, res.Version)
+	var seat int
+	var ok bool
+	for deadline := time.Now().Add(20 * time.Second); !ok; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		seat, ok = due[res.Version]
+		others := len(due) > 1 || (len(due) == 1 && !ok)
+		seen := fmt.Sprint(due)
+		mu.Unlock()
+		if others {
+			t.Fatalf("the follower saw bots due %s, want seat 1 at version %d only", seen, res.Version)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower never saw the bot due at version %d", res.Version)
+		}
+	}
+	if seat != 1 {
+		t.Fatalf("the follower saw bot seat %d due, want 1", seat)
 	}
 
 	// RunBots within the grace: the game is left to its job.

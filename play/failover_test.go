@@ -12,12 +12,14 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// commitMessage is the simple-protocol query message pgx sends to commit
-// a transaction: the instant a cut leaves the outcome unknown.
-var commitMessage = []byte("Q\x00\x00\x00\x0bcommit\x00")
+// appendMarker is in the message of a move's append alone (its meta, with
+// the command's id): the append is one statement in its own transaction,
+// so the instant it reaches the server is the instant a cut leaves the
+// outcome unknown.
+var appendMarker = []byte(`"command_id":`)
 
 // TestMoveWhoseCommitIsUnconfirmed cuts the connection after a move's
-// COMMIT reached the server and before its answer came back. Without a
+// statement reached the server and before its answer came back. Without a
 // key the move reports the unknown outcome and the service forgets the
 // game it cached; with a key it is tried again and answered with its
 // first result. Either way the move is in the log once.
@@ -35,13 +37,11 @@ func TestMoveWhoseCommitIsUnconfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	// Without ReadModelsFollowLog the append runs in a transaction with
-	// its hook: the cut comes at its COMMIT.
 	e := &env{pool: pool, store: events.NewStore(pool)}
 	e.svc = newService(pool, e.store, 0)
 	g, ana, ben := twoPlayerGame(t, e)
 
-	cut := proxy.CutAfter(commitMessage)
+	cut := proxy.CutAfter(appendMarker)
 	_, err = e.svc.Move(ctx, playerMove(g, ana, string(g.LegalMoves(0)[0].JSON)))
 	<-cut
 	if !errors.Is(err, events.ErrOutcomeUnknown) || !events.Unavailable(err) {
@@ -65,7 +65,7 @@ func TestMoveWhoseCommitIsUnconfirmed(t *testing.T) {
 	}
 	req := playerMove(after, mover, string(after.LegalMoves(seat)[0].JSON))
 	req.IdempotencyKey = "key-after-cut"
-	cut = proxy.CutAfter(commitMessage)
+	cut = proxy.CutAfter(appendMarker)
 	res, err := e.svc.Move(ctx, req)
 	<-cut
 	if err != nil {

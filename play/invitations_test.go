@@ -57,6 +57,7 @@ func strangerGame(t *testing.T, svc *play.Service, stranger, victim play.Player)
 // ratingRows counts a player's rows in the ratings and their history.
 func ratingRows(t *testing.T, e *env, p play.Player) int {
 	t.Helper()
+	e.caughtUp(t)
 	var n int
 	if err := e.pool.QueryRow(context.Background(), `
 		SELECT (SELECT count(*) FROM ratings WHERE player_id = $1) + (SELECT count(*) FROM rating_history WHERE player_id = $1)`,
@@ -69,6 +70,7 @@ func ratingRows(t *testing.T, e *env, p play.Player) int {
 // inboxRows counts a player's rows in the turn inbox.
 func inboxRows(t *testing.T, e *env, p play.Player) int {
 	t.Helper()
+	e.caughtUp(t)
 	var n int
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM turn_inbox WHERE player_id = $1`, p.ID).Scan(&n); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,7 +34,9 @@ type env struct {
 }
 
 // newEnv opens a fresh database and a service on it; snapshotEvery is
-// passed through (negative disables snapshots).
+// passed through (negative disables snapshots). As in azuld, the
+// service's follower of the log writes the read models the appends leave
+// out (the turn inbox, the results, the ratings); caughtUp waits for it.
 func newEnv(t *testing.T, snapshotEvery int) *env {
 	t.Helper()
 	pool, err := pgxpool.New(context.Background(), pg.NewDatabase(t))
@@ -42,7 +45,33 @@ func newEnv(t *testing.T, snapshotEvery int) *env {
 	}
 	t.Cleanup(pool.Close)
 	store := events.NewStore(pool)
-	return &env{pool: pool, store: store, svc: newService(pool, store, snapshotEvery)}
+	e := &env{pool: pool, store: store, svc: newService(pool, store, snapshotEvery)}
+	ctx, cancel := context.WithCancel(context.Background())
+	followed := make(chan error, 1)
+	go func() {
+		followed <- e.svc.Follow(ctx, play.FollowOptions{Consumer: readModelsConsumer, PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-followed; err != nil {
+			t.Errorf("follow the log: %v", err)
+		}
+	})
+	return e
+}
+
+// readModelsConsumer is the checkpoint of the tests' follower of the log.
+const readModelsConsumer = "test.read_models"
+
+// caughtUp waits until the follower of the log has handled every append
+// so far: the turn inbox, the results and the ratings are then written.
+func (e *env) caughtUp(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := events.NewConsumer(e.pool, readModelsConsumer).WaitCaughtUp(ctx, 5*time.Millisecond); err != nil {
+		t.Fatalf("the follower of the log did not catch up: %v", err)
+	}
 }
 
 func newService(pool *pgxpool.Pool, store *events.Store, snapshotEvery int) *play.Service {

@@ -269,6 +269,7 @@ func TestJoinFillsSeatsAndStartsTheGame(t *testing.T) {
 	if _, err := e.svc.Join(ctx, g.ID, cy, nil); !errors.Is(err, play.ErrForbidden) {
 		t.Fatalf("join a full game: %v", err)
 	}
+	e.caughtUp(t)
 	inbox, err := e.svc.Turns(ctx, ana.ID)
 	if err != nil || len(inbox) != 1 || inbox[0].GameID != g.ID {
 		t.Fatalf("Ana's inbox: %+v, %v", inbox, err)
@@ -355,6 +356,7 @@ func TestRebuiltProjectionsEqualLiveOnes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	e.caughtUp(t)
 	before, _, err := e.svc.ListGames(ctx, projections.Filter{})
 	if err != nil {
 		t.Fatal(err)

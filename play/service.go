@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/engine"
@@ -40,9 +39,6 @@ type Config struct {
 	// SnapshotEvery is how many events may pass between snapshots
 	// (default DefaultSnapshotEvery; negative disables snapshots).
 	SnapshotEvery int
-	// Hooks run inside every append's transaction after the read models
-	// are updated (the notification outbox uses this).
-	Hooks []AppendHook
 	// CacheBytes bounds the memory of the recently played games kept
 	// folded for moves, by their estimated size (0: DefaultCacheBytes;
 	// negative: no cache).
@@ -53,15 +49,8 @@ type Config struct {
 	// SeedCacheEntries is how many games' secret seeds are kept (0:
 	// DefaultSeedCacheEntries; negative: none, every move reads it).
 	SeedCacheEntries int
-	// ReadModelsFollowLog makes a command one round trip: its append's
-	// single statement also writes the games row (version, seats to act,
-	// deadline, result; the seats when they change), and the turn inbox,
-	// the results and the notifications follow from the log
-	// (notify.Notifier.Follow must run). It applies while Hooks is empty;
-	// with hooks, everything is written in the append's transaction.
-	ReadModelsFollowLog bool
-	// BotJobs says that job workers move the bot seats: a hook enqueues a
-	// job for every bot seat that must act (the notification outbox does,
+	// BotJobs says that job workers move the bot seats: the outbox
+	// enqueues a job for every bot seat that must act (
 	// see Game.BotToAct), so no command moves a bot itself and no request
 	// waits for one. Unset, as for a Service used alone, the random and
 	// greedy bots move within the command that brings their turn, since
@@ -71,10 +60,6 @@ type Config struct {
 	// for its answer (0: DefaultInvitationTTL).
 	InvitationTTL time.Duration
 }
-
-// AppendHook runs inside an append's transaction with the game before and
-// after the appended records.
-type AppendHook func(ctx context.Context, tx pgx.Tx, before, after *Game, appended []events.Record) error
 
 // Service is the command path.
 type Service struct {
@@ -87,7 +72,6 @@ type Service struct {
 	// snapshotFormat changes whenever the aggregate's or any engine's
 	// state format changes, so stale snapshots are simply not found.
 	snapshotFormat int
-	hooks          []AppendHook
 	cache          *gameCache
 	botJobs        bool
 	// words is the message catalogue the audit log is described with
@@ -95,7 +79,6 @@ type Service struct {
 	words     *i18n.Catalogue
 	wordsOnce sync.Once
 	wordsErr  error
-	followLog bool
 	// invitationTTL is how long invitations wait (see RunInvitations).
 	invitationTTL time.Duration
 
@@ -127,10 +110,10 @@ func New(cfg Config) *Service {
 	s := &Service{
 		pool: cfg.Pool, store: cfg.Store, rules: cfg.Rules,
 		log: cfg.Logger, now: cfg.Now, snapshotEvery: cfg.SnapshotEvery,
-		hooks: slices.Clone(cfg.Hooks), cache: newGameCache(cfg.CacheSize, cfg.CacheBytes),
+		cache:   newGameCache(cfg.CacheSize, cfg.CacheBytes),
 		seeds:   newSeedCache(cfg.SeedCacheEntries),
-		botJobs: cfg.BotJobs, followLog: cfg.ReadModelsFollowLog,
-		words: cfg.Catalogue, watch: newWatchCache(),
+		botJobs: cfg.BotJobs,
+		words:   cfg.Catalogue, watch: newWatchCache(),
 		invitationTTL: cfg.InvitationTTL,
 	}
 	if s.invitationTTL <= 0 {
@@ -360,48 +343,27 @@ func (s *Service) seed(ctx context.Context, gameID string) (engine.Seed, error) 
 }
 
 // appendBatch appends events decided against g, with the companion
-// statements also (see events.Companion), and writes the read models: the
-// games row in the append's own statement when they follow the log, else
-// all of them and the hooks in its transaction. It returns the game after
-// the batch (nil when the idempotency key replayed an earlier one).
+// statements also (see events.Companion), and the games row in the
+// append's own statement, so that a command is one round trip; the other
+// read models (the turn inbox, the results) follow from the log (Follow).
+// It returns the game after the batch (nil when the idempotency key
+// replayed an earlier one).
 func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEvent, meta events.Meta, idemScope, idemKey, requestHash string, also ...events.Companion) (*Game, events.AppendResult, error) {
 	req := events.AppendRequest{
 		StreamID: g.ID, ExpectedVersion: g.Version, Events: evs, Meta: meta,
 		IdempotencyScope: idemScope, IdempotencyKey: idemKey, RequestHash: requestHash,
 	}
-	before := g.StoredRow()
-	var after *Game
-	if s.followLog && len(s.hooks) == 0 {
-		// One round trip: the games row is written by the append's own
-		// statement, from the state after the events as folded here (the
-		// database gives their time).
-		provisional, err := s.foldNew(g, evs, meta)
-		if err != nil {
-			return nil, events.AppendResult{}, err
-		}
-		rows, err := projections.Companions(before, provisional.Row())
-		if err != nil {
-			return nil, events.AppendResult{}, fmt.Errorf("update read models: %w", err)
-		}
-		req.Also = append(rows, also...)
-	} else {
-		req.Also = also
-		req.Hook = func(ctx context.Context, tx pgx.Tx, appended []events.Record) error {
-			after = g.clone()
-			if err := after.foldRecords(s.rules, appended); err != nil {
-				return err
-			}
-			if err := projections.ApplyChange(ctx, tx, before, after.Row()); err != nil {
-				return fmt.Errorf("update read models: %w", err)
-			}
-			for _, hook := range s.hooks {
-				if err := hook(ctx, tx, g, after, appended); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
+	// The games row is written from the state after the events as
+	// folded here (the database gives their time).
+	provisional, err := s.foldNew(g, evs, meta)
+	if err != nil {
+		return nil, events.AppendResult{}, err
 	}
+	rows, err := projections.Companions(g.StoredRow(), provisional.Row())
+	if err != nil {
+		return nil, events.AppendResult{}, fmt.Errorf("update read models: %w", err)
+	}
+	req.Also = append(rows, also...)
 	res, err := s.store.Append(ctx, req)
 	if err != nil {
 		// A conflict shows the cached copy is stale; an unknown outcome
@@ -415,10 +377,9 @@ func (s *Service) appendBatch(ctx context.Context, g *Game, evs []events.NewEven
 	if res.Replayed {
 		return nil, res, nil
 	}
-	if after == nil {
-		if after, err = s.Fold(g, res.Records); err != nil {
-			return nil, res, err
-		}
+	after, err := s.Fold(g, res.Records)
+	if err != nil {
+		return nil, res, err
 	}
 	s.maybeSnapshot(ctx, after)
 	s.cache.put(after)

@@ -21,8 +21,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/azuld/azuld/api"
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/app"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/pgtest"
 	"github.com/azuld/azuld/limits"
@@ -125,37 +124,33 @@ func newEnvOpts(t testing.TB, o envOptions) *env {
 	}
 	e.pool = pool
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log, Mailer: mailer}
+	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Mailer: mailer}
 	if deliver {
 		ncfg.Workers, ncfg.FetchPollInterval = 1, 50*time.Millisecond
 	}
 	if tune != nil {
 		tune(&ncfg)
 	}
-	notifier, err := notify.New(ncfg)
+	// As in azuld: the turn inbox and the jobs follow from the log. The
+	// limits are off unless a test gives their rules.
+	acfg := app.Config{
+		Pool: pool, DatabaseURL: e.url, Logger: log, Catalogue: o.catalogue, Notify: ncfg,
+		Follow: notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond},
+		Limits: limits.Options{Off: o.limits == nil}, Policy: o.limits,
+	}
+	parts, err := app.New(acfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As in azuld: the turn inbox and the jobs follow from the log.
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true})
-	notifier.Attach(e.svc)
-	if err := notifier.Start(ctx); err != nil {
+	e.svc = parts.Service
+	if err := parts.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		_ = notifier.Follow(ctx, notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
-	}()
-	acfg := api.Config{
-		Service: e.svc, Pool: pool, Logger: log, Notifier: notifier,
+	e.srv, err = api.New(api.Config{
+		App:            parts,
 		WebNow:         func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) },
-		TrustedProxies: o.proxies, Catalogue: o.catalogue,
-	}
-	if o.limits != nil {
-		acfg.Limiter, acfg.Limits = limits.New(pool, limits.Options{}), o.limits
-	}
-	e.srv, err = api.New(acfg)
+		TrustedProxies: o.proxies,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +163,9 @@ func newEnvOpts(t testing.TB, o envOptions) *env {
 		e.srv.Close()
 		e.http.Close()
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = notifier.Shutdown(sctx)
+		_ = parts.Stop(sctx)
 		scancel()
 		cancel()
-		<-followed
 		pool.Close()
 	})
 	return e

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,11 +17,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/api"
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
+	serverapp "github.com/azuld/azuld/app"
 	"github.com/azuld/azuld/internal/pgtest"
+	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/migrations"
-	"github.com/azuld/azuld/play"
+	"github.com/azuld/azuld/notify"
 )
 
 // pg gives every test a fresh, migrated database.
@@ -50,15 +50,21 @@ func newServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.DiscardHandler)
-	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log})
-	listener := events.NewListener(url, log)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = listener.Run(ctx)
-	}()
-	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Heartbeat: 200 * time.Millisecond})
+	// As azuld serves (the job workers aside: random and greedy bots
+	// move within the command that brings their turn).
+	parts, err := serverapp.New(serverapp.Config{
+		Pool: pool, DatabaseURL: url,
+		Notify: notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}},
+		Follow: notify.FollowOptions{PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond},
+		Limits: limits.Options{Off: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parts.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(api.Config{App: parts, Heartbeat: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +72,10 @@ func newServer(t *testing.T) *httptest.Server {
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
+		stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancelStop()
+		_ = parts.Stop(stop)
 		cancel()
-		<-done
 		pool.Close()
 	})
 	return hs

@@ -24,9 +24,9 @@ import (
 	"github.com/azuld/azuld/migrations"
 )
 
-// app runs one azuld command. Its fields are the process's environment,
+// process runs one azuld command. Its fields are the process's environment,
 // so tests can run commands in-process.
-type app struct {
+type process struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
 	// listening, when set, is told the HTTP server's address once it
@@ -77,7 +77,7 @@ set by an AZUL_* environment variable (a flag wins).
 `
 
 // run dispatches a command line and returns the exit code.
-func (a *app) run(ctx context.Context, args []string) int {
+func (a *process) run(ctx context.Context, args []string) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -138,7 +138,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 var errUsage = errors.New("usage error")
 
 // parseSettings declares and parses a subcommand's flags.
-func (a *app) parseSettings(name string, what int, args []string) (*config, *settings, error) {
+func (a *process) parseSettings(name string, what int, args []string) (*config, *settings, error) {
 	cfg := &config{}
 	s := newSettings(name, what, cfg, a.getenv, a.stderr)
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -155,7 +155,7 @@ func (a *app) parseSettings(name string, what int, args []string) (*config, *set
 }
 
 // newLogger writes JSON lines to stderr, with request ids.
-func (a *app) newLogger(level string) (*slog.Logger, error) {
+func (a *process) newLogger(level string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
@@ -363,7 +363,7 @@ func warnIfHistoryWritable(ctx context.Context, pool *pgxpool.Pool, log *slog.Lo
 }
 
 // migrate applies the migrations.
-func (a *app) migrate(ctx context.Context, args []string) error {
+func (a *process) migrate(ctx context.Context, args []string) error {
 	cfg, s, err := a.parseSettings("migrate", withDatabase, args)
 	if err != nil {
 		return err
@@ -386,7 +386,7 @@ func (a *app) migrate(ctx context.Context, args []string) error {
 }
 
 // rebuildProjections drops and rebuilds the read models.
-func (a *app) rebuildProjections(ctx context.Context, args []string) error {
+func (a *process) rebuildProjections(ctx context.Context, args []string) error {
 	cfg, s, err := a.parseSettings("projections rebuild", withDatabase, args)
 	if err != nil {
 		return err
@@ -410,7 +410,7 @@ func (a *app) rebuildProjections(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	svc := newService(pool, log, false, false)
+	svc := newService(pool, log)
 	start := time.Now()
 	if err := svc.RebuildProjections(ctx); err != nil {
 		return fmt.Errorf("rebuild projections: %w", err)

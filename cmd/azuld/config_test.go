@@ -194,7 +194,7 @@ func TestPrintableMasksTheDatabaseURL(t *testing.T) {
 func TestHelpListsEveryVariable(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
-	a := &app{getenv: envOf(nil), stdout: &out, stderr: &errOut}
+	a := &process{getenv: envOf(nil), stdout: &out, stderr: &errOut}
 	if code := a.run(t.Context(), []string{"serve", "--help"}); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
@@ -208,7 +208,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 func TestUnknownCommandAndFlag(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
-	a := &app{getenv: envOf(nil), stdout: &out, stderr: &errOut}
+	a := &process{getenv: envOf(nil), stdout: &out, stderr: &errOut}
 	if code := a.run(t.Context(), []string{"frobnicate"}); code != 2 {
 		t.Errorf("unknown command: exit code %d", code)
 	}
@@ -258,7 +258,7 @@ func TestBadTrustedProxiesStopTheStart(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
 	env := envOf(map[string]string{"AZUL_TRUSTED_PROXIES": "10.0.0.0/8, proxy.example.org"})
-	a := &app{getenv: env, stdout: &out, stderr: &errOut}
+	a := &process{getenv: env, stdout: &out, stderr: &errOut}
 	if code := a.run(t.Context(), []string{"serve", "--database-url", "postgres://x@127.0.0.1:1/x"}); code != 1 {
 		t.Fatalf("exit code %d, want 1", code)
 	}

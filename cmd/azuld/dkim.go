@@ -12,7 +12,7 @@ import (
 
 // dkimKeygen is "azuld dkim keygen": it writes a new signing key and
 // prints the DNS record to publish before azuld signs with it.
-func (a *app) dkimKeygen(args []string) error {
+func (a *process) dkimKeygen(args []string) error {
 	if len(args) == 0 || args[0] != "keygen" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			fmt.Fprint(a.stdout, "Usage: azuld dkim keygen --out <file> [--mail-domain d] [--dkim-selector s]\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ func TestDKIMKeygen(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "dkim.pem")
 	var out, errOut bytes.Buffer
-	a := &app{getenv: envOf(map[string]string{"AZUL_MAIL_DOMAIN": "azul.example.org"}), stdout: &out, stderr: &errOut}
+	a := &process{getenv: envOf(map[string]string{"AZUL_MAIL_DOMAIN": "azul.example.org"}), stdout: &out, stderr: &errOut}
 	if code := a.run(t.Context(), []string{"dkim", "keygen", "--out", path, "--dkim-selector", "s2026"}); code != 0 {
 		t.Fatalf("exit code %d: %s", code, errOut.String())
 	}
@@ -73,7 +74,7 @@ func TestAddressSettings(t *testing.T) {
 	if cfg.VerifyAddresses {
 		t.Fatal("AZUL_VERIFY_ADDRESSES=false not applied")
 	}
-	if _, err := newNotifier(&cfg, nil, nil, nil, language{}, nil, nil); err == nil || !strings.Contains(err.Error(), "AZUL_DKIM_KEY") {
+	if _, err := notifyConfig(&cfg, slog.New(slog.DiscardHandler), nil); err == nil || !strings.Contains(err.Error(), "AZUL_DKIM_KEY") {
 		t.Fatalf("a missing DKIM key: %v", err)
 	}
 }

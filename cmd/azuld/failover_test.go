@@ -47,7 +47,7 @@ func TestMultiHostURLFindsTheWritableHost(t *testing.T) {
 	multi += "&target_session_attrs=read-write"
 
 	var out bytes.Buffer
-	a := &app{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": multi, "AZUL_LOG_LEVEL": "warn"}), stdout: &out, stderr: &out}
+	a := &process{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": multi, "AZUL_LOG_LEVEL": "warn"}), stdout: &out, stderr: &out}
 	if code := a.run(ctx, []string{"migrate"}); code != 0 {
 		t.Fatalf("migrate over a host list: exit %d\n%s", code, out.String())
 	}
@@ -103,7 +103,7 @@ func TestVerifyAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(pool, nil, false, false)
+	svc := newService(pool, nil)
 	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)

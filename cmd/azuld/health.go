@@ -21,7 +21,7 @@ var errNotReady = errors.New("not ready")
 
 // health asks the server at the configured HTTP address for /readyz. It
 // is the container image's health check, which has no shell or curl.
-func (a *app) health(ctx context.Context, args []string) error {
+func (a *process) health(ctx context.Context, args []string) error {
 	cfg, _, err := a.parseSettings("health", withAddr, args)
 	if err != nil {
 		return err

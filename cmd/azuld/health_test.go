@@ -12,7 +12,7 @@ import (
 func runHealth(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
+	a := &process{getenv: envOf(env), stdout: &out, stderr: &errOut}
 	code = a.run(t.Context(), append([]string{"health"}, args...))
 	return code, out.String(), errOut.String()
 }

@@ -63,7 +63,7 @@ func TestServeRateLimits(t *testing.T) {
 func TestServeRefusesBadLimit(t *testing.T) {
 	t.Parallel()
 	log := &syncBuffer{}
-	a := &app{getenv: envOf(map[string]string{"AZUL_LIMIT_MOVES": "fast"}), stdout: log, stderr: log}
+	a := &process{getenv: envOf(map[string]string{"AZUL_LIMIT_MOVES": "fast"}), stdout: log, stderr: log}
 	if code := a.run(context.Background(), []string{"serve"}); code == 0 {
 		t.Fatal("azuld started with AZUL_LIMIT_MOVES=fast")
 	}

@@ -24,7 +24,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	a := &app{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr}
+	a := &process{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr}
 	code := a.run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

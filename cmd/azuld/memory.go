@@ -1,30 +1,17 @@
 package main
 
 import (
-	"log/slog"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/play"
 )
 
-// newServingService is the service of azuld serve: newService(pool, log,
-// true, cfg.Notify) with the game cache bounded as configured
-// (AZUL_GAME_CACHE_BYTES); the two must change together.
-func newServingService(pool *pgxpool.Pool, log *slog.Logger, cfg *config) *play.Service {
-	return play.New(play.Config{
-		Pool:                pool,
-		Store:               events.NewStore(pool),
-		Rules:               rulesets.All(),
-		Logger:              log,
-		ReadModelsFollowLog: true,
-		BotJobs:             cfg.Notify,
-		CacheBytes:          cfg.GameCacheBytes,
-	})
+// serviceConfig is the command path's part of azuld serve's settings:
+// the game cache bounded as configured (AZUL_GAME_CACHE_BYTES). The app
+// fills in the rest (app.Config.Service).
+func serviceConfig(cfg *config) play.Config {
+	return play.Config{CacheBytes: cfg.GameCacheBytes}
 }
 
 // registerMemoryMetrics exposes the service's in-memory caches in

@@ -32,7 +32,7 @@ func TestGameCacheBudgetConfiguredAndInMetrics(t *testing.T) {
 	}
 
 	reg := prometheus.NewRegistry()
-	registerMemoryMetrics(reg, newServingService(nil, nil, &cfg))
+	registerMemoryMetrics(reg, play.New(serviceConfig(&cfg)))
 	registerLimiterMetrics(reg, limits.New(nil, limits.Options{Off: true}))
 	families, err := reg.Gather()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // reported (an id; empty once erased), its author, the reason and the
 // message. The operators' look at what players flagged; it changes
 // nothing.
-func (a *app) reports(ctx context.Context, args []string) error {
+func (a *process) reports(ctx context.Context, args []string) error {
 	cfg, s, err := a.parseSettings("reports", withDatabase, args)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (a *app) reports(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	reports, err := newService(pool, log, false, false).Reports(ctx, 1000)
+	reports, err := newService(pool, log).Reports(ctx, 1000)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func TestReportsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(pool, nil, false, false)
+	svc := newService(pool, nil)
 	ana, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)

@@ -81,12 +81,12 @@ func TestServeAsServerRole(t *testing.T) {
 
 	// The server's role cannot migrate, and says what to do.
 	var out syncBuffer
-	serve := &app{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": server, "AZUL_HTTP_ADDR": "127.0.0.1:0"}), stdout: &out, stderr: &out}
+	serve := &process{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": server, "AZUL_HTTP_ADDR": "127.0.0.1:0"}), stdout: &out, stderr: &out}
 	if code := serve.run(t.Context(), []string{"serve"}); code != 1 || !strings.Contains(out.String(), "AZUL_MIGRATE_DATABASE_URL") {
 		t.Fatalf("serve on an empty database as the server's role: exit %d\n%s", code, out.String())
 	}
 	out = syncBuffer{}
-	ownerOnly := &app{getenv: envOf(map[string]string{"AZUL_MIGRATE_DATABASE_URL": owner, "AZUL_HTTP_ADDR": "127.0.0.1:0"}), stdout: &out, stderr: &out}
+	ownerOnly := &process{getenv: envOf(map[string]string{"AZUL_MIGRATE_DATABASE_URL": owner, "AZUL_HTTP_ADDR": "127.0.0.1:0"}), stdout: &out, stderr: &out}
 	if code := ownerOnly.run(t.Context(), []string{"migrate"}); code != 0 {
 		t.Fatalf("migrate with the owner's URL: %d\n%s", code, out.String())
 	}

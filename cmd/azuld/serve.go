@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/app"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
@@ -29,32 +30,19 @@ import (
 	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
-	"github.com/azuld/azuld/presence"
 	"github.com/azuld/azuld/redact"
 )
 
-// newService builds the command path over a pool. followed says that
-// the turn inbox, the results and the notifications follow from the log
-// (notify.Notifier.Follow runs), so that a command is one round trip.
-// botJobs says that this process runs the job workers, which then move
-// every bot seat (see play.Config.BotJobs); without them random and greedy
-// bots move within the command that brings their turn.
-func newService(pool *pgxpool.Pool, log *slog.Logger, followed, botJobs bool) *play.Service {
-	return play.New(play.Config{
-		Pool:                pool,
-		Store:               events.NewStore(pool),
-		Rules:               rulesets.All(),
-		Logger:              log,
-		ReadModelsFollowLog: followed,
-		BotJobs:             botJobs,
-	})
+// newService builds the command path of the subcommands that do not
+// serve (verify, reports, rebuilding the read models), over a pool.
+func newService(pool *pgxpool.Pool, log *slog.Logger) *play.Service {
+	return play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log})
 }
 
-// newNotifier builds the notification outbox from the mail settings.
-// console is the operator's terminal, where the links of link mails are
-// printed when no relay is configured; at is who is at a game's table.
-func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prometheus.Registerer, lang language, console io.Writer,
-	at *presence.Store) (*notify.Notifier, error) {
+// notifyConfig is the notification outbox's part of the settings (the
+// app fills in the rest). console is the operator's terminal, where the
+// links of link mails are printed when no relay is configured.
+func notifyConfig(cfg *config, log *slog.Logger, console io.Writer) (notify.Config, error) {
 	sender := compose.Sender{Domain: strings.ToLower(strings.TrimSpace(cfg.MailDomain)), BaseURL: strings.TrimRight(cfg.BaseURL, "/")}
 	if sender.BaseURL == "" {
 		sender.BaseURL = "http://" + cfg.HTTPAddr
@@ -62,7 +50,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	if cfg.MailFrom != "" {
 		from, err := mail.ParseAddress(cfg.MailFrom)
 		if err != nil {
-			return nil, fmt.Errorf("AZUL_MAIL_FROM %q: %w", cfg.MailFrom, err)
+			return notify.Config{}, fmt.Errorf("AZUL_MAIL_FROM %q: %w", cfg.MailFrom, err)
 		}
 		sender.From = *from
 	}
@@ -71,7 +59,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	if cfg.SMTPURL != "" {
 		m, err := notify.NewSMTPMailer(cfg.SMTPURL)
 		if err != nil {
-			return nil, fmt.Errorf("AZUL_SMTP_URL: %w", err)
+			return notify.Config{}, fmt.Errorf("AZUL_SMTP_URL: %w", err)
 		}
 		mailer = m
 	} else {
@@ -81,7 +69,7 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	if !cfg.Notify {
 		workers = 0
 	} else if workers < 1 {
-		return nil, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
+		return notify.Config{}, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
 	}
 	var mailAuth *authcheck.Checker
 	if cfg.MailAuth {
@@ -91,23 +79,23 @@ func newNotifier(cfg *config, pool *pgxpool.Pool, log *slog.Logger, metrics prom
 	if cfg.DKIMKey != "" {
 		s, err := dkim.Load(cfg.DKIMKey, sender.Domain, cfg.DKIMSelector)
 		if err != nil {
-			return nil, fmt.Errorf("AZUL_DKIM_KEY: %w", err)
+			return notify.Config{}, fmt.Errorf("AZUL_DKIM_KEY: %w", err)
 		}
 		record, err := s.Record()
 		if err != nil {
-			return nil, fmt.Errorf("AZUL_DKIM_KEY: %w", err)
+			return notify.Config{}, fmt.Errorf("AZUL_DKIM_KEY: %w", err)
 		}
 		log.Info("outgoing mail is signed with DKIM", "record_name", s.RecordName(), "record", record)
 		signer = s
 	}
-	return notify.New(notify.Config{Pool: pool, Sender: sender, Mailer: mailer, Signer: signer, Workers: workers, Logger: log,
-		WebhookAllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
-		Catalogue: lang.catalogue, Words: lang.words, LinkConsole: linkConsole, Presence: at, AwayDelay: cfg.AwayDelay})
+	return notify.Config{Sender: sender, Mailer: mailer, Signer: signer, Workers: workers,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
+		LinkConsole: linkConsole}, nil
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
 // drains requests and stops what it started, in reverse order.
-func (a *app) serve(ctx context.Context, args []string) error {
+func (a *process) serve(ctx context.Context, args []string) error {
 	cfg, s, err := a.parseSettings("serve", withDatabase|withHTTP, args)
 	if err != nil {
 		return err
@@ -152,37 +140,34 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Who is at a game's table, shared by the streams (which record it)
-	// and the turn mails (which wait for it): none kept with no delay.
-	var at *presence.Store
-	if cfg.AwayDelay > 0 {
-		at = presence.New(pool, nil)
-	}
-	notifier, err := newNotifier(cfg, pool, log, reg, lang, a.stderr, at)
+	ncfg, err := notifyConfig(cfg, log, a.stderr)
 	if err != nil {
 		return err
 	}
-	svc := newServingService(pool, log, cfg)
-	registerMemoryMetrics(reg, svc)
-	notifier.Attach(svc)
-	listener := events.NewListener(db.url, log)
-	// The replicas share their limits through the database (limits).
-	limiter := limits.New(pool, limits.Options{Off: !cfg.RateLimits.on})
-	registerLimiterMetrics(reg, limiter)
-	// Messages to the table sent by mail count against the limits of
-	// table talk, as those from the pages and the API do.
-	if rl := api.NewRateLimits(limiter, policy, log); rl != nil {
-		notifier.LimitTalk(rl)
+	parts, err := app.New(app.Config{
+		Pool: pool, DatabaseURL: db.url, Logger: log, Metrics: reg,
+		Catalogue: lang.catalogue, Words: lang.words,
+		Service: serviceConfig(cfg), Notify: ncfg,
+		// Who is at a game's table, shared by the streams (which record
+		// it) and the turn mails (which wait for it): none kept with no
+		// delay.
+		AwayDelay: cfg.AwayDelay,
+		Limits:    limits.Options{Off: !cfg.RateLimits.on}, Policy: policy,
+		Bots: cfg.Bots,
+	})
+	if err != nil {
+		return err
 	}
+	svc, notifier, limiter := parts.Service, parts.Notifier, parts.Limiter
+	registerMemoryMetrics(reg, svc)
+	registerLimiterMetrics(reg, limiter)
 	if limiter.Off() {
 		log.Warn("rate limits are off (AZUL_RATE_LIMITS=off): nothing stops a stranger from registering, guessing tokens or flooding mail")
 	}
 
 	srv, err := api.New(api.Config{
-		Service: svc, Listener: listener, Pool: pool, Logger: log,
-		Metrics: reg, BodyLimit: cfg.BodyLimit, Version: version(),
-		Notifier: notifier, InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
-		Limiter: limiter, Limits: policy, Catalogue: lang.catalogue, Words: lang.words, Presence: at,
+		App: parts, BodyLimit: cfg.BodyLimit, Version: version(),
+		InboundSecret: cfg.InboundSecret, TrustedProxies: proxies,
 		StreamsPerClient: cfg.StreamsPerClient, StreamsTotal: cfg.StreamsTotal, MetricsToken: cfg.MetricsToken,
 	})
 	if err != nil {
@@ -218,8 +203,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
 		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: mailin.SMTPHandler(notifier), Bounce: mailin.BounceHandler(notifier)}
-		if c := limits.NewChecker(limiter, policy, log); c != nil {
-			smtpCfg.Admit = limits.MailAdmission(c, lang.catalogue)
+		if parts.Checker != nil {
+			smtpCfg.Admit = limits.MailAdmission(parts.Checker, lang.catalogue)
 		}
 		smtpListener, err = smtpin.New(smtpCfg)
 		if err == nil {
@@ -237,42 +222,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	// Background work ends with bg, after the HTTP server has drained.
 	bg, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := listener.Run(bg); err != nil && bg.Err() == nil {
-			log.Error("the event listener stopped", "err", err.Error())
-		}
-	})
-	// Every replica follows the log; they take turns batch by batch.
-	wake, stopWake := listener.SubscribeAll()
-	defer stopWake()
-	wg.Go(func() {
-		if err := notifier.Follow(bg, notify.FollowOptions{Wake: wake}); err != nil && bg.Err() == nil {
-			log.Error("following the log stopped", "err", err.Error())
-		}
-	})
-	wg.Go(func() { runLimiter(bg, limiter, log) })
 	if pprofLn != nil {
 		wg.Go(func() { servePprof(bg, pprofLn, log) })
 	}
-	wg.Go(func() {
-		if err := svc.RunInvitations(bg); err != nil && bg.Err() == nil {
-			log.Error("the invitation expiry stopped", "err", err.Error())
-		}
-	})
 	if metricsLn != nil {
 		wg.Go(func() { serveMetrics(bg, metricsLn, srv.MetricsHandler(), log) })
 	}
-	if cfg.Bots {
-		wg.Go(func() {
-			if err := svc.RunBots(bg); err != nil && bg.Err() == nil {
-				log.Error("the bot runner stopped", "err", err.Error())
-			}
-		})
-	}
-
-	// The workers are stopped by Shutdown below, not by a cancelled
-	// context (which would cut deliveries in flight).
-	if err := notifier.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := parts.Start(ctx); err != nil {
 		stopBackground()
 		wg.Wait()
 		return err
@@ -309,8 +265,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	// Deliveries in flight get the shutdown timeout to finish; the rest
 	// stay queued for the next start (or another replica).
-	if err := notifier.Shutdown(shutdownCtx); err != nil {
-		log.Warn("notification workers stopped uncleanly", "err", err.Error())
+	if err := parts.Stop(shutdownCtx); err != nil {
+		log.Warn("the background work stopped uncleanly", "err", err.Error())
 	}
 	stopBackground()
 	wg.Wait()
@@ -318,24 +274,6 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		log.Info("azuld stopped")
 	}
 	return runErr
-}
-
-// runLimiter synchronises the fast limits with the other replicas until
-// ctx ends. A failed round is logged and tried again a second later: the
-// limits then hold per replica meanwhile, and play goes on.
-func runLimiter(ctx context.Context, l *limits.Limiter, log *slog.Logger) {
-	for {
-		err := l.Run(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		log.Warn("rate limits not synchronised with the other replicas; trying again", "err", fmt.Sprint(err))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
-	}
 }
 
 // newHTTPServer sets the timeouts that protect the server from slow or

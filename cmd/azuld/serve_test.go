@@ -56,7 +56,7 @@ func startServe(t *testing.T, env map[string]string) *running {
 	t.Helper()
 	r := &running{code: make(chan int, 1), log: &syncBuffer{}}
 	addr := make(chan string, 1)
-	a := &app{getenv: envOf(env), stdout: r.log, stderr: r.log, listening: func(s string) { addr <- s }}
+	a := &process{getenv: envOf(env), stdout: r.log, stderr: r.log, listening: func(s string) { addr <- s }}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.code <- a.run(ctx, []string{"serve"}) }()
@@ -186,7 +186,7 @@ func TestServeEmbeddedClusterKeepsData(t *testing.T) {
 func TestServeWithoutBinariesSaysWhatToDo(t *testing.T) {
 	t.Parallel()
 	var out syncBuffer
-	a := &app{getenv: envOf(map[string]string{
+	a := &process{getenv: envOf(map[string]string{
 		"AZUL_DATA_DIR": dataDir(t), "AZUL_PG_BIN": "/nonexistent/bin", "AZUL_HTTP_ADDR": "127.0.0.1:0",
 	}), stdout: &out, stderr: &out}
 	if code := a.run(t.Context(), []string{"serve"}); code != 1 {
@@ -205,7 +205,7 @@ func TestAdminCommandsWithDatabaseURL(t *testing.T) {
 	t.Parallel()
 	url := pg.NewDatabase(t)
 	var out syncBuffer
-	a := &app{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": url}), stdout: &out, stderr: &out}
+	a := &process{getenv: envOf(map[string]string{"AZUL_DATABASE_URL": url}), stdout: &out, stderr: &out}
 	if code := a.run(t.Context(), []string{"migrate"}); code != 0 {
 		t.Fatalf("migrate: %d\n%s", code, out.String())
 	}

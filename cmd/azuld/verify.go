@@ -24,7 +24,7 @@ var errVerifyFailed = errors.New("the verification failed")
 // verify re-derives every draw of a game from its seed: a game of the
 // configured database (by id), or an exported log (a file from
 // GET /v1/games/{id}/export, no database needed).
-func (a *app) verify(ctx context.Context, args []string) error {
+func (a *process) verify(ctx context.Context, args []string) error {
 	target := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		target, args = args[0], args[1:]
@@ -84,7 +84,7 @@ func verifyFile(path string) (*play.Verification, error) {
 }
 
 // verifyStored checks a game of the configured database.
-func (a *app) verifyStored(ctx context.Context, cfg *config, s *settings, id string) (*play.Verification, error) {
+func (a *process) verifyStored(ctx context.Context, cfg *config, s *settings, id string) (*play.Verification, error) {
 	log, err := a.newLogger(cfg.LogLevel)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (a *app) verifyStored(ctx context.Context, cfg *config, s *settings, id str
 		return nil, err
 	}
 	defer pool.Close()
-	return newService(pool, log, false, false).Verify(ctx, id)
+	return newService(pool, log).Verify(ctx, id)
 }
 
 // verifyPage is how many game ids verifyAll reads at a time: it holds
@@ -110,7 +110,7 @@ const verifyPage = 200
 // verifyAll checks every game of the configured database, one at a time,
 // printing each failure, then a summary line; any failure makes the exit
 // status 1.
-func (a *app) verifyAll(ctx context.Context, cfg *config, s *settings) error {
+func (a *process) verifyAll(ctx context.Context, cfg *config, s *settings) error {
 	log, err := a.newLogger(cfg.LogLevel)
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func (a *app) verifyAll(ctx context.Context, cfg *config, s *settings) error {
 		return err
 	}
 	defer pool.Close()
-	svc := newService(pool, log, false, false)
+	svc := newService(pool, log)
 	checked, committed := 0, 0
 	var failed []string
 	after := uuid.Nil.String()
@@ -179,7 +179,7 @@ func gamesAfter(ctx context.Context, pool *pgxpool.Pool, after string, limit int
 }
 
 // printVerification writes the report for people, then the mismatch.
-func (a *app) printVerification(v *play.Verification) error {
+func (a *process) printVerification(v *play.Verification) error {
 	w := a.stdout
 	fmt.Fprintf(w, "game             %s\n", v.GameID)
 	fmt.Fprintf(w, "seed commitment  %s\n", v.SeedCommitment)

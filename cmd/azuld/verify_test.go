@@ -24,7 +24,7 @@ func TestVerifyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	svc := newService(pool, nil, false, false)
+	svc := newService(pool, nil)
 	owner, _, err := svc.RegisterPlayer(ctx, "Ana", "ana@example.org", play.Preferences{})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func migratedDatabase(t *testing.T) (url string, env map[string]string, run func
 	env = map[string]string{"AZUL_DATABASE_URL": url, "AZUL_LOG_LEVEL": "warn"}
 	run = func(args ...string) (int, string) {
 		var out, errOut bytes.Buffer
-		a := &app{getenv: envOf(env), stdout: &out, stderr: &errOut}
+		a := &process{getenv: envOf(env), stdout: &out, stderr: &errOut}
 		code := a.run(t.Context(), args)
 		return code, out.String() + errOut.String()
 	}

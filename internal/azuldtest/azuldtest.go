@@ -5,21 +5,17 @@ package azuldtest
 
 import (
 	"context"
-	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/api"
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/app"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
-	"github.com/azuld/azuld/play"
 )
 
 // Options are what differs between the tests' servers.
@@ -46,10 +42,7 @@ func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.DiscardHandler)
-	// One registry, as serve has: /metrics then exports the follower's lag.
-	reg := prometheus.NewRegistry()
-	ncfg := notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Logger: log, Metrics: reg}
+	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}}
 	if o.SMTPURL != "" {
 		mailer, err := notify.NewSMTPMailer(o.SMTPURL)
 		if err != nil {
@@ -57,27 +50,18 @@ func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
 		}
 		ncfg.Mailer, ncfg.Workers, ncfg.FetchPollInterval = mailer, 4, 50*time.Millisecond
 	}
-	notifier, err := notify.New(ncfg)
+	parts, err := app.New(app.Config{
+		Pool: pool, DatabaseURL: url, Notify: ncfg,
+		Follow: notify.FollowOptions{PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond},
+		Limits: limits.Options{Off: true},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: true, BotJobs: o.SMTPURL != ""})
-	notifier.Attach(svc)
-	if err := notifier.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := parts.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	listener := events.NewListener(url, log)
-	wake, stopWake := listener.SubscribeAll()
-	done := make(chan struct{}, 2)
-	go func() {
-		_ = listener.Run(ctx)
-		done <- struct{}{}
-	}()
-	go func() {
-		_ = notifier.Follow(ctx, notify.FollowOptions{Wake: wake, PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
-		done <- struct{}{}
-	}()
-	srv, err := api.New(api.Config{Service: svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier, Metrics: reg, MetricsToken: MetricsToken})
+	srv, err := api.New(api.Config{App: parts, MetricsToken: MetricsToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +71,10 @@ func Start(t testing.TB, url string, o Options) (string, *pgxpool.Pool) {
 		hs.Close()
 		stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancelStop()
-		if err := notifier.Shutdown(stop); err != nil {
+		if err := parts.Stop(stop); err != nil {
 			t.Errorf("job workers: %v", err)
 		}
 		cancel()
-		stopWake()
-		<-done
-		<-done
 		pool.Close()
 	})
 	return hs.URL, pool

@@ -15,12 +15,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/azuld/azuld/api"
-	"github.com/azuld/azuld/engine/rulesets"
-	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/app"
 	"github.com/azuld/azuld/i18n"
+	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -82,40 +81,26 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 		t.Fatal(err)
 	}
 	log := slog.New(api.WithRequestIDs(slog.NewJSONHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	var notifier *notify.Notifier
+	// As in azuld: the turn inbox and the jobs follow from the log;
+	// with workers, they deliver the mails (to the mailbox) and move the
+	// bots that think.
+	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Mailer: e.mails}
 	if workers {
-		notifier, err = notify.New(notify.Config{Pool: pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
-			Logger: log, Workers: 1, FetchPollInterval: 50 * time.Millisecond, Mailer: e.mails})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ncfg.Workers, ncfg.FetchPollInterval = 1, 50*time.Millisecond
 	}
-	// As in azuld, with a notifier: the turn inbox and the jobs follow
-	// from the log. Without, the append writes every read model.
-	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log, ReadModelsFollowLog: notifier != nil})
-	followed := make(chan struct{})
-	if notifier != nil {
-		notifier.Attach(e.svc)
-		if err := notifier.Start(ctx); err != nil {
-			t.Fatalf("start the job workers: %v", err)
-		}
-		go func() {
-			defer close(followed)
-			_ = notifier.Follow(ctx, notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
-		}()
-	} else {
-		close(followed)
-	}
-	listener := events.NewListener(dbURL, log)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = listener.Run(ctx)
-	}()
-	srv, err := api.New(api.Config{
-		Service: e.svc, Listener: listener, Pool: pool, Logger: log, Notifier: notifier,
-		Metrics: prometheus.NewRegistry(), Heartbeat: 5 * time.Second, Catalogue: cat, InboundSecret: inboundSecret,
+	parts, err := app.New(app.Config{
+		Pool: pool, DatabaseURL: dbURL, Logger: log, Catalogue: cat, Notify: ncfg,
+		Follow: notify.FollowOptions{PollInterval: 10 * time.Millisecond, RetryAfter: 50 * time.Millisecond},
+		Limits: limits.Options{Off: true},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = parts.Service
+	if err := parts.Start(ctx); err != nil {
+		t.Fatalf("start the server's background work: %v", err)
+	}
+	srv, err := api.New(api.Config{App: parts, Heartbeat: 5 * time.Second, InboundSecret: inboundSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +110,10 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 		srv.Close()
 		e.http.CloseClientConnections()
 		e.http.Close()
-		if notifier != nil {
-			stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = notifier.Shutdown(stop)
-			cancelStop()
-		}
+		stop, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = parts.Stop(stop)
+		cancelStop()
 		cancel()
-		<-done
-		<-followed
 		pool.Close()
 	})
 

@@ -1,10 +1,8 @@
-package notify
+package play
 
 import (
 	"fmt"
 	"testing"
-
-	"github.com/azuld/azuld/play"
 )
 
 // The follower's kept games stay within their byte budget, however many
@@ -12,11 +10,11 @@ import (
 // counts twice.
 func TestFollowerKeepsWithinItsBytes(t *testing.T) {
 	t.Parallel()
-	game := func(i, version int) *play.Game {
-		return &play.Game{ID: fmt.Sprintf("01a21611-fb1d-71cf-a22b-%012d", i), Status: play.StatusActive, Version: int64(version)}
+	game := func(i, version int) *Game {
+		return &Game{ID: fmt.Sprintf("01a21611-fb1d-71cf-a22b-%012d", i), Status: StatusActive, Version: int64(version)}
 	}
 	one := game(0, 1).MemSize()
-	f := &follower{n: &Notifier{}, games: map[string]*play.Game{}, maxBytes: 10 * one}
+	f := &follower{games: map[string]*Game{}, maxBytes: 10 * one}
 	sum := func() (n int64) {
 		for _, g := range f.games {
 			n += g.MemSize()
@@ -34,7 +32,7 @@ func TestFollowerKeepsWithinItsBytes(t *testing.T) {
 		t.Fatalf("%d games kept, want 1 to 10", len(f.games))
 	}
 	last := game(99, 3)
-	last.Status = play.StatusFinished
+	last.Status = StatusFinished
 	f.keep(last)
 	if _, ok := f.games[last.ID]; ok || f.gamesBytes != sum() {
 		t.Fatalf("a finished game is kept (%v) or miscounted (%d, %d)", ok, f.gamesBytes, sum())
