@@ -200,55 +200,6 @@ func (n *Notifier) timers(g *play.Game, seat int) []river.InsertManyParams {
 	return out
 }
 
-// recipients loads the players of a game's seats: address, stopped mail,
-// webhooks.
-func (n *Notifier) recipients(ctx context.Context, tx pgx.Tx, g *play.Game) (map[int]*recipient, error) {
-	byPlayer := map[string][]int{}
-	var ids []string
-	for seat, s := range g.Seats {
-		// The player of a seat, or the one a rematch keeps it for.
-		id := s.Holder()
-		if id == "" {
-			continue
-		}
-		if _, ok := byPlayer[id]; !ok {
-			ids = append(ids, id)
-		}
-		byPlayer[id] = append(byPlayer[id], seat)
-	}
-	out := map[int]*recipient{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	// One round trip inside the append's transaction: the players with
-	// their webhooks, and the game's stopped seats on every row.
-	rows, err := tx.Query(ctx, `
-		SELECT p.id::text, p.name, p.email,
-		       array(SELECT w.id::text FROM webhooks w WHERE w.player_id = p.id ORDER BY w.created_at, w.id),
-		       array(SELECT s.seat FROM mail_stops s WHERE s.game_id = $2)
-		FROM players p WHERE p.id = ANY($1::uuid[])`, ids, g.ID)
-	if err != nil {
-		return nil, fmt.Errorf("load recipients: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r recipient
-		var stopped []int32
-		if err := rows.Scan(&r.playerID, &r.name, &r.email, &r.webhooks, &stopped); err != nil {
-			return nil, fmt.Errorf("load recipients: %w", err)
-		}
-		for _, seat := range byPlayer[r.playerID] {
-			rc := r
-			rc.stopped = slices.Contains(stopped, int32(seat))
-			out[seat] = &rc
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load recipients: %w", err)
-	}
-	return out, nil
-}
-
 // recipientsOfMany reads, in one round trip, the players of the seats of
 // several games and the games' stopped seats, and serves them by game.
 func (n *Notifier) recipientsOfMany(ctx context.Context, tx pgx.Tx, games []*play.Game) (recipientsOf, error) {
