@@ -84,7 +84,11 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	// As in azuld: the turn inbox and the jobs follow from the log;
 	// with workers, they deliver the mails (to the mailbox) and move the
 	// bots that think.
-	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, Mailer: e.mails}
+	// The server's address is known before it serves: its links (the
+	// invitations', the mails') lead back to it, as azuld's do.
+	e.http = httptest.NewUnstartedServer(nil)
+	e.url = "http://" + e.http.Listener.Addr().String()
+	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: e.url}, Mailer: e.mails}
 	if workers {
 		ncfg.Workers, ncfg.FetchPollInterval = 1, 50*time.Millisecond
 	}
@@ -104,8 +108,8 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.http = httptest.NewServer(srv.Handler())
-	e.url = e.http.URL
+	e.http.Config.Handler = srv.Handler()
+	e.http.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		e.http.CloseClientConnections()
