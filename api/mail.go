@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 )
 
@@ -108,7 +109,7 @@ func (s *Server) inboundSecretOK(r *http.Request) bool {
 
 // inboundEmail takes a raw RFC 5322 message from a mail provider.
 func (s *Server) inboundEmail(c echo.Context) error {
-	if s.notifier == nil || s.inboundSecret == "" {
+	if s.inbound == nil || s.inboundSecret == "" {
 		return newProblem(http.StatusServiceUnavailable, ProblemUnavailable, "inbound_off")
 	}
 	if err := s.checkTokenAttempt(c); err != nil {
@@ -126,7 +127,7 @@ func (s *Server) inboundEmail(c echo.Context) error {
 	if len(raw) == 0 {
 		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "inbound_empty")
 	}
-	env := notify.Envelope{From: firstNonEmpty(c.QueryParam("from"), c.Request().Header.Get("X-Envelope-From"))}
+	env := mailin.Envelope{From: firstNonEmpty(c.QueryParam("from"), c.Request().Header.Get("X-Envelope-From"))}
 	for _, v := range append(c.QueryParams()["to"], c.Request().Header.Values("X-Envelope-To")...) {
 		for _, a := range strings.Split(v, ",") {
 			if a = strings.TrimSpace(a); a != "" && len(env.Rcpts) < 10 {
@@ -134,8 +135,8 @@ func (s *Server) inboundEmail(c echo.Context) error {
 			}
 		}
 	}
-	outcome, err := s.notifier.Receive(c.Request().Context(), env, raw)
-	if errors.Is(err, notify.ErrMalformed) {
+	outcome, err := s.inbound.Receive(c.Request().Context(), env, raw)
+	if errors.Is(err, mailin.ErrMalformed) {
 		return newProblem(http.StatusBadRequest, ProblemInvalidRequest, "inbound_unreadable")
 	}
 	if err != nil {

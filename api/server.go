@@ -27,6 +27,7 @@ import (
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
@@ -72,9 +73,12 @@ type Config struct {
 	// AuthCacheTTL is how long a verified bearer token is trusted without
 	// a database lookup (0: DefaultAuthCacheTTL; negative: no cache).
 	AuthCacheTTL time.Duration
-	// Notifier serves webhooks, inbound mail and the stop link; nil
-	// answers those routes with 503.
+	// Notifier serves webhooks and the stop link; nil answers those
+	// routes with 503.
 	Notifier *notify.Notifier
+	// Inbound takes the mail of POST /v1/inbound/email; nil answers the
+	// route with 503.
+	Inbound *mailin.Receiver
 	// InboundSecret authenticates POST /v1/inbound/email; empty disables
 	// the route (503).
 	InboundSecret string
@@ -128,6 +132,7 @@ type Server struct {
 	auth      *authCache
 	echo      *echo.Echo
 	notifier  *notify.Notifier
+	inbound   *mailin.Receiver
 	// web serves the pages and signs browsers in; its session cookie
 	// also authenticates API calls.
 	web *web.Web
@@ -170,7 +175,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		svc: cfg.Service, listener: cfg.Listener, pool: cfg.Pool, log: cfg.Logger,
 		bodyLimit: cfg.BodyLimit, heartbeat: cfg.Heartbeat, version: cfg.Version,
-		closing: make(chan struct{}), notifier: cfg.Notifier, inboundSecret: cfg.InboundSecret, presence: cfg.Presence,
+		closing: make(chan struct{}), notifier: cfg.Notifier, inbound: cfg.Inbound, inboundSecret: cfg.InboundSecret, presence: cfg.Presence,
 		metricsToken: cfg.MetricsToken,
 		leaders:      ttlcache.New[leaderPage](leadersTTL, leadersEntries),
 	}
@@ -450,12 +455,12 @@ func (s *Server) reader(c echo.Context) *i18n.Localizer {
 func fromApp(cfg Config) (Config, error) {
 	a := cfg.App
 	if cfg.Service != nil || cfg.Listener != nil || cfg.Pool != nil || cfg.Logger != nil || cfg.Metrics != nil ||
-		cfg.Notifier != nil || cfg.Catalogue != nil || cfg.Words != nil || cfg.Limiter != nil || cfg.Limits != nil ||
+		cfg.Notifier != nil || cfg.Inbound != nil || cfg.Catalogue != nil || cfg.Words != nil || cfg.Limiter != nil || cfg.Limits != nil ||
 		cfg.Presence != nil {
 		return cfg, errors.New("api: Config.App and the parts it gives are both set")
 	}
 	cfg.Service, cfg.Listener, cfg.Pool, cfg.Logger, cfg.Metrics = a.Service, a.Listener, a.Pool, a.Logger, a.Metrics
-	cfg.Notifier, cfg.Catalogue, cfg.Words = a.Notifier, a.Catalogue, a.Words
+	cfg.Notifier, cfg.Inbound, cfg.Catalogue, cfg.Words = a.Notifier, a.Inbound, a.Catalogue, a.Words
 	cfg.Limiter, cfg.Limits, cfg.Presence = a.Limiter, a.Policy, a.Presence
 	return cfg, nil
 }

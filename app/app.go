@@ -26,6 +26,7 @@ import (
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/limits"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
@@ -61,6 +62,10 @@ type Config struct {
 	Notify notify.Config
 	// Follow tunes the follower of the log; Wake is the listener's.
 	Follow notify.FollowOptions
+	// Inbound configures the inbound mail. Pool, Service, Outbox,
+	// Catalogue, Words, Logger, Metrics and TalkLimits are the app's;
+	// Now is Notify's unless set.
+	Inbound mailin.Config
 
 	// AwayDelay > 0 keeps who is at a game's table (presence) and holds
 	// a turn mail for a player who is there until they have been away
@@ -88,6 +93,9 @@ type App struct {
 	Words     *notation.Words
 	Service   *play.Service
 	Notifier  *notify.Notifier
+	// Inbound takes the mail that comes in (the SMTP listener's and the
+	// inbound route's): replies to game mails and delivery reports.
+	Inbound *mailin.Receiver
 	// Listener is nil without Config.DatabaseURL.
 	Listener *events.Listener
 	// Presence is nil unless Config.AwayDelay > 0.
@@ -167,10 +175,21 @@ func New(cfg Config) (*App, error) {
 		a.Limiter = limits.New(cfg.Pool, cfg.Limits)
 	}
 	a.Checker = limits.NewChecker(a.Limiter, a.Policy, a.Logger)
+
+	icfg := cfg.Inbound
+	icfg.Pool, icfg.Service, icfg.Outbox, icfg.Logger, icfg.Metrics = cfg.Pool, a.Service, a.Notifier, a.Logger, a.Metrics
+	icfg.Catalogue, icfg.Words, icfg.TalkLimits = a.Catalogue, a.Words, nil
+	if icfg.Now == nil {
+		// One clock for the answers and the mails they answer.
+		icfg.Now = ncfg.Now
+	}
 	if a.Checker != nil {
 		// Messages to the table sent by mail count against the limits of
 		// table talk, as those from the pages and the API do.
-		a.Notifier.LimitTalk(a.Checker)
+		icfg.TalkLimits = a.Checker
+	}
+	if a.Inbound, err = mailin.New(icfg); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

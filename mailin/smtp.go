@@ -1,8 +1,3 @@
-// Package mailin takes the mail that comes in to azuld's own addresses
-// from the built-in SMTP listener (mail/smtpin): replies to game mails,
-// to the seat addresses, and delivery reports, to the return paths. It
-// decides what each SMTP session is answered; what a mail does (a move,
-// "stop", a message to the table, a bounce) is the Receiver's.
 package mailin
 
 import (
@@ -12,14 +7,13 @@ import (
 	"net/netip"
 
 	"github.com/azuld/azuld/mail/smtpin"
-	"github.com/azuld/azuld/notify"
 )
 
-// Receiver acts on inbound mail: replies (Receive) and delivery reports
-// (ReceiveBounce). *notify.Notifier is one.
-type Receiver interface {
-	Receive(ctx context.Context, env notify.Envelope, raw []byte) (notify.Outcome, error)
-	ReceiveBounce(ctx context.Context, rcpts []string, raw []byte) (notify.BounceOutcome, error)
+// MailReceiver acts on inbound mail: replies (Receive) and delivery
+// reports (ReceiveBounce). *Receiver is one.
+type MailReceiver interface {
+	Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error)
+	ReceiveBounce(ctx context.Context, rcpts []string, raw []byte) (BounceOutcome, error)
 }
 
 // SMTPHandler is the handler of the built-in SMTP listener for the seat
@@ -29,18 +23,18 @@ type Receiver interface {
 // temporary (4xx, the sending server retries). Everything else is taken,
 // including a mail from the wrong sender, which is dropped without a
 // word.
-func SMTPHandler(r Receiver) smtpin.Handler {
+func SMTPHandler(r MailReceiver) smtpin.Handler {
 	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
-		in := notify.Envelope{From: env.From, Rcpts: env.Rcpts}
+		in := Envelope{From: env.From, Rcpts: env.Rcpts}
 		if tcp, ok := env.RemoteAddr.(*net.TCPAddr); ok {
 			in.RemoteIP, _ = netip.AddrFromSlice(tcp.IP)
 			in.RemoteIP = in.RemoteIP.Unmap()
 		}
 		outcome, err := r.Receive(ctx, in, raw)
 		switch {
-		case errors.Is(err, notify.ErrMalformed):
+		case errors.Is(err, ErrMalformed):
 			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}
-		case err == nil && outcome == notify.OutcomeNoToken:
+		case err == nil && outcome == OutcomeNoToken:
 			return &smtpin.Reject{Code: 550, Message: "5.1.1 No such mailbox"}
 		}
 		return err
@@ -52,12 +46,14 @@ func SMTPHandler(r Receiver) smtpin.Handler {
 // or not it was a report and its token known, so that nothing is ever
 // sent back to the reporting server; an unreadable one is refused for
 // good (550), and a failure of ours deferred (451).
-func BounceHandler(r Receiver) smtpin.Handler {
+func BounceHandler(r MailReceiver) smtpin.Handler {
 	return func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
 		_, err := r.ReceiveBounce(ctx, env.Rcpts, raw)
-		if errors.Is(err, notify.ErrMalformed) {
+		if errors.Is(err, ErrMalformed) {
 			return &smtpin.Reject{Code: 550, Message: "5.6.0 The message could not be read"}
 		}
 		return err
 	}
 }
+
+var _ MailReceiver = (*Receiver)(nil)

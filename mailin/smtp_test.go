@@ -10,24 +10,23 @@ import (
 
 	"github.com/azuld/azuld/mail/smtpin"
 	"github.com/azuld/azuld/mailin"
-	"github.com/azuld/azuld/notify"
 )
 
 // receiver answers every mail with outcome and err, and keeps the last
 // envelope.
 type receiver struct {
-	outcome notify.Outcome
+	outcome mailin.Outcome
 	err     error
-	env     notify.Envelope
+	env     mailin.Envelope
 	rcpts   []string
 }
 
-func (r *receiver) Receive(_ context.Context, env notify.Envelope, _ []byte) (notify.Outcome, error) {
+func (r *receiver) Receive(_ context.Context, env mailin.Envelope, _ []byte) (mailin.Outcome, error) {
 	r.env = env
 	return r.outcome, r.err
 }
 
-func (r *receiver) ReceiveBounce(_ context.Context, rcpts []string, _ []byte) (notify.BounceOutcome, error) {
+func (r *receiver) ReceiveBounce(_ context.Context, rcpts []string, _ []byte) (mailin.BounceOutcome, error) {
 	r.rcpts = rcpts
 	return "", r.err
 }
@@ -48,14 +47,14 @@ func TestSMTPHandler(t *testing.T) {
 	ctx := context.Background()
 	ours := errors.New("database down")
 	for _, c := range []struct {
-		outcome notify.Outcome
+		outcome mailin.Outcome
 		err     error
 		want    string
 	}{
-		{notify.OutcomeApplied, nil, "<nil>"},
-		{notify.OutcomeForged, nil, "<nil>"},
-		{notify.OutcomeNoToken, nil, "550 5.1.1 No such mailbox"},
-		{"", fmt.Errorf("%w: no headers", notify.ErrMalformed), "550 5.6.0 The message could not be read"},
+		{mailin.OutcomeApplied, nil, "<nil>"},
+		{mailin.OutcomeForged, nil, "<nil>"},
+		{mailin.OutcomeNoToken, nil, "550 5.1.1 No such mailbox"},
+		{"", fmt.Errorf("%w: no headers", mailin.ErrMalformed), "550 5.6.0 The message could not be read"},
 		{"", ours, ours.Error()},
 	} {
 		r := &receiver{outcome: c.outcome, err: c.err}
@@ -79,7 +78,7 @@ func TestBounceHandler(t *testing.T) {
 	if err := mailin.BounceHandler(r)(ctx, env, []byte("x")); err != nil || len(r.rcpts) != 1 {
 		t.Fatalf("%v, recipients %v", err, r.rcpts)
 	}
-	r.err = fmt.Errorf("%w: no headers", notify.ErrMalformed)
+	r.err = fmt.Errorf("%w: no headers", mailin.ErrMalformed)
 	if got := reject(t, mailin.BounceHandler(r)(ctx, env, []byte("x"))); got != "550 5.6.0 The message could not be read" {
 		t.Fatalf("unreadable: %s", got)
 	}

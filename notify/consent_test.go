@@ -17,6 +17,7 @@ import (
 	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/bounce"
 	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -281,7 +282,7 @@ func TestSoftBouncesCountToTheThreshold(t *testing.T) {
 			rp = returnPath(t, m)
 		}
 	}
-	want := []notify.BounceOutcome{notify.BounceSoftCounted, notify.BounceSoftCounted, notify.BounceSoftLimit}
+	want := []mailin.BounceOutcome{mailin.BounceSoftCounted, mailin.BounceSoftCounted, mailin.BounceSoftLimit}
 	for i, w := range want {
 		raw := report(t, "mailbox-full.eml", rp)
 		if i == 0 {
@@ -298,7 +299,7 @@ func TestSoftBouncesCountToTheThreshold(t *testing.T) {
 			}
 			continue
 		}
-		got, err := e.n.ReceiveBounce(ctx, []string{rp}, []byte(raw))
+		got, err := e.in.ReceiveBounce(ctx, []string{rp}, []byte(raw))
 		if err != nil || got != w {
 			t.Fatalf("soft bounce %d: %q, %v; want %q", i+1, got, err, w)
 		}
@@ -334,9 +335,9 @@ func TestComplaintMarksUndeliverable(t *testing.T) {
 	}
 	// The same report through a provider's inbound webhook (Receive),
 	// with and without an envelope, is a report too, not a reply.
-	for _, env := range []notify.Envelope{{Rcpts: []string{rp}}, {}} {
-		got, err := e.n.Receive(context.Background(), env, []byte(report(t, "arf-abuse.eml", rp)))
-		if err != nil || got != notify.OutcomeBounce {
+	for _, env := range []mailin.Envelope{{Rcpts: []string{rp}}, {}} {
+		got, err := e.in.Receive(context.Background(), env, []byte(report(t, "arf-abuse.eml", rp)))
+		if err != nil || got != mailin.OutcomeBounce {
 			t.Errorf("a complaint through Receive (envelope %v): %q, %v", env.Rcpts, got, err)
 		}
 	}
@@ -365,7 +366,7 @@ func TestBadBouncesChangeNothing(t *testing.T) {
 	if err := e.sendBounce(unknown, report(t, "postfix-user-unknown.eml", unknown)); err != nil {
 		t.Errorf("a report with an unknown token was refused: %v", err)
 	}
-	if got, err := e.n.ReceiveBounce(ctx, []string{unknown}, []byte(report(t, "postfix-user-unknown.eml", unknown))); err != nil || got != notify.BounceNoToken {
+	if got, err := e.in.ReceiveBounce(ctx, []string{unknown}, []byte(report(t, "postfix-user-unknown.eml", unknown))); err != nil || got != mailin.BounceNoToken {
 		t.Errorf("unknown token: %q, %v", got, err)
 	}
 	if err := e.sendBounce(unknown, report(t, "vacation.eml", unknown)); err != nil {
@@ -446,7 +447,7 @@ func TestMoveByMailRecordsMailAuth(t *testing.T) {
 		"example.org":        {"v=spf1 ip4:127.0.0.0/8 -all"},
 		"_dmarc.example.org": {"v=DMARC1; p=quarantine"},
 	}
-	e := newEnvWithConfig(t, 2, func(c *notify.Config) { c.MailAuth = authcheck.New(zone) })
+	e := newEnvWithInbound(t, 2, func(c *mailin.Config) { c.MailAuth = authcheck.New(zone) })
 	ana, ben := e.register("Ana"), e.register("Ben")
 	g := e.newPavilion(ana, ben, nil)
 	seat := g.ToAct()[0]

@@ -247,16 +247,20 @@ func (r *relay) waitWithin(t testing.TB, limit time.Duration, what string, match
 
 // env is one test's database, command path, notifier, relay and listener.
 type env struct {
-	t     testing.TB
-	url   string
-	pool  *pgxpool.Pool
-	svc   *play.Service
-	n     *notify.Notifier
+	t    testing.TB
+	url  string
+	pool *pgxpool.Pool
+	svc  *play.Service
+	n    *notify.Notifier
+	// in takes the mail that comes in (the SMTP listener's).
+	in    *mailin.Receiver
 	relay *relay
 	// inbound is the address of azuld's SMTP listener.
 	inbound string
 	// tune changes the configuration of the env's notifiers.
 	tune []func(*notify.Config)
+	// tuneIn changes the configuration of the env's inbound mail.
+	tuneIn []func(*mailin.Config)
 }
 
 func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, 2) }
@@ -286,8 +290,24 @@ func newEnvWithConfig(t testing.TB, workers int, tune func(*notify.Config)) *env
 	return e
 }
 
+// newEnvWithInbound is newEnvWith whose inbound mail's configuration
+// tune changes (the checks of SPF and DKIM, the limits of table talk).
+func newEnvWithInbound(t testing.TB, workers int, tune func(*mailin.Config)) *env {
+	t.Helper()
+	e := newEnvOn(t, pg.NewDatabase(t), workers, nil, []func(*mailin.Config){tune})
+	e.follow(e.n, notify.FollowOptions{})
+	return e
+}
+
 // newEnvAtWith is newEnvAt with changes to the notifier's configuration.
 func newEnvAtWith(t testing.TB, url string, workers int, tune ...func(*notify.Config)) *env {
+	t.Helper()
+	return newEnvOn(t, url, workers, tune, nil)
+}
+
+// newEnvOn is newEnvAt with changes to the notifier's and the inbound
+// mail's configuration.
+func newEnvOn(t testing.TB, url string, workers int, tune []func(*notify.Config), tuneIn []func(*mailin.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
@@ -295,14 +315,21 @@ func newEnvAtWith(t testing.TB, url string, workers int, tune ...func(*notify.Co
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := &env{t: t, url: url, pool: pool, relay: startRelay(t), tune: tune}
+	e := &env{t: t, url: url, pool: pool, relay: startRelay(t), tune: tune, tuneIn: tuneIn}
 	e.n = e.newNotifier(workers)
 	// As in azuld: a move is one round trip, the rest follows from the
 	// log; with workers, they move the bots.
 	e.svc = play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), BotJobs: workers > 0})
 	e.n.Attach(e.svc)
 	e.start(e.n)
-	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: mailin.SMTPHandler(e.n), Bounce: mailin.BounceHandler(e.n)})
+	icfg := mailin.Config{Pool: pool, Service: e.svc, Outbox: e.n}
+	for _, f := range tuneIn {
+		f(&icfg)
+	}
+	if e.in, err = mailin.New(icfg); err != nil {
+		t.Fatal(err)
+	}
+	in, err := smtpin.New(smtpin.Config{Domain: domain, Handler: mailin.SMTPHandler(e.in), Bounce: mailin.BounceHandler(e.in)})
 	if err != nil {
 		t.Fatal(err)
 	}

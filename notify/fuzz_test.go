@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/azuld/azuld/notify"
+	"github.com/azuld/azuld/mailin"
 )
 
 // FuzzReceive feeds inbound mails to Receive on a game in progress. No
 // input may panic; a game's state changes only when the outcome is
 // "applied" (otherwise only table talk may be appended); an unreadable
-// mail is ErrMalformed. In the input, {to} stands for the
+// mail is mailin.ErrMalformed. In the input, {to} stands for the
 // seat's reply address, {from} for its player's address and {irt} for
 // the Message-ID of the turn mail.
 func FuzzReceive(f *testing.F) {
@@ -49,12 +49,12 @@ func FuzzReceive(f *testing.F) {
 			return cur.StateVersion
 		}
 		before := version()
-		out, err := e.n.Receive(context.Background(), notify.Envelope{}, []byte(raw))
+		out, err := e.in.Receive(context.Background(), mailin.Envelope{}, []byte(raw))
 		after := version()
-		if err != nil && !errors.Is(err, notify.ErrMalformed) {
+		if err != nil && !errors.Is(err, mailin.ErrMalformed) {
 			t.Fatalf("Receive: %v", err)
 		}
-		if after != before && out != notify.OutcomeApplied {
+		if after != before && out != mailin.OutcomeApplied {
 			t.Fatalf("outcome %q (%v) but the game moved from %d to %d", out, err, before, after)
 		}
 	})

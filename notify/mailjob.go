@@ -7,7 +7,6 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -197,7 +196,7 @@ func (n *Notifier) sendMail(ctx context.Context, a MailArgs) (string, error) {
 	s := n.cfg.Sender
 	// The reader's language and zone are read now, not when the job was
 	// queued: a mail is written as its reader wants it when it leaves.
-	lang, zone, err := n.readerOf(ctx, a.PlayerID)
+	lang, zone, err := n.ReaderOf(ctx, a.PlayerID)
 	if err != nil {
 		return "", err
 	}
@@ -307,9 +306,9 @@ func (n *Notifier) threadRoot(ctx context.Context, gameID string, seat int) (str
 	return id, nil
 }
 
-// readerOf is a player's language and time zone (English and UTC for
+// ReaderOf is a player's language and time zone (English and UTC for
 // no player, or one whose zone this server does not know).
-func (n *Notifier) readerOf(ctx context.Context, playerID string) (string, *time.Location, error) {
+func (n *Notifier) ReaderOf(ctx context.Context, playerID string) (string, *time.Location, error) {
 	if playerID == "" {
 		return i18n.Default, time.UTC, nil
 	}
@@ -407,8 +406,9 @@ func hashMailToken(token string) []byte {
 	return sum[:]
 }
 
-// seatOfToken finds the seat a reply token belongs to.
-func (n *Notifier) seatOfToken(ctx context.Context, token string) (gameID string, seat int, version int64, ok bool, err error) {
+// SeatOfToken finds the seat a reply token belongs to, and the game
+// version of the mail it was issued with.
+func (n *Notifier) SeatOfToken(ctx context.Context, token string) (gameID string, seat int, version int64, ok bool, err error) {
 	if token == "" || len(token) > 64 {
 		return "", 0, 0, false, nil
 	}
@@ -457,14 +457,6 @@ func (n *Notifier) logDelivery(ctx context.Context, jobID int64, attempt int, ki
 	if err != nil {
 		n.log.WarnContext(ctx, "delivery log write failed", "err", err)
 	}
-}
-
-// addressOf reads an address for comparisons.
-func addressOf(s string) string {
-	if a, err := mail.ParseAddress(s); err == nil {
-		return strings.ToLower(a.Address)
-	}
-	return strings.ToLower(strings.TrimSpace(s))
 }
 
 // actedSince reports whether a seat appended events after a version.

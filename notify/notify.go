@@ -3,8 +3,8 @@
 // into jobs (mails, webhook calls, time-control timers, bot moves),
 // enqueued exactly once in one transaction with its checkpoint, and river
 // workers deliver them at least once, with retries and back-off, across
-// restarts and replicas. It also takes moves by email (Receive) and keeps
-// the webhook registry.
+// restarts and replicas. It also keeps the webhook registry. The mail
+// that comes in (replies, delivery reports) is mailin's.
 package notify
 
 import (
@@ -29,7 +29,6 @@ import (
 
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
-	"github.com/azuld/azuld/mail/authcheck"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/presence"
@@ -82,9 +81,6 @@ type Config struct {
 	RescueStuckJobsAfter time.Duration
 	// MaxAttempts of a delivery before it is given up (default 25).
 	MaxAttempts int
-	// MailAuth checks SPF, DKIM and DMARC of the replies that come by
-	// SMTP and records the result with the move (nil: not checked).
-	MailAuth *authcheck.Checker
 	// Catalogue is the message catalogue every page, mail and message
 	// is written with; nil: the embedded one (i18n.New).
 	Catalogue *i18n.Catalogue
@@ -98,18 +94,9 @@ type Config struct {
 	// (AZUL_VERIFY_ADDRESSES; azuld's default is true, the zero value here
 	// mails every address, as a closed club's server may choose).
 	VerifyAddresses bool
-	// SoftBounceLimit temporary failures within SoftBounceWindow make an
-	// address undeliverable (defaults DefaultSoftBounceLimit,
-	// DefaultSoftBounceWindow).
-	SoftBounceLimit  int
-	SoftBounceWindow time.Duration
 	// TalkInterval is the least time between two message mails of one
 	// game to one player (DefaultTalkInterval, an hour, when zero).
 	TalkInterval time.Duration
-	// TalkLimits are the limits of table talk the API and the pages keep
-	// (limits.MessagesGame, limits.Messages): messages sent by mail count
-	// against them too. nil: none (see also LimitTalk).
-	TalkLimits TalkLimits
 	// Presence tells who is at a game's table (its live stream open):
 	// their turn mail waits until they have been away AwayDelay (nil:
 	// turn mails go at once).
@@ -118,7 +105,7 @@ type Config struct {
 	// table (stream closed, no move of theirs by the API or the pages)
 	// before its turn mail is sent (DefaultAwayDelay when zero).
 	AwayDelay time.Duration
-	// Metrics registers the delivery and inbound counters (none when nil).
+	// Metrics registers the delivery counters (none when nil).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger
 	Now     func() time.Time
@@ -134,20 +121,9 @@ type Notifier struct {
 	mailer Mailer
 	http   *http.Client
 	svc    *play.Service
-	// commands are the reply's command words of every language
-	// (mail.command.*) and the command each names.
-	commands map[string]string
-	// rematchWords are the words of every language that ask for a
-	// rematch or answer an invitation to one (see reply.RematchAnswer).
-	rematchWords map[string]string
-	// moveWords are the move words of every language, by family (see
-	// looksLikeMove).
-	moveWords map[notation.Family]map[string]bool
 
-	// deliveries counts delivery attempts by channel and outcome;
-	// inbound counts inbound mails by outcome.
+	// deliveries counts delivery attempts by channel and outcome.
 	deliveries *prometheus.CounterVec
-	inbound    *prometheus.CounterVec
 	// outboxLag is the time from an append to its jobs (Follow);
 	// outboxFailures counts Follow's failed batches (each comes again).
 	outboxLag      prometheus.Histogram
@@ -183,8 +159,7 @@ func New(cfg Config) (*Notifier, error) {
 	cfg.Words = words
 	// Every mail is written with them, in its reader's language.
 	cfg.Sender.Catalogue, cfg.Sender.Words = cfg.Catalogue, cfg.Words
-	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient,
-		commands: commandWords(cfg.Catalogue), rematchWords: rematchWords(cfg.Catalogue), moveWords: moveWordsOf(cfg.Words)}
+	n := &Notifier{cfg: cfg, pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, mailer: cfg.Mailer, http: cfg.HTTPClient}
 	if n.log == nil {
 		n.log = slog.Default()
 	}
@@ -209,18 +184,9 @@ func New(cfg Config) (*Notifier, error) {
 	if n.cfg.AwayDelay <= 0 {
 		n.cfg.AwayDelay = DefaultAwayDelay
 	}
-	if n.cfg.SoftBounceLimit <= 0 {
-		n.cfg.SoftBounceLimit = DefaultSoftBounceLimit
-	}
-	if n.cfg.SoftBounceWindow <= 0 {
-		n.cfg.SoftBounceWindow = DefaultSoftBounceWindow
-	}
 	n.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "azuld_deliveries_total", Help: "Notification delivery attempts by channel (mail, webhook) and outcome (sent, failed, refused, skipped).",
 	}, []string{"channel", "outcome"})
-	n.inbound = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "azuld_inbound_mails_total", Help: "Inbound mails by outcome (applied, message, refused, stopped, duplicate, auto_reply, unknown_token, sender_mismatch, malformed; reports to a return path: bounce_undeliverable, bounce_soft_counted, bounce_soft_limit, bounce_delayed, bounce_already_undeliverable, bounce_unknown_token, bounce_not_report, bounce_malformed).",
-	}, []string{"outcome"})
 	if cfg.Metrics != nil {
 		n.outboxLag = prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "azuld_outbox_lag_seconds",
@@ -235,7 +201,7 @@ func New(cfg Config) (*Notifier, error) {
 			Name: "azuld_follower_games_bytes",
 			Help: "Estimated memory of the games the log's follower keeps folded between batches (at most 32 MiB).",
 		})
-		for _, c := range []prometheus.Collector{n.deliveries, n.inbound, n.outboxLag, n.outboxFailures, n.followerBytes} {
+		for _, c := range []prometheus.Collector{n.deliveries, n.outboxLag, n.outboxFailures, n.followerBytes} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("notify: register metrics: %w", err)
 			}
@@ -277,18 +243,6 @@ func New(cfg Config) (*Notifier, error) {
 	n.client = client
 	return n, nil
 }
-
-// TalkLimits count and check named limits (api.RateLimits): nil or a
-// *limits.Refusal.
-type TalkLimits interface {
-	Allow(ctx context.Context, name, key string) error
-	Peek(ctx context.Context, name, key string) error
-}
-
-// LimitTalk sets the limits messages sent by mail count against, for a
-// server that builds them after the notifier; call it before Start and
-// before mail is received.
-func (n *Notifier) LimitTalk(l TalkLimits) { n.cfg.TalkLimits = l }
 
 // Attach gives the notifier the command path its workers play through.
 //

@@ -29,7 +29,7 @@ const raceInboundSecret = "inbound-secret-of-the-race"
 func TestSameMailAtOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	srv, err := api.New(api.Config{Service: e.svc, Pool: e.pool, Notifier: e.n, InboundSecret: raceInboundSecret})
+	srv, err := api.New(api.Config{Service: e.svc, Pool: e.pool, Notifier: e.n, Inbound: e.in, InboundSecret: raceInboundSecret})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (w *signinWorker) Timeout(*river.Job[SigninArgs]) time.Duration { return w.
 func (w *signinWorker) Work(ctx context.Context, job *river.Job[SigninArgs]) error {
 	n, a := w.n, job.Args
 	kind := compose.KindSignin
-	lang, zone, err := n.readerOf(ctx, a.PlayerID)
+	lang, zone, err := n.ReaderOf(ctx, a.PlayerID)
 	if err != nil {
 		n.logDelivery(ctx, job.ID, job.Attempt, "mail:"+kind, "", -1, a.To, "failed", err.Error())
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/mail/compose"
+	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -431,7 +432,7 @@ func TestTalkByMailCountsAgainstTheLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvWithConfig(t, 2, func(c *notify.Config) {
+	e := newEnvWithInbound(t, 2, func(c *mailin.Config) {
 		c.TalkLimits = talkLimits{l: limits.New(c.Pool, limits.Options{}), p: policy}
 	})
 	ana, ben := e.register("Ana"), e.register("Ben")

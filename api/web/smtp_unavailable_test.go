@@ -48,8 +48,13 @@ func TestReplyByMailWithoutDatabaseIsDeferred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Attach(play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log}))
-	handle := mailin.SMTPHandler(n)
+	svc := play.New(play.Config{Pool: pool, Store: events.NewStore(pool), Rules: rulesets.All(), Logger: log})
+	n.Attach(svc)
+	in, err := mailin.New(mailin.Config{Pool: pool, Service: svc, Outbox: n, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handle := mailin.SMTPHandler(in)
 	handled := make(chan error, 1)
 	srv, err := smtpin.New(smtpin.Config{Domain: "players.test", Logger: log, Handler: func(ctx context.Context, env smtpin.Envelope, raw []byte) error {
 		err := handle(ctx, env, raw)

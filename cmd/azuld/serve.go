@@ -71,10 +71,6 @@ func notifyConfig(cfg *config, log *slog.Logger, console io.Writer) (notify.Conf
 	} else if workers < 1 {
 		return notify.Config{}, fmt.Errorf("AZUL_NOTIFY_WORKERS must be at least 1 (or AZUL_NOTIFY=false)")
 	}
-	var mailAuth *authcheck.Checker
-	if cfg.MailAuth {
-		mailAuth = authcheck.New(nil)
-	}
 	var signer notify.MessageSigner
 	if cfg.DKIMKey != "" {
 		s, err := dkim.Load(cfg.DKIMKey, sender.Domain, cfg.DKIMSelector)
@@ -89,8 +85,18 @@ func notifyConfig(cfg *config, log *slog.Logger, console io.Writer) (notify.Conf
 		signer = s
 	}
 	return notify.Config{Sender: sender, Mailer: mailer, Signer: signer, Workers: workers,
-		WebhookAllowPrivate: cfg.WebhookAllowPrivate, VerifyAddresses: cfg.VerifyAddresses, MailAuth: mailAuth,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, VerifyAddresses: cfg.VerifyAddresses,
 		LinkConsole: linkConsole}, nil
+}
+
+// inboundConfig is the inbound mail's part of the settings (the app
+// fills in the rest).
+func inboundConfig(cfg *config) mailin.Config {
+	var in mailin.Config
+	if cfg.MailAuth {
+		in.MailAuth = authcheck.New(nil)
+	}
+	return in
 }
 
 // serve runs the HTTP server until ctx ends (SIGINT, SIGTERM), then
@@ -147,7 +153,7 @@ func (a *process) serve(ctx context.Context, args []string) error {
 	parts, err := app.New(app.Config{
 		Pool: pool, DatabaseURL: db.url, Logger: log, Metrics: reg,
 		Catalogue: lang.catalogue, Words: lang.words,
-		Service: serviceConfig(cfg), Notify: ncfg,
+		Service: serviceConfig(cfg), Notify: ncfg, Inbound: inboundConfig(cfg),
 		// Who is at a game's table, shared by the streams (which record
 		// it) and the turn mails (which wait for it): none kept with no
 		// delay.
@@ -202,7 +208,7 @@ func (a *process) serve(ctx context.Context, args []string) error {
 	var smtpListener *smtpin.Server
 	var smtpLn net.Listener
 	if cfg.SMTPListen != "" {
-		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: mailin.SMTPHandler(notifier), Bounce: mailin.BounceHandler(notifier)}
+		smtpCfg := smtpin.Config{Addr: cfg.SMTPListen, Domain: notifier.Sender().Domain, Logger: log, Handler: mailin.SMTPHandler(parts.Inbound), Bounce: mailin.BounceHandler(parts.Inbound)}
 		if parts.Checker != nil {
 			smtpCfg.Admit = limits.MailAdmission(parts.Checker, lang.catalogue)
 		}

@@ -1,4 +1,4 @@
-package notify
+package mailin
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ func TestLooksLikeMove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &Notifier{moveWords: moveWordsOf(words)}
+	r := &Receiver{moveWords: moveWordsOf(words)}
 	for _, tt := range []struct {
 		ruleset, line string
 		move          bool
@@ -34,7 +34,7 @@ func TestLooksLikeMove(t *testing.T) {
 		{"azul-mini", "Hallo zusammen, viel Glück!", false},
 		{"azul-mini", "Ciao a tutti, buona partita", false},
 	} {
-		if got := n.looksLikeMove(tt.ruleset, tt.line); got != tt.move {
+		if got := r.looksLikeMove(tt.ruleset, tt.line); got != tt.move {
 			t.Errorf("looksLikeMove(%q) = %v, want %v", tt.line, got, tt.move)
 		}
 	}

@@ -1,4 +1,4 @@
-package notify
+package mailin
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/i18n/notation"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/mail/reply"
+	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 	"github.com/azuld/azuld/redact"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Envelope is how an inbound mail arrived (the SMTP envelope, or what a
@@ -64,32 +64,32 @@ var ErrMalformed = errors.New("unreadable mail")
 // is not the seat's player changes nothing and gets no answer (answering
 // a forger would confirm the address); a mail seen before (same
 // Message-ID) applies once. Every outcome is logged.
-func (n *Notifier) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
-	if n.toReturnPath(env, raw) {
+func (r *Receiver) Receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	if r.toReturnPath(env, raw) {
 		// A provider's inbound webhook brings the reports to the return
 		// paths here too (the SMTP listener sorts them out itself).
-		if _, err := n.ReceiveBounce(ctx, env.Rcpts, raw); err != nil {
+		if _, err := r.ReceiveBounce(ctx, env.Rcpts, raw); err != nil {
 			return "", err
 		}
 		return OutcomeBounce, nil
 	}
-	outcome, err := n.receive(ctx, env, raw)
+	outcome, err := r.receive(ctx, env, raw)
 	switch {
 	case errors.Is(err, ErrMalformed):
-		n.inbound.WithLabelValues("malformed").Inc()
+		r.inbound.WithLabelValues("malformed").Inc()
 	case err == nil:
-		n.inbound.WithLabelValues(string(outcome)).Inc()
+		r.inbound.WithLabelValues(string(outcome)).Inc()
 	}
 	return outcome, err
 }
 
-func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
-	msg, err := reply.Parse(raw, n.cfg.Sender.Domain, env.From, env.Rcpts)
+func (r *Receiver) receive(ctx context.Context, env Envelope, raw []byte) (Outcome, error) {
+	msg, err := reply.Parse(raw, r.domain, env.From, env.Rcpts)
 	if err != nil {
-		n.log.InfoContext(ctx, "inbound mail unreadable", "err", err)
+		r.log.InfoContext(ctx, "inbound mail unreadable", "err", err)
 		return "", fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	log := n.log.With("message_id", msg.MessageID, "from", msg.From)
+	log := r.log.With("message_id", msg.MessageID, "from", msg.From)
 	if msg.Auto {
 		log.InfoContext(ctx, "inbound mail ignored: automatic reply")
 		return OutcomeAuto, nil
@@ -101,38 +101,38 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		id = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	key := inboundKey(id)
-	if seen, err := n.seen(ctx, key); err != nil {
+	if seen, err := r.seen(ctx, key); err != nil {
 		return "", err
 	} else if seen {
 		log.InfoContext(ctx, "inbound mail ignored: already processed")
 		// A move applied before a crash may have missed its message.
-		return OutcomeDuplicate, n.sayAgain(ctx, log, key, msg)
+		return OutcomeDuplicate, r.sayAgain(ctx, log, key, msg)
 	}
-	gameID, seat, tokenVersion, ok, err := n.seatOfToken(ctx, msg.Token)
+	gameID, seat, tokenVersion, ok, err := r.outbox.SeatOfToken(ctx, msg.Token)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		log.InfoContext(ctx, "inbound mail ignored: unknown reply address", "recipients", redact.Addresses(msg.Recipients))
-		return OutcomeNoToken, n.record(ctx, key, "", -1, OutcomeNoToken)
+		return OutcomeNoToken, r.record(ctx, key, "", -1, OutcomeNoToken)
 	}
 	log = log.With("game", gameID, "seat", seat)
-	g, err := n.svc.Game(ctx, gameID)
+	g, err := r.svc.Game(ctx, gameID)
 	if err != nil {
 		return "", fmt.Errorf("load game %s: %w", gameID, err)
 	}
 	// The seat's player, or the player a rematch keeps it for.
 	if seat < 0 || seat >= len(g.Seats) || g.Seats[seat].Holder() == "" {
 		log.InfoContext(ctx, "inbound mail ignored: the seat has no player")
-		return OutcomeNoToken, n.record(ctx, key, gameID, seat, OutcomeNoToken)
+		return OutcomeNoToken, r.record(ctx, key, gameID, seat, OutcomeNoToken)
 	}
-	player, err := n.svc.Player(ctx, g.Seats[seat].Holder())
+	player, err := r.svc.Player(ctx, g.Seats[seat].Holder())
 	if err != nil {
 		return "", fmt.Errorf("load player: %w", err)
 	}
 	if player.Email == "" || addressOf(player.Email) != addressOf(msg.From) {
 		log.InfoContext(ctx, "inbound mail ignored: the sender is not the seat's player")
-		return OutcomeForged, n.record(ctx, key, gameID, seat, OutcomeForged)
+		return OutcomeForged, r.record(ctx, key, gameID, seat, OutcomeForged)
 	}
 	command := strings.TrimSpace(msg.Command)
 	// The player's own text: the first line (the command) and what
@@ -140,44 +140,44 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	own := reply.OwnText(msg.Text)
 	// The player writes in their own language: its command words, and
 	// the move words of every language (words.Read).
-	lang, _, err := n.readerOf(ctx, player.ID)
+	lang, _, err := r.outbox.ReaderOf(ctx, player.ID)
 	if err != nil {
 		return "", err
 	}
 	// The List-Unsubscribe mailto sends "stop" as the subject, with any
 	// body (often none, or the client's signature): the subject alone
 	// stops.
-	if n.isStop(command) || n.isStop(bareSubject(msg.Subject)) {
-		if err := n.StopMails(ctx, gameID, seat); err != nil {
+	if r.isStop(command) || r.isStop(bareSubject(msg.Subject)) {
+		if err := r.outbox.StopMails(ctx, gameID, seat); err != nil {
 			return "", err
 		}
 		log.InfoContext(ctx, "mails stopped by reply")
-		return OutcomeStopped, n.record(ctx, key, gameID, seat, OutcomeStopped)
+		return OutcomeStopped, r.record(ctx, key, gameID, seat, OutcomeStopped)
 	}
 
-	if o, ok, err := n.rematchByMail(ctx, log, key, g, seat, player, command); ok || err != nil {
-		return n.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
+	if o, ok, err := r.rematchByMail(ctx, log, key, g, seat, player, command); ok || err != nil {
+		return r.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
 	}
-	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); n.commandWord(word) != "" {
+	if word, arg, _ := strings.Cut(strings.ToLower(strings.Trim(command, ".!")), " "); r.commandWord(word) != "" {
 		if g.Status != play.StatusActive {
-			o, err := n.refuse(ctx, log, key, g, seat, player, reason{id: "not_running"})
-			return n.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
+			o, err := r.refuse(ctx, log, key, g, seat, player, reason{id: "not_running"})
+			return r.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
 		}
-		o, err := n.takebackByMail(ctx, log, key, g, seat, player, n.commandWord(word), strings.TrimSpace(arg))
-		return n.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
+		o, err := r.takebackByMail(ctx, log, key, g, seat, player, r.commandWord(word), strings.TrimSpace(arg))
+		return r.sayAfter(ctx, log, key, g, player, own.Rest, o, err)
 	}
-	if n.firstLineIsMessage(g, seat, lang, command) {
-		return n.talkOnly(ctx, log, key, g, seat, player, own.All)
+	if r.firstLineIsMessage(g, seat, lang, command) {
+		return r.talkOnly(ctx, log, key, g, seat, player, own.All)
 	}
 	// A refused move's message goes to the table all the same, and the
 	// refusal says so.
 	refuse := func(why reason) (Outcome, error) {
-		posted, limited, err := n.say(ctx, log, key, g, player, own.Rest)
+		posted, limited, err := r.say(ctx, log, key, g, player, own.Rest)
 		if err != nil {
 			return "", err
 		}
 		why.talked, why.talkLimited = posted, limited
-		return n.refuse(ctx, log, key, g, seat, player, why)
+		return r.refuse(ctx, log, key, g, seat, player, why)
 	}
 
 	req := play.MoveRequest{
@@ -195,16 +195,16 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	if g.Status == play.StatusFinished {
 		return refuse(reason{id: "game_over"})
 	}
-	if n.cfg.MailAuth != nil && env.RemoteIP.IsValid() {
+	if r.cfg.MailAuth != nil && env.RemoteIP.IsValid() {
 		// Recorded, not enforced: the reply token and the sender decide.
-		req.MailAuth = n.cfg.MailAuth.Check(ctx, env.RemoteIP, env.From, raw).String()
+		req.MailAuth = r.cfg.MailAuth.Check(ctx, env.RemoteIP, env.From, raw).String()
 	}
 	number, numErr := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(command, "#"), "."))
 	canonical := command
 	if numErr != nil && command != "" && !strings.HasPrefix(command, "{") {
 		// A word that means different things is refused with its
 		// candidates, in the sender's language; nothing is played.
-		canonical, err = reply.Move(n.cfg.Words, lang, g.Config.Ruleset, command)
+		canonical, err = reply.Move(r.cfg.Words, lang, g.Config.Ruleset, command)
 		var amb *notation.AmbiguousError
 		if errors.As(err, &amb) {
 			return refuse(reason{id: "ambiguous", args: map[string]string{"command": command}})
@@ -218,7 +218,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		// would otherwise be refused as out of an empty range.
 		return refuse(reason{id: "not_your_turn"})
 	}
-	answered := n.answeredVersion(msg, gameID, seat, tokenVersion)
+	answered := r.answeredVersion(msg, gameID, seat, tokenVersion)
 	if numErr == nil {
 		if !g.ExpectsCurrent(answered) {
 			return refuse(reason{id: "moved_on", args: map[string]string{
@@ -240,7 +240,7 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 	} else {
 		req.Notation = canonical
 	}
-	res, err := n.svc.Move(ctx, req)
+	res, err := r.svc.Move(ctx, req)
 	if err != nil {
 		if why, ok := refusal(err, command); ok {
 			return refuse(why)
@@ -248,14 +248,14 @@ func (n *Notifier) receive(ctx context.Context, env Envelope, raw []byte) (Outco
 		return "", fmt.Errorf("move by mail: %w", err)
 	}
 	if res.Replayed {
-		return n.sayAfter(ctx, log, key, g, player, own.Rest, OutcomeDuplicate, nil)
+		return r.sayAfter(ctx, log, key, g, player, own.Rest, OutcomeDuplicate, nil)
 	}
 	// The move's statement recorded the Message-ID; the confirmation is
 	// enqueued with the move (the hook) or from the log (Follow).
 	log.InfoContext(ctx, "move by mail applied", "version", res.Version)
 	// The message after the move: a crash before it is made good when
 	// the mail comes again (sayAgain).
-	return n.sayAfter(ctx, log, key, g, player, own.Rest, OutcomeApplied, nil)
+	return r.sayAfter(ctx, log, key, g, player, own.Rest, OutcomeApplied, nil)
 }
 
 // isResignation tells a reply that resigns ("resign" in notation or
@@ -277,14 +277,14 @@ func isResignation(g *play.Game, command string) bool {
 
 // isStop tells a stop command: "stop" or "unsubscribe" or their words
 // in any language, any case, with a full stop or an exclamation mark.
-func (n *Notifier) isStop(s string) bool {
-	return n.commandWord(strings.Trim(strings.TrimSpace(s), ".!")) == "stop"
+func (r *Receiver) isStop(s string) bool {
+	return r.commandWord(strings.Trim(strings.TrimSpace(s), ".!")) == "stop"
 }
 
 // commandWord is the command a reply's word names in any language
 // ("accept", "decline", "undo", "stop"), "" for none.
-func (n *Notifier) commandWord(word string) string {
-	return n.commands[strings.ToLower(strings.TrimSpace(word))]
+func (r *Receiver) commandWord(word string) string {
+	return r.commands[strings.ToLower(strings.TrimSpace(word))]
 }
 
 // commandWords reads the command words of every language from the
@@ -343,32 +343,32 @@ func bareSubject(subject string) string {
 // transaction with the Message-ID's record: a mail delivered again after
 // a crash in between asks again, which consenting twice ignores and
 // anything else refuses as a conflict.
-func (n *Notifier) takebackByMail(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
+func (r *Receiver) takebackByMail(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, word, arg string) (Outcome, error) {
 	var err error
 	switch word {
 	case "undo":
 		moves := 1
 		if arg != "" {
 			if moves, err = strconv.Atoi(arg); err != nil || moves < 1 {
-				return n.refuse(ctx, log, key, g, seat, p, reason{id: "undo_count", args: map[string]string{"max": strconv.Itoa(play.MaxTakebackMoves)}})
+				return r.refuse(ctx, log, key, g, seat, p, reason{id: "undo_count", args: map[string]string{"max": strconv.Itoa(play.MaxTakebackMoves)}})
 			}
 		}
-		_, err = n.svc.RequestTakeback(ctx, play.TakebackRequest{GameID: g.ID, Player: p, Seat: &seat, Moves: moves, Channel: "email"})
+		_, err = r.svc.RequestTakeback(ctx, play.TakebackRequest{GameID: g.ID, Player: p, Seat: &seat, Moves: moves, Channel: "email"})
 	default:
 		t := g.PendingTakeback()
 		if t == nil {
-			return n.refuse(ctx, log, key, g, seat, p, reason{id: "no_takeback"})
+			return r.refuse(ctx, log, key, g, seat, p, reason{id: "no_takeback"})
 		}
-		_, err = n.svc.AnswerTakeback(ctx, g.ID, t.ID, p, word == "accept", "email")
+		_, err = r.svc.AnswerTakeback(ctx, g.ID, t.ID, p, word == "accept", "email")
 	}
 	if err != nil {
 		if why, ok := takebackRefusal(err); ok {
-			return n.refuse(ctx, log, key, g, seat, p, why)
+			return r.refuse(ctx, log, key, g, seat, p, why)
 		}
 		return "", fmt.Errorf("take-back by mail: %w", err)
 	}
 	log.InfoContext(ctx, "take-back by mail applied", "command", word)
-	return OutcomeApplied, n.record(ctx, key, g.ID, seat, OutcomeApplied)
+	return OutcomeApplied, r.record(ctx, key, g.ID, seat, OutcomeApplied)
 }
 
 // takebackRefusal is refusal for the errors of take-back commands.
@@ -387,13 +387,13 @@ func takebackRefusal(err error) (reason, bool) {
 // answeredVersion is the game version of the mail a reply answers: from
 // its In-Reply-To or References (our Message-IDs name game, version and
 // seat), else the version its reply token was issued for.
-func (n *Notifier) answeredVersion(msg *reply.Message, gameID string, seat int, tokenVersion int64) int64 {
+func (r *Receiver) answeredVersion(msg *reply.Message, gameID string, seat int, tokenVersion int64) int64 {
 	ids := []string{msg.InReplyTo}
 	for i := len(msg.References) - 1; i >= 0; i-- {
 		ids = append(ids, msg.References[i])
 	}
 	for _, id := range ids {
-		if g, v, s, ok := compose.ParseMessageID(id, n.cfg.Sender.Domain); ok && g == gameID && s == seat {
+		if g, v, s, ok := compose.ParseMessageID(id, r.domain); ok && g == gameID && s == seat {
 			return v
 		}
 	}
@@ -438,62 +438,11 @@ func refusal(err error, command string) (reason, bool) {
 	return r, true
 }
 
-// reasonText is a refusal's reason in the reader's words.
-func (n *Notifier) reasonText(l *i18n.Localizer, ruleset string, a MailArgs) string {
-	args := a.ReasonArgs
-	switch a.ReasonID {
-	case "":
-		// A job queued by an older server, which wrote the reason in English.
-		return a.Reason
-	case "rule":
-		id := "rule." + args["rule"]
-		if !l.Catalogue().Has(id) {
-			return l.T("mail.refusal.rule_id", "Rule", args["rule"])
-		}
-		return l.T("mail.refusal.rule", "Rule", l.T(id))
-	case "ambiguous":
-		_, err := n.cfg.Words.Read(l.Lang(), ruleset, args["command"])
-		var amb *notation.AmbiguousError
-		if errors.As(err, &amb) {
-			return amb.Message()
-		}
-		return l.T("mail.refusal.unreadable", "Move", oneLineOf(args["command"]))
-	case "unreadable":
-		return l.T("mail.refusal.unreadable", "Move", oneLineOf(args["move"]))
-	case "moved_on":
-		return l.T("mail.refusal.moved_on", "Answered", args["answered"], "Now", args["now"], "Number", args["number"])
-	case "no_such_number":
-		return l.T("mail.refusal.no_such_number", "Number", args["number"], "Max", args["max"])
-	case "undo_count":
-		return l.T("mail.refusal.undo_count", "Undo", firstOf(l.T("mail.command.undo")), "Max", args["max"])
-	case "talk_limited":
-		return l.T("talkmail.refusal.limited")
-	case "rematch_answer", "invitation_answer":
-		return l.T("mail.refusal."+a.ReasonID, "Accept", firstOf(l.T("mail.command.accept")), "Decline", firstOf(l.T("mail.command.decline")))
-	}
-	return l.T("mail.refusal." + a.ReasonID)
-}
-
-// firstOf is the first of a comma-separated list of words.
-func firstOf(list string) string {
-	w, _, _ := strings.Cut(list, ",")
-	return strings.TrimSpace(w)
-}
-
-// oneLineOf keeps what a player wrote to one short line.
-func oneLineOf(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:80]) + "…"
-	}
-	return s
-}
-
 // refuse records the refusal and enqueues the answer with the current
 // legal moves, in one transaction, so a redelivered mail is neither
 // answered twice nor lost.
-func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, why reason) (Outcome, error) {
-	tx, err := n.pool.Begin(ctx)
+func (r *Receiver) refuse(ctx context.Context, log *slog.Logger, key string, g *play.Game, seat int, p play.Player, why reason) (Outcome, error) {
+	tx, err := r.pool.Begin(ctx)
 	if err != nil {
 		return "", fmt.Errorf("refuse mail: %w", err)
 	}
@@ -505,10 +454,10 @@ func (n *Notifier) refuse(ctx context.Context, log *slog.Logger, key string, g *
 	if !fresh {
 		return OutcomeDuplicate, nil
 	}
-	_, err = n.client.InsertTx(ctx, tx, MailArgs{
+	err = r.outbox.QueueMailsTx(ctx, tx, notify.MailArgs{
 		Mail: compose.KindRefused, GameID: g.ID, Version: g.Version, Seat: seat,
-		PlayerID: p.ID, To: p.Email, Name: p.Name, At: n.now(), ReasonID: why.id, ReasonArgs: why.args, Talked: why.talked, TalkLimited: why.talkLimited,
-	}, nil)
+		PlayerID: p.ID, To: p.Email, Name: p.Name, At: r.now(), ReasonID: why.id, ReasonArgs: why.args, Talked: why.talked, TalkLimited: why.talkLimited,
+	})
 	if err != nil {
 		return "", fmt.Errorf("enqueue refusal: %w", err)
 	}
@@ -526,17 +475,17 @@ func inboundKey(messageID string) string {
 	return "mail:" + hex.EncodeToString(sum[:16])
 }
 
-func (n *Notifier) seen(ctx context.Context, key string) (bool, error) {
+func (r *Receiver) seen(ctx context.Context, key string) (bool, error) {
 	var found bool
-	if err := n.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM inbound_mails WHERE message_id = $1)`, key).Scan(&found); err != nil {
+	if err := r.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM inbound_mails WHERE message_id = $1)`, key).Scan(&found); err != nil {
 		return false, fmt.Errorf("check inbound mail: %w", err)
 	}
 	return found, nil
 }
 
 // record notes an inbound mail that changed no game.
-func (n *Notifier) record(ctx context.Context, key, gameID string, seat int, outcome Outcome) error {
-	_, err := recordInbound(ctx, n.pool, key, gameID, seat, outcome)
+func (r *Receiver) record(ctx context.Context, key, gameID string, seat int, outcome Outcome) error {
+	_, err := recordInbound(ctx, r.pool, key, gameID, seat, outcome)
 	return err
 }
 
@@ -556,30 +505,4 @@ func recordInbound(ctx context.Context, db interface {
 		return false, fmt.Errorf("record inbound mail: %w", err)
 	}
 	return tag.RowsAffected() > 0, nil
-}
-
-// StopMails stops the mails of a seat in a game (a reply "stop" or the stop
-// link); answers to the player's own replies still go out.
-func (n *Notifier) StopMails(ctx context.Context, gameID string, seat int) error {
-	_, err := n.pool.Exec(ctx, `INSERT INTO mail_stops (game_id, seat) VALUES ($1, $2) ON CONFLICT DO NOTHING`, gameID, seat)
-	if err != nil {
-		return fmt.Errorf("stop mails: %w", err)
-	}
-	return nil
-}
-
-// StopByToken stops the mails of the seat a mail's token names; ok is
-// false for an unknown token.
-func (n *Notifier) StopByToken(ctx context.Context, token string) (gameID string, seat int, ok bool, err error) {
-	gameID, seat, _, ok, err = n.seatOfToken(ctx, strings.ToLower(strings.TrimSpace(token)))
-	if err != nil || !ok {
-		return "", 0, ok, err
-	}
-	return gameID, seat, true, n.StopMails(ctx, gameID, seat)
-}
-
-// LookupToken reports the game and seat a mail token names.
-func (n *Notifier) LookupToken(ctx context.Context, token string) (gameID string, seat int, ok bool, err error) {
-	gameID, seat, _, ok, err = n.seatOfToken(ctx, strings.ToLower(strings.TrimSpace(token)))
-	return gameID, seat, ok, err
 }
