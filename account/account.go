@@ -1,6 +1,9 @@
 // Package account is what a player manages about themselves beside the
 // game log (docs/architecture.md §9): the profile (name, address, language, time
-// zone), the named API tokens, and the list of signed-in web sessions.
+// zone), the named API tokens, the web sessions (started, found by the
+// browser's secret, listed, ended) and the one-time sign-in links.
+// The web client (api/web) keeps only their HTTP side: cookies, CSRF
+// checks and forms.
 // None of it is event-sourced: it lives in ordinary tables that the app
 // role may update and erasure may clear.
 //
@@ -37,7 +40,7 @@ type Config struct {
 	Pool *pgxpool.Pool
 	// Verifier is called when an address changes; nil: nobody is told.
 	Verifier Verifier
-	// Now is the clock of session listings; nil: time.Now.
+	// Now is the clock of web sessions and sign-in links; nil: time.Now.
 	Now func() time.Time
 	// Changed is called after a change that raised the auth generation
 	// is committed (a token revoked, a profile changed), so the process

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -45,6 +46,8 @@ type env struct {
 	acc      *account.Service
 	verified *verifications
 	changed  atomic.Int64
+	// skew is added to the service's clock (sessions, links).
+	skew atomic.Int64
 }
 
 func newEnv(t *testing.T) *env {
@@ -52,7 +55,8 @@ func newEnv(t *testing.T) *env {
 	e := &env{pool: pg.NewPool(t), verified: &verifications{}}
 	e.svc = play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All()})
 	var err error
-	e.acc, err = account.New(account.Config{Pool: e.pool, Verifier: e.verified, Changed: func(context.Context) { e.changed.Add(1) }})
+	e.acc, err = account.New(account.Config{Pool: e.pool, Verifier: e.verified, Changed: func(context.Context) { e.changed.Add(1) },
+		Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func (w *Web) renderAccount(c echo.Context, s *session, status int, f *form, tf 
 	if err != nil {
 		return w.fail(c, s, err)
 	}
-	sessions, err := w.accounts.Sessions(ctx, s.Player.ID, s.idHash)
+	sessions, err := w.accounts.Sessions(ctx, s.Player.ID, s.Hash)
 	if err != nil {
 		return w.fail(c, s, err)
 	}
@@ -268,7 +268,7 @@ func (w *Web) accountEndOthers(c echo.Context) error {
 	if !ok {
 		return err
 	}
-	if _, err := w.accounts.EndOtherSessions(c.Request().Context(), s.Player.ID, s.idHash); err != nil {
+	if _, err := w.accounts.EndOtherSessions(c.Request().Context(), s.Player.ID, s.Hash); err != nil {
 		return w.fail(c, s, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/account#sessions")

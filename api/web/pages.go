@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
 	"github.com/azuld/azuld/i18n"
@@ -542,8 +543,8 @@ func (w *Web) mailLinks(c echo.Context, email string) error {
 		} else if err != nil {
 			return err
 		}
-		token, err := w.newSigninLink(ctx, p.ID)
-		if errors.Is(err, errTooManyLinks) {
+		token, err := w.accounts.NewSigninLink(ctx, p.ID, w.linkTTL)
+		if errors.Is(err, account.ErrTooManyLinks) {
 			// The same answer: the earlier links are still good.
 			continue
 		}
@@ -593,8 +594,8 @@ func (w *Web) useLink(c echo.Context) error {
 	if err := w.limits.Peek(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 		return w.fail(c, s, err)
 	}
-	p, confirmed, err := w.useSigninLink(ctx, c.Param("token"))
-	if errors.Is(err, errLinkUsed) {
+	playerID, confirmed, err := w.accounts.UseSigninLink(ctx, c.Param("token"))
+	if errors.Is(err, account.ErrLinkUsed) {
 		if err := w.limits.Allow(ctx, limits.FailedTokens, clientKey(c)); err != nil {
 			return w.fail(c, s, err)
 		}
@@ -605,6 +606,10 @@ func (w *Web) useLink(c echo.Context) error {
 	}
 	if err != nil {
 		return w.fail(c, s, err)
+	}
+	p, err := w.svc.Player(ctx, playerID)
+	if err != nil {
+		return w.fail(c, s, fmt.Errorf("sign-in link's player: %w", err))
 	}
 	if err := w.dropSession(c.Request().Context(), s); err != nil {
 		return w.fail(c, nil, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/azuld/azuld/account"
 	"github.com/azuld/azuld/limits"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -51,7 +52,7 @@ func (w *Web) sendVerification(ctx context.Context, base string, p play.Player) 
 // status.
 func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) error {
 	switch {
-	case w.mailer == nil || w.pool == nil:
+	case w.mailer == nil || w.pool == nil || w.accounts == nil:
 		return ErrNoMail
 	case p.Email == "":
 		return ErrNoAddress
@@ -64,8 +65,8 @@ func (w *Web) mailVerification(ctx context.Context, base string, p play.Player) 
 	if err := notify.AllowLinkMail(ctx, w.pool, p.ID, w.now(), w.verify); err != nil {
 		return err
 	}
-	token, err := w.newLink(ctx, p.ID, VerificationTTL)
-	if errors.Is(err, errTooManyLinks) {
+	token, err := w.accounts.NewSigninLink(ctx, p.ID, VerificationTTL)
+	if errors.Is(err, account.ErrTooManyLinks) {
 		return notify.ErrLinkMailLimit
 	}
 	if err != nil {

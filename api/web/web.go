@@ -76,7 +76,9 @@ type Config struct {
 	// trailing slash; empty: the address of the request.
 	BaseURL string
 	Logger  *slog.Logger
-	// Now defaults to time.Now (tests move it to expire links).
+	// Now defaults to time.Now (tests move it to expire links). The
+	// sessions and links themselves follow Accounts' clock: give both
+	// the same.
 	Now func() time.Time
 	// VerifyAddresses: unverified addresses get no mail but the
 	// verification link, so registration sends one and the lobby says
@@ -84,7 +86,8 @@ type Config struct {
 	VerifyAddresses bool
 	// SessionTTL and LinkTTL default to DefaultSessionTTL, DefaultLinkTTL.
 	SessionTTL, LinkTTL time.Duration
-	// Accounts serves the account page (/account); nil: no account page.
+	// Accounts keeps the web sessions and sign-in links and serves the
+	// account page (/account); nil: nobody signs in, no account page.
 	Accounts *account.Service
 	// TrustedProxies are the proxies whose X-Forwarded-Proto is believed
 	// (see OverTLS).

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/azuld/azuld/i18n"
 	"github.com/azuld/azuld/internal/apiclient"
+	"github.com/azuld/azuld/mail/compose"
 )
 
 // accountCommand is 'azul account': the player's profile, API tokens and
@@ -75,15 +75,14 @@ func (a *app) printProfile(p *apiclient.Profile) {
 	if z, err := i18n.LoadZone(zone); err == nil {
 		zone += " (" + time.Now().In(z).Format("MST") + ")"
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-	row := func(id, value string) { fmt.Fprintf(tw, "%s\t%s\n", l.T(id), value) }
-	row("cli.account.name", p.Name)
-	row("cli.account.player", p.Id.String())
-	row("cli.account.email", email)
-	row("cli.account.language", langName+" ("+lang+")")
-	row("cli.account.zone", zone)
-	row("cli.account.since", a.when(p.CreatedAt))
-	_ = tw.Flush()
+	fmt.Fprint(a.out, compose.Table([][]string{
+		{l.T("cli.account.name"), p.Name},
+		{l.T("cli.account.player"), p.Id.String()},
+		{l.T("cli.account.email"), email},
+		{l.T("cli.account.language"), langName + " (" + lang + ")"},
+		{l.T("cli.account.zone"), zone},
+		{l.T("cli.account.since"), a.when(p.CreatedAt)},
+	}))
 }
 
 // checkLanguage refuses a language azul does not speak, with the list.
@@ -258,16 +257,15 @@ func (a *app) tokensCommand() *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(res.Body)
 			}
-			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, a.l.T("cli.tokens.header"))
+			rows := [][]string{strings.Split(a.l.T("cli.tokens.header"), "\t")}
 			for _, t := range res.JSON200.Tokens {
 				used := a.l.T("cli.tokens.never")
 				if t.LastUsedAt != nil {
 					used = a.when(*t.LastUsedAt)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Id, t.Name, a.when(t.CreatedAt), used)
+				rows = append(rows, []string{t.Id.String(), t.Name, a.when(t.CreatedAt), used})
 			}
-			_ = tw.Flush()
+			fmt.Fprint(a.out, compose.Table(rows))
 			fmt.Fprintln(a.out, a.l.N("cli.tokens.count", res.JSON200.Limit, "N", len(res.JSON200.Tokens)))
 			return nil
 		}),
@@ -355,12 +353,11 @@ func (a *app) sessionsCommand() *cobra.Command {
 				fmt.Fprintln(a.out, a.l.T("cli.sessions.none"))
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, a.l.T("cli.sessions.header"))
+			rows := [][]string{strings.Split(a.l.T("cli.sessions.header"), "\t")}
 			for _, s := range res.JSON200.Sessions {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Id, s.Device, a.when(s.CreatedAt), a.when(s.LastSeenAt))
+				rows = append(rows, []string{s.Id.String(), s.Device, a.when(s.CreatedAt), a.when(s.LastSeenAt)})
 			}
-			_ = tw.Flush()
+			fmt.Fprint(a.out, compose.Table(rows))
 			return nil
 		}),
 	}

@@ -5,11 +5,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/azuld/azuld/internal/apiclient"
+	"github.com/azuld/azuld/mail/compose"
 )
 
 // ratingsCommand is 'azul ratings': a leaderboard as a table. It needs
@@ -77,9 +77,9 @@ func (a *app) printLeaderboard(b *apiclient.Leaderboard) {
 		fmt.Fprintln(a.out, l.T("profile.cli.none"))
 		return
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", l.T("profile.board.rank"), l.T("profile.board.name_col"), l.T("profile.board.rating"),
-		l.T("profile.board.games"), l.T("profile.board.last_game"))
+	// Each row ends in an empty cell: the last column is padded too.
+	rows := [][]string{{l.T("profile.board.rank"), l.T("profile.board.name_col"), l.T("profile.board.rating"),
+		l.T("profile.board.games"), l.T("profile.board.last_game"), ""}}
 	for i, r := range b.Ratings {
 		name := deref(r.Name)
 		if r.Bot != nil {
@@ -88,9 +88,9 @@ func (a *app) printLeaderboard(b *apiclient.Leaderboard) {
 		if r.Provisional {
 			name += " " + l.T("profile.cli.provisional")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t\n", i+1, name, ratingText(r.Rating), r.Games, l.Date(r.LastGameAt))
+		rows = append(rows, []string{strconv.Itoa(i + 1), name, ratingText(r.Rating), strconv.Itoa(r.Games), l.Date(r.LastGameAt), ""})
 	}
-	_ = tw.Flush()
+	fmt.Fprint(a.out, compose.Table(rows))
 	if b.NextCursor != nil {
 		fmt.Fprintln(a.out, l.T("profile.cli.more", "Ruleset", b.Ruleset, "Players", strconv.Itoa(b.Players), "Cursor", *b.NextCursor))
 	}
@@ -213,32 +213,33 @@ func (a *app) printPlayerProfile(id string, p *apiclient.PlayerProfile) {
 		fmt.Fprintln(out, l.T("profile.cli.bot"))
 	}
 	section := func(id string) { fmt.Fprintln(out, "\n"+l.T(id)) }
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 
 	section("profile.cli.ratings")
 	if len(p.Ratings) == 0 {
 		fmt.Fprintln(out, "  "+l.T("profile.cli.no_ratings"))
 	}
+	var rows [][]string
 	for _, r := range p.Ratings {
 		line := l.T("profile.cli.rating_line", "Rating", ratingText(r.Rating), "Mu", ratingText(r.Mu), "Sigma", ratingText(r.Sigma))
 		if r.Provisional {
 			line += " " + l.T("profile.cli.provisional")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", a.boardName(deref(r.Ruleset), deref(r.Players)), line, l.N("profile.cli.games", r.Games))
+		rows = append(rows, []string{"  " + a.boardName(deref(r.Ruleset), deref(r.Players)), line, l.N("profile.cli.games", r.Games)})
 	}
-	_ = tw.Flush()
+	fmt.Fprint(out, compose.Table(rows))
 
 	section("profile.cli.results")
 	if len(p.Results) == 0 {
 		fmt.Fprintln(out, "  "+l.T("profile.cli.no_results"))
 	}
+	rows = nil
 	for _, r := range p.Results {
 		share := l.Percent(float64(r.Wins) / float64(max(r.Games, 1)))
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", a.boardName(r.Ruleset, r.Players), l.N("profile.cli.games", r.Games),
+		rows = append(rows, []string{"  " + a.boardName(r.Ruleset, r.Players), l.N("profile.cli.games", r.Games),
 			l.N("profile.cli.result_line", r.Wins, "Share", share, "Rank", ratingText(r.MeanRank),
-				"Score", ratingText(r.MeanScore), "Best", l.Num(r.BestScore)))
+				"Score", ratingText(r.MeanScore), "Best", l.Num(r.BestScore))})
 	}
-	_ = tw.Flush()
+	fmt.Fprint(out, compose.Table(rows))
 
 	if p.Bot != nil {
 		return
@@ -272,7 +273,7 @@ func (a *app) printPlayerProfile(id string, p *apiclient.PlayerProfile) {
 // list), one a line.
 func (a *app) printProfileGames(list []apiclient.ProfileGame) {
 	l := a.l
-	tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	var rows [][]string
 	for _, g := range list {
 		var opp []string
 		for _, o := range g.Opponents {
@@ -295,9 +296,9 @@ func (a *app) printProfileGames(list []apiclient.ProfileGame) {
 		if len(opp) > 0 {
 			against = l.T("profile.game.against") + " " + l.List(opp)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", g.Id, a.ruleset(g.Ruleset), against, what, l.Date(g.LastMoveAt))
+		rows = append(rows, []string{"  " + g.Id.String(), a.ruleset(g.Ruleset), against, what, l.Date(g.LastMoveAt)})
 	}
-	_ = tw.Flush()
+	fmt.Fprint(a.out, compose.Table(rows))
 }
 
 // profileSeatName is a profile game's seat in words: the player's name, or the

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/azuld/azuld/mail/compose"
 )
 
 // reports prints the players' reports of table-talk messages, newest
@@ -41,13 +43,13 @@ func (a *process) reports(ctx context.Context, args []string) error {
 		fmt.Fprintln(a.stdout, "No reports.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "REPORTED\tGAME\tVERSION\tREPORTER\tAUTHOR\tREASON\tMESSAGE")
+	rows := [][]string{{"REPORTED", "GAME", "VERSION", "REPORTER", "AUTHOR", "REASON", "MESSAGE"}}
 	for _, r := range reports {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.At.UTC().Format(time.RFC3339), r.GameID, r.Version,
-			orDash(r.ReporterID), orDash(r.AuthorID), oneLine(r.Reason, 60), oneLine(r.Text, 80))
+		rows = append(rows, []string{r.At.UTC().Format(time.RFC3339), r.GameID, strconv.FormatInt(r.Version, 10),
+			orDash(r.ReporterID), orDash(r.AuthorID), oneLine(r.Reason, 60), oneLine(r.Text, 80)})
 	}
-	return tw.Flush()
+	_, err = fmt.Fprint(a.stdout, compose.Table(rows))
+	return err
 }
 
 // oneLine fits a text into one cell of the table: newlines and tabs as

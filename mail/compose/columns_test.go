@@ -1,9 +1,12 @@
 package compose
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"text/tabwriter"
 )
 
 func TestColumns(t *testing.T) {
@@ -28,5 +31,56 @@ func TestColumns(t *testing.T) {
 	}
 	if got := Columns(nil, 80); got != "" {
 		t.Errorf("no cells: %q", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	got := Table([][]string{
+		{"RANK", "NAME", "RATING", ""},
+		{"1", "Zoë", "1,234.5", ""},
+		{"2", "日本語の名前", "987", ""},
+		{"just one cell"},
+		{},
+		{"a", "b", "last cell, unpadded"},
+	})
+	want := "RANK  NAME    RATING   \n" +
+		"1     Zoë     1,234.5  \n" +
+		"2     日本語の名前  987      \n" +
+		"just one cell\n" +
+		"\n" +
+		"a  b  last cell, unpadded\n"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if got := Table(nil); got != "" {
+		t.Errorf("no rows: %q", got)
+	}
+}
+
+// Table draws what text/tabwriter drew for the listings it replaced
+// (minimum width 0, padding 2, spaces, no flags), byte for byte: ragged
+// rows, empty cells, wide and combining runes, rows of one cell or none.
+func TestTableIsTabwriters(t *testing.T) {
+	words := []string{"", "a", "ab", "Zoë", "e\u0301", "日本", "🙂🙂", "two words", "1,234.5", "—", "  lead", "trail  "}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 3000 {
+		rows := make([][]string, rng.IntN(8))
+		for i := range rows {
+			rows[i] = make([]string, rng.IntN(6))
+			for j := range rows[i] {
+				rows[i][j] = words[rng.IntN(len(words))]
+			}
+		}
+		var want bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
+		for _, row := range rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got := Table(rows); got != want.String() {
+			t.Fatalf("case %d %q:\ngot\n%q\ntabwriter\n%q", n, rows, got, want.String())
+		}
 	}
 }
