@@ -6,7 +6,6 @@ import (
 
 	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/internal/pgtest"
-	"github.com/azuld/azuld/mailin"
 	"github.com/azuld/azuld/migrations"
 	"github.com/azuld/azuld/notify"
 )
@@ -56,11 +55,4 @@ func newEnvAt(t testing.TB, url string, workers int) *env {
 func newEnvWithConfig(t testing.TB, workers int, tune func(*notify.Config)) *env {
 	t.Helper()
 	return &env{mailtest.Start(t, pg.NewDatabase(t), mailtest.Options{Workers: workers, Notify: []func(*notify.Config){tune}})}
-}
-
-// newEnvWithInbound is newEnvWith whose inbound mail's configuration
-// tune changes (the checks of SPF and DKIM, the limits of table talk).
-func newEnvWithInbound(t testing.TB, workers int, tune func(*mailin.Config)) *env {
-	t.Helper()
-	return &env{mailtest.Start(t, pg.NewDatabase(t), mailtest.Options{Workers: workers, Inbound: []func(*mailin.Config){tune}})}
 }

@@ -1,4 +1,4 @@
-package notify_test
+package mailin_test
 
 import (
 	"fmt"
