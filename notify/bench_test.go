@@ -6,6 +6,7 @@ import (
 
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
 )
@@ -22,15 +23,15 @@ func BenchmarkMoveWithOutbox(b *testing.B) {
 			var svc *play.Service
 			switch name {
 			case "bare":
-				svc = play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All()})
+				svc = play.New(play.Config{Pool: e.Pool, Store: events.NewStore(e.Pool), Rules: rulesets.All()})
 			default:
-				svc = e.svc
-				e.follow(e.n, notify.FollowOptions{})
+				svc = e.Svc
+				e.Follow(e.N, notify.FollowOptions{})
 			}
-			ana, ben := e.register("Ana"), e.register("Ben")
+			ana, ben := e.Register("Ana"), e.Register("Ben")
 			players := map[int]play.Player{0: ana, 1: ben}
 			newGame := func() *play.Game {
-				g, err := createAccepted(context.Background(), svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+				g, err := mailtest.CreateAccepted(context.Background(), svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -17,9 +17,9 @@ import (
 func TestSearchBotMovesFromAJob(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ana := e.register("Ana")
+	ana := e.Register("Ana")
 	ctx := context.Background()
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{
+	g, err := e.Svc.CreateGame(ctx, ana, play.CreateGame{
 		Ruleset: "azul-mini", Seed: strings.Repeat("3c", 32),
 		Seats: []play.SeatSpec{{Bot: "search", Budget: "20ms"}, {Bot: "greedy"}, {Player: "me"}},
 	}, "")
@@ -37,7 +37,7 @@ func TestSearchBotMovesFromAJob(t *testing.T) {
 	// greedy seat 1: ana is to act.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		g, err = e.svc.Game(ctx, g.ID)
+		g, err = e.Svc.Game(ctx, g.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestSearchBotMovesFromAJob(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	recs, err := e.svc.Events(ctx, g.ID, 0, 0)
+	recs, err := e.Svc.Events(ctx, g.ID, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestSearchBotMovesFromAJob(t *testing.T) {
 func TestCreateRefusesBadBotBudgets(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ana := e.register("Ana")
+	ana := e.Register("Ana")
 	for _, req := range []play.CreateGame{
 		{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "search", Budget: "5s"}}},
 		{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "search", Budget: "soon"}}},
@@ -77,7 +77,7 @@ func TestCreateRefusesBadBotBudgets(t *testing.T) {
 		{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ""}},
 			TimeControl: &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "bot", Bot: "oracle"}},
 	} {
-		if _, err := e.svc.CreateGame(context.Background(), ana, req, ""); !errors.Is(err, play.ErrInvalid) {
+		if _, err := e.Svc.CreateGame(context.Background(), ana, req, ""); !errors.Is(err, play.ErrInvalid) {
 			t.Fatalf("%+v: %v", req, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -25,43 +26,43 @@ func TestTurnMailHasItsWebhook(t *testing.T) {
 	// Only enqueued at first: the mails and webhooks wait.
 	e := newEnvWith(t, 0)
 	ctx := context.Background()
-	players := []play.Player{e.register("Ana"), e.register("Ben"), e.register("Cy")}
+	players := []play.Player{e.Register("Ana"), e.Register("Ben"), e.Register("Cy")}
 	catchers := map[string]*hookCatcher{}
 	for _, p := range players {
 		c := &hookCatcher{secret: "whsec_" + strings.Repeat("k", 20)}
 		srv := httptest.NewServer(c)
 		t.Cleanup(srv.Close)
-		if _, err := e.n.RegisterWebhook(ctx, p.ID, srv.URL, c.secret); err != nil {
+		if _, err := e.N.RegisterWebhook(ctx, p.ID, srv.URL, c.secret); err != nil {
 			t.Fatal(err)
 		}
 		catchers[p.ID] = c
 	}
-	g, err := createAccepted(ctx, e.svc, players[0], play.CreateGame{Ruleset: "azul-mini",
+	g, err := mailtest.CreateAccepted(ctx, e.Svc, players[0], play.CreateGame{Ruleset: "azul-mini",
 		Seats: []play.SeatSpec{{Player: "me"}, {Player: players[1].ID}, {Player: players[2].ID}}, Seed: strings.Repeat("3c", 32)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.n.StopMails(ctx, g.ID, 2); err != nil {
+	if err := e.N.StopMails(ctx, g.ID, 2); err != nil {
 		t.Fatal(err)
 	}
 	for range 6 {
 		g = e.moveAny(g.ID, players)
 		// Someone who is not to act says something: table talk, no turn.
 		talker := players[(g.ToAct()[0]+1)%3]
-		if _, err := e.svc.Say(ctx, g.ID, talker, "nice one", "api", ""); err != nil {
+		if _, err := e.Svc.Say(ctx, g.ID, talker, "nice one", "api", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.caughtUp(t)
+	e.CaughtUp(t)
 	// The workers start: every job runs on the game as it is now.
-	e.start(e.newNotifier(2))
+	e.Start(e.NewNotifier(2))
 	e.deliveriesDone(t)
 	// The last turn mail has been read; Ben resigns.
 	seat := 1
-	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: players[1].ID}, Seat: &seat, Notation: "resign", Channel: "api"}); err != nil {
+	if _, err := e.Svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: players[1].ID}, Seat: &seat, Notation: "resign", Channel: "api"}); err != nil {
 		t.Fatal(err)
 	}
-	e.caughtUp(t)
+	e.CaughtUp(t)
 	e.deliveriesDone(t)
 
 	turnMails := 0
@@ -76,14 +77,14 @@ func TestTurnMailHasItsWebhook(t *testing.T) {
 		}
 		c.mu.Unlock()
 		mails := 0
-		for _, m := range e.relay.all() {
-			if m.kind != compose.KindTurn || m.game != g.ID || m.seat != seat {
+		for _, m := range e.Relay.All() {
+			if m.Kind != compose.KindTurn || m.Game != g.ID || m.Seat != seat {
 				continue
 			}
 			mails++
-			if !hooks[m.version] {
+			if !hooks[m.Version] {
 				t.Errorf("%s's turn mail %s names version %d, which no your_turn webhook of theirs names (their webhooks: %v)",
-					p.Name, m.header.Get("Message-Id"), m.version, slices.Sorted(mapKeys(hooks)))
+					p.Name, m.Header.Get("Message-Id"), m.Version, slices.Sorted(mapKeys(hooks)))
 			}
 		}
 		if seat == 2 && (mails != 0 || len(hooks) == 0) {
@@ -99,17 +100,17 @@ func TestTurnMailHasItsWebhook(t *testing.T) {
 // moveAny plays the first legal move (not resign) of the seat to act
 // and returns the game after it.
 func (e *env) moveAny(gameID string, players []play.Player) *play.Game {
-	e.t.Helper()
-	g, err := e.svc.Game(context.Background(), gameID)
+	e.T.Helper()
+	g, err := e.Svc.Game(context.Background(), gameID)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	seat := g.ToAct()[0]
 	legal := slices.DeleteFunc(g.LegalMoves(seat), func(m engine.Move) bool { return strings.HasPrefix(m.Notation, "resign") })
-	res, err := e.svc.Move(context.Background(), play.MoveRequest{GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: players[seat].ID},
+	res, err := e.Svc.Move(context.Background(), play.MoveRequest{GameID: gameID, Actor: events.Actor{Kind: "player", PlayerID: players[seat].ID},
 		Seat: &seat, Move: legal[0].JSON, Channel: "api"})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return res.Game
 }
@@ -130,7 +131,7 @@ func (e *env) deliveriesDone(t testing.TB) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var open int
-		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
 			WHERE kind IN ('azuld_mail', 'azuld_webhook') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&open); err != nil {
 			t.Fatal(err)
 		}

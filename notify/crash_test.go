@@ -12,6 +12,7 @@ import (
 
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/play"
 )
 
@@ -31,7 +32,7 @@ func runWorkerProcess(url, relayAddr string) int {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
-	n, err := newTestNotifier(pool, relayAddr, 1)
+	n, err := mailtest.NewNotifier(pool, relayAddr, 1)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
@@ -52,40 +53,40 @@ func runWorkerProcess(url, relayAddr string) int {
 func TestWorkerProcessKilledMidDelivery(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
-	e.relay.holdDeliveries()
+	e.Relay.HoldDeliveries()
 
 	worker := exec.Command(os.Args[0], "-test.run=^$")
-	worker.Env = append(os.Environ(), crashWorkerDBEnv+"="+e.url, crashWorkerRelayEnv+"="+e.relay.addr)
+	worker.Env = append(os.Environ(), crashWorkerDBEnv+"="+e.URL, crashWorkerRelayEnv+"="+e.Relay.Addr)
 	worker.Stderr = os.Stderr
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = worker.Process.Kill(); _ = worker.Wait() })
 
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
-	e.relay.waitHolding(t)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
+	e.Relay.WaitHolding(t)
 	if err := worker.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = worker.Wait()
 
 	var running int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&running); err != nil {
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE state = 'running'`).Scan(&running); err != nil {
 		t.Fatal(err)
 	}
 	if running == 0 {
 		t.Fatal("no job was left running by the killed process")
 	}
-	if n := len(e.relay.all()); n != 0 {
+	if n := len(e.Relay.All()); n != 0 {
 		t.Fatalf("%d mails delivered before the crash, want none", n)
 	}
-	e.relay.release()
+	e.Relay.Release()
 
-	e.start(e.newNotifier(1))
+	e.Start(e.NewNotifier(1))
 	// The job waits for river's rescuer, which runs now and then on the
 	// leader, and only once the dead process's leadership has expired.
-	e.waitOpeningMails(g, ana, ben, 2*time.Minute)
+	e.WaitOpeningMails(g, ana, ben, 2*time.Minute)
 	time.Sleep(500 * time.Millisecond) // room for a second copy to show up
-	e.relay.onceEach(t)
+	e.Relay.OnceEach(t)
 }

@@ -32,10 +32,10 @@ func TestOutgoingMailIsSignedWithDKIM(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvWithConfig(t, 2, func(c *notify.Config) { c.Signer = signer })
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
-	e.waitOpeningMails(g, ana, ben, 30*time.Second)
-	m := e.relay.all()[0]
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
+	e.WaitOpeningMails(g, ana, ben, 30*time.Second)
+	m := e.Relay.All()[0]
 
 	lookup := func(published string) func(string) ([]string, error) {
 		return func(name string) ([]string, error) {
@@ -45,7 +45,7 @@ func TestOutgoingMailIsSignedWithDKIM(t *testing.T) {
 			return []string{published}, nil
 		}
 	}
-	verifs, err := msgdkim.VerifyWithOptions(bytes.NewReader(m.raw), &msgdkim.VerifyOptions{LookupTXT: lookup(record)})
+	verifs, err := msgdkim.VerifyWithOptions(bytes.NewReader(m.Raw), &msgdkim.VerifyOptions{LookupTXT: lookup(record)})
 	if err != nil || len(verifs) != 1 {
 		t.Fatalf("verify: %v, %d signatures", err, len(verifs))
 	}
@@ -59,7 +59,7 @@ func TestOutgoingMailIsSignedWithDKIM(t *testing.T) {
 	}
 	otherSigner, _ := dkim.New(domain, "azuld", other)
 	otherRecord, _ := otherSigner.Record()
-	verifs, err = msgdkim.VerifyWithOptions(bytes.NewReader(m.raw), &msgdkim.VerifyOptions{LookupTXT: lookup(otherRecord)})
+	verifs, err = msgdkim.VerifyWithOptions(bytes.NewReader(m.Raw), &msgdkim.VerifyOptions{LookupTXT: lookup(otherRecord)})
 	if err != nil || len(verifs) != 1 || verifs[0].Err == nil {
 		t.Fatalf("the signature verified against another key's record: %v %+v", err, verifs)
 	}

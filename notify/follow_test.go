@@ -20,6 +20,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -31,7 +32,7 @@ var errFinished = errors.New("the game is over")
 // newMini creates a two-seat Azul Mini game of ana's against ben.
 func (e *env) newMini(t testing.TB, ana, ben play.Player) *play.Game {
 	t.Helper()
-	g, err := createAccepted(context.Background(), e.svc, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	g, err := mailtest.CreateAccepted(context.Background(), e.Svc, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func moveRandom(ctx context.Context, svc *play.Service, id string, rng *rand.Ran
 func (e *env) checkJobsOnce(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
-	rows, err := e.pool.Query(ctx, `SELECT args->>'mail', args->>'game_id', args->>'version', args->>'seat', count(*)
+	rows, err := e.Pool.Query(ctx, `SELECT args->>'mail', args->>'game_id', args->>'version', args->>'seat', count(*)
 		FROM river_job WHERE kind = 'azuld_mail' GROUP BY 1, 2, 3, 4 HAVING count(*) > 1`)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func (e *env) checkJobsOnce(t testing.TB) {
 	// others store 0), so a move's last event is the one before the next
 	// append's first, or the stream's last.
 	var missing []string
-	rows, err = e.pool.Query(ctx, `
+	rows, err = e.Pool.Query(ctx, `
 		WITH heads AS (
 			SELECT stream_id, meta->>'notation' AS notation,
 				lead(version) OVER (PARTITION BY stream_id ORDER BY version) - 1 AS before_next
@@ -147,7 +148,7 @@ func TestFollowedReadModelsEqualARebuild(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
 	ctx := context.Background()
-	ana, ben, cleo := e.register("Ana"), e.register("Ben"), e.register("Cleo")
+	ana, ben, cleo := e.Register("Ana"), e.Register("Ben"), e.Register("Cleo")
 	rng := rand.New(rand.NewPCG(1, 2))
 	var ids []string
 	for i := range 3 {
@@ -155,7 +156,7 @@ func TestFollowedReadModelsEqualARebuild(t *testing.T) {
 		ids = append(ids, g.ID)
 		// The first plays to its end, the others stop on the way.
 		for n := 0; i == 0 || n < 10*i; n++ {
-			if _, err := moveRandom(ctx, e.svc, g.ID, rng); errors.Is(err, errFinished) {
+			if _, err := moveRandom(ctx, e.Svc, g.ID, rng); errors.Is(err, errFinished) {
 				break
 			} else if err != nil {
 				t.Fatal(err)
@@ -163,38 +164,38 @@ func TestFollowedReadModelsEqualARebuild(t *testing.T) {
 		}
 	}
 	// A three-seat game with a free seat, joined later, with a deadline.
-	open, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {}},
+	open, err := mailtest.CreateAccepted(ctx, e.Svc, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}, {}},
 		TimeControl: &play.TimeControl{PerMove: play.Duration(72 * time.Hour)}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Join(ctx, open.ID, cleo, nil); err != nil {
+	if _, err := e.Svc.Join(ctx, open.ID, cleo, nil); err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		if _, err := moveRandom(ctx, e.svc, open.ID, rng); err != nil {
+		if _, err := moveRandom(ctx, e.Svc, open.ID, rng); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A GET right after a move shows it: the games row is the move's own.
-	res, err := moveRandom(ctx, e.svc, ids[1], rng)
+	res, err := moveRandom(ctx, e.Svc, ids[1], rng)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var version int64
-	if err := e.pool.QueryRow(ctx, `SELECT version FROM games WHERE id = $1`, ids[1]).Scan(&version); err != nil || version != res.Version {
+	if err := e.Pool.QueryRow(ctx, `SELECT version FROM games WHERE id = $1`, ids[1]).Scan(&version); err != nil || version != res.Version {
 		t.Fatalf("games row at version %d (%v) right after the move to %d", version, err, res.Version)
 	}
 
-	e.caughtUp(t)
-	live := readModels(t, e.pool)
+	e.CaughtUp(t)
+	live := readModels(t, e.Pool)
 	if len(live["results"]) == 0 || len(live["turn_inbox"]) == 0 {
 		t.Fatalf("the live read models lack results or turns: %v", live)
 	}
-	if err := e.svc.RebuildProjections(ctx); err != nil {
+	if err := e.Svc.RebuildProjections(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rebuilt := readModels(t, e.pool)
+	rebuilt := readModels(t, e.Pool)
 	for table, rows := range rebuilt {
 		if !slices.Equal(live[table], rows) {
 			t.Errorf("%s live:\n%s\nrebuilt:\n%s", table, strings.Join(live[table], "\n"), strings.Join(rows, "\n"))
@@ -257,13 +258,13 @@ func TestStalledFollowerRecovers(t *testing.T) {
 	ctx := context.Background()
 	e := newEnvAt(t, pg.NewDatabase(t), 0)
 	lags := &lagRecorder{}
-	e.follow(e.n, notify.FollowOptions{Observe: lags.observe})
-	ana, ben := e.register("Ana"), e.register("Ben")
+	e.Follow(e.N, notify.FollowOptions{Observe: lags.observe})
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	g := e.newMini(t, ana, ben)
-	e.caughtUp(t)
+	e.CaughtUp(t)
 
 	// The stalled holder: a transaction holding the consumer's lock.
-	stall, err := e.pool.Begin(ctx)
+	stall, err := e.Pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestStalledFollowerRecovers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var stalled []int64
 	for range 6 {
-		res, err := moveRandom(ctx, e.svc, g.ID, rng)
+		res, err := moveRandom(ctx, e.Svc, g.ID, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +284,7 @@ func TestStalledFollowerRecovers(t *testing.T) {
 	const stallFor = 1500 * time.Millisecond
 	time.Sleep(stallFor)
 	var jobs int
-	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint >= $1`, stalled[0]).Scan(&jobs); err != nil {
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint >= $1`, stalled[0]).Scan(&jobs); err != nil {
 		t.Fatal(err)
 	}
 	if jobs != 0 {
@@ -292,7 +293,7 @@ func TestStalledFollowerRecovers(t *testing.T) {
 	if err := stall.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e.caughtUp(t)
+	e.CaughtUp(t)
 	// The stalled moves waited for the holder; their lag says so.
 	stalledLags := lags.lagsOf(t, g.ID, stalled)
 	if slices.Max(stalledLags) < stallFor {
@@ -301,13 +302,13 @@ func TestStalledFollowerRecovers(t *testing.T) {
 	// Afterwards the lag is back to what the follower takes to notice.
 	var recovered []int64
 	for range 10 {
-		res, err := moveRandom(ctx, e.svc, g.ID, rng)
+		res, err := moveRandom(ctx, e.Svc, g.ID, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
 		recovered = append(recovered, res.Version)
 	}
-	e.caughtUp(t)
+	e.CaughtUp(t)
 	after := lags.lagsOf(t, g.ID, recovered)
 	if slices.Max(after) >= stallFor {
 		t.Errorf("lags after the recovery: %v, want all below %s", after, stallFor)
@@ -322,13 +323,13 @@ func TestFollowersTakeTurns(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
 	for range 2 {
-		other := e.newNotifier(0)
-		other.Attach(e.svc)
-		e.follow(other, notify.FollowOptions{BatchSize: 3})
+		other := e.NewNotifier(0)
+		other.Attach(e.Svc)
+		e.Follow(other, notify.FollowOptions{BatchSize: 3})
 	}
-	ana, ben := e.register("Ana"), e.register("Ben")
-	playConcurrently(t, e.svc, []*play.Game{e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben)}, 15, nil)
-	e.caughtUp(t)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	playConcurrently(t, e.Svc, []*play.Game{e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben)}, 15, nil)
+	e.CaughtUp(t)
 	e.checkJobsOnce(t)
 }
 
@@ -380,7 +381,7 @@ func runFollowerProcess(url string) int {
 		fmt.Fprintln(os.Stderr, "follower process:", err)
 		return 2
 	}
-	n, err := newTestNotifier(pool, "127.0.0.1:1", 0)
+	n, err := mailtest.NewNotifier(pool, "127.0.0.1:1", 0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "follower process:", err)
 		return 2
@@ -402,7 +403,7 @@ func TestFollowerProcessKilled(t *testing.T) {
 	e := newEnvAt(t, pg.NewDatabase(t), 0)
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), followerDBEnv+"="+e.url)
+		cmd.Env = append(os.Environ(), followerDBEnv+"="+e.URL)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -419,14 +420,14 @@ func TestFollowerProcessKilled(t *testing.T) {
 			_ = p.Wait()
 		}
 	})
-	ana, ben := e.register("Ana"), e.register("Ben")
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	var games []*play.Game
 	for range 5 {
 		games = append(games, e.newMini(t, ana, ben))
 	}
 	moves, kills := 0, 0
 	var lastKill time.Time
-	playConcurrently(t, e.svc, games, 40, func() {
+	playConcurrently(t, e.Svc, games, 40, func() {
 		// Time for a new follower process to start (it loads the message
 		// catalogue, slow under the race detector) and take a batch.
 		time.Sleep(15 * time.Millisecond)
@@ -441,7 +442,7 @@ func TestFollowerProcessKilled(t *testing.T) {
 		// A loaded machine can take seconds to start a process: wait for
 		// the progress (up to a bound) rather than skip this kill, so that
 		// the number of kills does not depend on the machine's speed.
-		if !followerProgressedSince(t, e.pool, lastKill, 10*time.Second) {
+		if !followerProgressedSince(t, e.Pool, lastKill, 10*time.Second) {
 			return
 		}
 		_ = procs[0].Process.Kill()
@@ -451,8 +452,8 @@ func TestFollowerProcessKilled(t *testing.T) {
 		kills++
 	})
 	// One last follower, in this process, finishes the work.
-	e.follow(e.n, notify.FollowOptions{})
-	e.caughtUp(t)
+	e.Follow(e.N, notify.FollowOptions{})
+	e.CaughtUp(t)
 	t.Logf("%d moves, %d follower processes killed", moves, kills)
 	if kills < 4 {
 		t.Fatalf("only %d kills", kills)
@@ -486,7 +487,7 @@ func TestOutboxCheckpointIsMigrated(t *testing.T) {
 	t.Parallel()
 	e := newEnvAt(t, pg.NewDatabase(t), 0)
 	var n int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM consumer_checkpoints WHERE name = $1`, notify.OutboxConsumer).Scan(&n); err != nil || n != 1 {
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM consumer_checkpoints WHERE name = $1`, notify.OutboxConsumer).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("checkpoints of %s: %d, %v", notify.OutboxConsumer, n, err)
 	}
 }
@@ -500,13 +501,13 @@ func TestFollowerFailureIsCounted(t *testing.T) {
 	ctx := context.Background()
 	e := newEnvAt(t, pg.NewDatabase(t), 0)
 	reg := prometheus.NewRegistry()
-	n, err := notify.New(notify.Config{Pool: e.pool, Sender: compose.Sender{Domain: domain, BaseURL: "http://azuld.test"}, Metrics: reg})
+	n, err := notify.New(notify.Config{Pool: e.Pool, Sender: compose.Sender{Domain: domain, BaseURL: "http://azuld.test"}, Metrics: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Attach(e.svc)
-	e.follow(n, notify.FollowOptions{RetryAfter: 10 * time.Millisecond})
-	if _, err := events.NewStore(e.pool).Append(ctx, events.AppendRequest{
+	n.Attach(e.Svc)
+	e.Follow(n, notify.FollowOptions{RetryAfter: 10 * time.Millisecond})
+	if _, err := events.NewStore(e.Pool).Append(ctx, events.AppendRequest{
 		StreamID: "01a21074-0000-7000-8000-000000000001", Events: []events.NewEvent{{Type: "tiles_taken", Schema: 1, Data: []byte(`{}`)}},
 		Meta: events.Meta{Actor: events.Actor{Kind: "system"}, CommandID: "poison"},
 	}); err != nil {
@@ -531,7 +532,7 @@ func TestFollowerFailureIsCounted(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if pending, err := events.NewConsumer(e.pool, notify.OutboxConsumer).Pending(ctx); err != nil || !pending {
+	if pending, err := events.NewConsumer(e.Pool, notify.OutboxConsumer).Pending(ctx); err != nil || !pending {
 		t.Fatalf("the unfoldable append was passed over: pending %v, %v", pending, err)
 	}
 }

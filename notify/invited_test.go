@@ -2,8 +2,6 @@ package notify_test
 
 import (
 	"context"
-	"mime"
-	"net/mail"
 	"slices"
 	"strings"
 	"testing"
@@ -11,67 +9,10 @@ import (
 
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
-
-// subjectOf is a mail's decoded subject.
-func subjectOf(m outMail) string {
-	s, _ := new(mime.WordDecoder).DecodeHeader(m.header.Get("Subject"))
-	return s
-}
-
-// TestInvitationByMail: a player named for a seat is invited by mail in
-// their language; a reply that is neither yes nor no is refused with how
-// to answer; their no by reply (in their language) frees the seat, and
-// the creator hears of it.
-func TestInvitationByMail(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	ctx := context.Background()
-	ana, daan := e.register("Ana"), e.registerIn("Daan", "nl", "Europe/Amsterdam")
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: daan.ID}}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := e.relay.wait(t, "invitation to Daan", func(m outMail) bool { return m.kind == compose.KindInvited && slices.Contains(m.to, daan.Email) })
-	text := strings.Join(strings.Fields(inv.text), " ")
-	if !strings.HasPrefix(subjectOf(inv), "Uitnodiging voor ") {
-		t.Fatalf("the invitation's subject is %q", subjectOf(inv))
-	}
-	if !strings.Contains(text, "Ana nodigt je uit") || !strings.Contains(text, "“akkoord”") || !strings.Contains(text, "“weiger”") || !strings.Contains(text, "verloopt de uitnodiging") {
-		t.Fatalf("the invitation does not say who invites and how to answer:\n%s", inv.text)
-	}
-	from := mail.Address{Name: daan.Name, Address: daan.Email}
-	if err := e.sendClientReply(clientStyles[0], from, inv, "1"); err != nil {
-		t.Fatal(err)
-	}
-	refused := e.relay.wait(t, "refusal to Daan", func(m outMail) bool {
-		return strings.HasPrefix(m.kind, compose.KindRefused) && slices.Contains(m.to, daan.Email)
-	})
-	if !strings.Contains(strings.Join(strings.Fields(refused.text), " "), "dit is een uitnodiging voor een spel") {
-		t.Fatalf("the refusal does not say how to answer an invitation:\n%s", refused.text)
-	}
-	if after, err := e.svc.Game(ctx, g.ID); err != nil || after.Version != g.Version {
-		t.Fatalf("a refused reply changed the game: %v, %+v", err, after)
-	}
-	if err := e.sendClientReply(clientStyles[1], from, inv, "weiger"); err != nil {
-		t.Fatal(err)
-	}
-	after := e.waitVersion(g.ID, g.Version)
-	if after.Status != play.StatusOpen || after.Seats[1].Reserved != "" || !slices.Equal(after.Declined, []string{daan.ID}) {
-		t.Fatalf("after Daan's no: %q, seat 1 %+v", after.Status, after.Seats[1])
-	}
-	news := e.relay.wait(t, "decline news to Ana", func(m outMail) bool { return m.kind == compose.KindInviteDeclined && slices.Contains(m.to, ana.Email) })
-	if !strings.Contains(news.text, "Daan declined your invitation") {
-		t.Fatalf("the news of the decline:\n%s", news.text)
-	}
-	for _, m := range e.relay.all() {
-		if m.kind == compose.KindRematchDeclined || m.kind == compose.KindInvitation {
-			t.Fatalf("a %s mail was sent for an invitation to a new game:\n%s", m.kind, m.text)
-		}
-	}
-}
 
 // TestExpiredInvitationTellsTheCreator: an invitation left unanswered
 // past its time frees the seat, and the creator hears of it once.
@@ -79,31 +20,31 @@ func TestExpiredInvitationTellsTheCreator(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g, err := e.svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g, err := e.Svc.CreateGame(ctx, ana, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.relay.wait(t, "invitation to Ben", func(m outMail) bool { return m.kind == compose.KindInvited && slices.Contains(m.to, ben.Email) })
+	e.Relay.Wait(t, "invitation to Ben", func(m outMail) bool { return m.Kind == compose.KindInvited && slices.Contains(m.To, ben.Email) })
 	// The server's sweep, a week and a minute on.
 	later := time.Now().Add(play.DefaultInvitationTTL + time.Minute)
-	sweeper := play.New(play.Config{Pool: e.pool, Store: events.NewStore(e.pool), Rules: rulesets.All(),
+	sweeper := play.New(play.Config{Pool: e.Pool, Store: events.NewStore(e.Pool), Rules: rulesets.All(),
 		Now: func() time.Time { return later }})
 	for range 2 {
 		if _, err := sweeper.ExpireInvitations(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	after := e.waitVersion(g.ID, g.Version)
+	after := e.WaitVersion(g.ID, g.Version)
 	if after.Seats[1].Reserved != "" || after.Version != g.Version+1 {
 		t.Fatalf("after the expiry: version %d (created at %d), seat 1 %+v", after.Version, g.Version, after.Seats[1])
 	}
-	news := e.relay.wait(t, "expiry news to Ana", func(m outMail) bool { return m.kind == compose.KindInviteExpired && slices.Contains(m.to, ana.Email) })
-	if !strings.Contains(news.text, "Ben did not answer your invitation") || !strings.HasPrefix(subjectOf(news), "Invitation expired: ") {
-		t.Fatalf("the news of the expiry (%q):\n%s", subjectOf(news), news.text)
+	news := e.Relay.Wait(t, "expiry news to Ana", func(m outMail) bool { return m.Kind == compose.KindInviteExpired && slices.Contains(m.To, ana.Email) })
+	if !strings.Contains(news.Text, "Ben did not answer your invitation") || !strings.HasPrefix(mailtest.SubjectOf(news), "Invitation expired: ") {
+		t.Fatalf("the news of the expiry (%q):\n%s", mailtest.SubjectOf(news), news.Text)
 	}
-	e.caughtUp(t)
-	if n := e.mailsTo(compose.KindInviteExpired, ana.Email); n != 1 {
+	e.CaughtUp(t)
+	if n := e.MailsTo(compose.KindInviteExpired, ana.Email); n != 1 {
 		t.Fatalf("%d expiry mails to Ana, want 1", n)
 	}
 }

@@ -16,10 +16,10 @@ func TestCleanupForgetsOldIdempotencyKeys(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
 	ctx := context.Background()
-	ana, ben := e.register("Ana"), e.register("Ben")
-	old, recent := e.newPavilion(ana, ben, nil), e.newPavilion(ana, ben, nil)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	old, recent := e.NewPavilion(ana, ben, nil), e.NewPavilion(ana, ben, nil)
 	resign := func(g *play.Game) (*play.MoveResult, error) {
-		return e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID},
+		return e.Svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID},
 			Notation: "resign", Channel: "api", IdempotencyKey: "resign-" + g.ID})
 	}
 	for _, g := range []*play.Game{old, recent} {
@@ -27,14 +27,14 @@ func TestCleanupForgetsOldIdempotencyKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.pool.Exec(ctx, `UPDATE idempotency_keys SET created_at = now() - interval '8 days' WHERE stream_id = $1`, old.ID); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE idempotency_keys SET created_at = now() - interval '8 days' WHERE stream_id = $1`, old.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.n.Cleanup(ctx); err != nil {
+	if err := e.N.Cleanup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var left []string
-	rows, err := e.pool.Query(ctx, `SELECT stream_id::text FROM idempotency_keys`)
+	rows, err := e.Pool.Query(ctx, `SELECT stream_id::text FROM idempotency_keys`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,9 @@ package notify_test
 
 import (
 	"context"
-	"fmt"
-	"mime/quotedprintable"
-	"net/smtp"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
 
@@ -18,24 +13,24 @@ import (
 func TestReplicasShareDeliveries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.start(e.newNotifier(2))
-	e.start(e.newNotifier(2))
-	ana, ben := e.register("Ana"), e.register("Ben")
+	e.Start(e.NewNotifier(2))
+	e.Start(e.NewNotifier(2))
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	var games []*play.Game
 	for range 4 {
-		games = append(games, e.newPavilion(ana, ben, nil))
+		games = append(games, e.NewPavilion(ana, ben, nil))
 	}
 	// Play a few moves in each game to make more mail.
 	for _, g := range games {
 		for range 3 {
-			g = e.moveFirst(g, ana, ben).Game
+			g = e.MoveFirst(g, ana, ben).Game
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	var jobs int
 	for {
 		var left int
-		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state <> 'completed'), count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&left, &jobs); err != nil {
+		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state <> 'completed'), count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&left, &jobs); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -46,57 +41,14 @@ func TestReplicasShareDeliveries(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	e.relay.onceEach(t)
-	sent := len(e.relay.all())
+	e.Relay.OnceEach(t)
+	sent := len(e.Relay.All())
 	var skipped int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'skipped'`).Scan(&skipped); err != nil {
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'skipped'`).Scan(&skipped); err != nil {
 		t.Fatal(err)
 	}
 	if sent+skipped != jobs {
 		t.Fatalf("%d jobs, %d mails sent, %d skipped", jobs, sent, skipped)
-	}
-}
-
-// TestHTMLOnlyLatin1Reply: a reply written as HTML only, in ISO-8859-1 and
-// quoted-printable, moves like a plain one; an automatic reply does not.
-func TestHTMLOnlyLatin1Reply(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
-	seat := g.ToAct()[0]
-	p := map[int]play.Player{0: ana, 1: ben}[seat]
-	turn := e.turnMail(g.ID, seat, g.Version)
-	to := replyTo(t, turn)
-
-	auto := fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: Abwesenheit\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <auto@example.org>\r\nIn-Reply-To: %s\r\n\r\n1\r\n", p.Email, to, turn.header.Get("Message-Id"))
-	if err := smtp.SendMail(e.inbound, nil, p.Email, []string{to}, []byte(auto)); err != nil {
-		t.Fatal(err)
-	}
-	if e.eventCount(g.ID) != g.Version {
-		t.Fatal("an automatic reply moved")
-	}
-
-	var body strings.Builder
-	qp := quotedprintable.NewWriter(&body)
-	// "Très bien" in Latin-1, then the move, then the quote.
-	_, _ = qp.Write([]byte("<html><body><div>1</div><div>Tr\xe8s bien</div><blockquote>It is your turn.</blockquote></body></html>"))
-	_ = qp.Close()
-	raw := fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: =?iso-8859-1?q?R=E9p?=\r\nMessage-ID: <html@example.org>\r\nIn-Reply-To: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n%s\r\n",
-		p.Email, to, turn.header.Get("Message-Id"), strings.ReplaceAll(body.String(), "\n", "\r\n"))
-	if err := smtp.SendMail(e.inbound, nil, p.Email, []string{to}, []byte(raw)); err != nil {
-		t.Fatal(err)
-	}
-	e.waitVersion(g.ID, g.Version)
-	recs, err := e.svc.Events(context.Background(), g.ID, g.Version, 1)
-	if err != nil || recs[0].Meta.Channel != "email" {
-		t.Fatalf("appended %+v (%v)", recs, err)
-	}
-	e.relay.wait(t, "confirmation", func(m outMail) bool { return m.kind == compose.KindAccepted && m.version == g.Version+1 })
-	// The line below the move is a message to the table, after it.
-	e.waitVersion(g.ID, g.Version+1)
-	if ms := e.messages(g.ID, p.ID); len(ms) != 1 || ms[0].Text != "Très bien" || ms[0].Version != g.Version+2 {
-		t.Fatalf("messages = %+v", ms)
 	}
 }
 
@@ -105,19 +57,19 @@ func TestHTMLOnlyLatin1Reply(t *testing.T) {
 func TestStoppedSeatGetsNoTurnMail(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
 	for seat := range 2 {
-		if err := e.n.StopMails(context.Background(), g.ID, seat); err != nil {
+		if err := e.N.StopMails(context.Background(), g.ID, seat); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cur := g
 	for range 4 {
-		cur = e.moveFirst(cur, ana, ben).Game
+		cur = e.MoveFirst(cur, ana, ben).Game
 	}
 	var mails int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint > $1`, g.Version).Scan(&mails); err != nil {
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint > $1`, g.Version).Scan(&mails); err != nil {
 		t.Fatal(err)
 	}
 	if mails != 0 {

@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/notify/webhooksig"
 	"github.com/azuld/azuld/play"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestFailedBatchLeavesNoJob: the outbox's jobs commit with the read
@@ -31,7 +33,7 @@ func TestFailedBatchLeavesNoJob(t *testing.T) {
 	ctx := context.Background()
 	// The turn inbox refuses its rows while the switch is on: the batch
 	// fails at its last round trip, after its jobs were inserted.
-	if _, err := e.pool.Exec(ctx, `CREATE TABLE inbox_refused (on_ boolean NOT NULL);
+	if _, err := e.Pool.Exec(ctx, `CREATE TABLE inbox_refused (on_ boolean NOT NULL);
 		INSERT INTO inbox_refused VALUES (true);
 		CREATE FUNCTION refuse_inbox() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
@@ -41,8 +43,8 @@ func TestFailedBatchLeavesNoJob(t *testing.T) {
 		CREATE TRIGGER refuse_inbox BEFORE INSERT ON turn_inbox FOR EACH ROW EXECUTE FUNCTION refuse_inbox();`); err != nil {
 		t.Fatal(err)
 	}
-	ana, ben := e.register("Ana"), e.register("Ben")
-	if _, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	if _, err := mailtest.CreateAccepted(ctx, e.Svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	failed := func() float64 {
@@ -68,21 +70,21 @@ func TestFailedBatchLeavesNoJob(t *testing.T) {
 	// may have gone through alone with its invitation mail; the
 	// acceptance (version 2) starts the game, and no job of it may stay.
 	var jobs, inbox int
-	if err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM river_job WHERE (args->>'version')::bigint >= 2),
+	if err := e.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM river_job WHERE (args->>'version')::bigint >= 2),
 		(SELECT count(*) FROM turn_inbox)`).Scan(&jobs, &inbox); err != nil {
 		t.Fatal(err)
 	}
 	if jobs != 0 || inbox != 0 {
 		var kinds []string
-		_ = e.pool.QueryRow(ctx, `SELECT coalesce(array_agg(kind || ' ' || args::text), '{}') FROM river_job`).Scan(&kinds)
+		_ = e.Pool.QueryRow(ctx, `SELECT coalesce(array_agg(kind || ' ' || args::text), '{}') FROM river_job`).Scan(&kinds)
 		t.Fatalf("after failed batches: %d jobs of the game's start, %d inbox rows: %q", jobs, inbox, kinds)
 	}
 	// Once the inbox takes rows again, the same batch enqueues its mails.
-	if _, err := e.pool.Exec(ctx, `UPDATE inbox_refused SET on_ = false`); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE inbox_refused SET on_ = false`); err != nil {
 		t.Fatal(err)
 	}
-	e.caughtUp(t)
-	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint >= 2`).Scan(&jobs); err != nil || jobs == 0 {
+	e.CaughtUp(t)
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND (args->>'version')::bigint >= 2`).Scan(&jobs); err != nil || jobs == 0 {
 		t.Fatalf("no mail jobs after the batch went through (%v)", err)
 	}
 }
@@ -92,45 +94,43 @@ func TestFailedBatchLeavesNoJob(t *testing.T) {
 func TestCrashDuringDeliveryLosesNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
-	worker := e.newNotifier(1)
-	e.relay.holdDeliveries()
-	e.start(worker)
+	worker := e.NewNotifier(1)
+	e.Relay.HoldDeliveries()
+	e.Start(worker)
 
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
-	e.relay.waitHolding(t)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
+	e.Relay.WaitHolding(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := worker.Kill(ctx); err != nil {
 		t.Fatalf("kill the worker: %v", err)
 	}
-	if n := len(e.relay.all()); n != 0 {
+	if n := len(e.Relay.All()); n != 0 {
 		t.Fatalf("%d mails delivered before the crash, want none", n)
 	}
-	e.relay.release()
+	e.Relay.Release()
 
-	e.start(e.newNotifier(2))
+	e.Start(e.NewNotifier(2))
 	// The held job waits for river's rescuer (see
 	// TestWorkerProcessKilledMidDelivery).
-	e.waitOpeningMails(g, ana, ben, 2*time.Minute)
-	e.relay.onceEach(t)
+	e.WaitOpeningMails(g, ana, ben, 2*time.Minute)
+	e.Relay.OnceEach(t)
 }
 
 // TestSMTPRetries: a relay answering 451 gets the mail again later.
 func TestSMTPRetries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.relay.mu.Lock()
-	e.relay.failures = 3
-	e.relay.mu.Unlock()
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
-	e.turnMail(g.ID, g.ToAct()[0], g.Version)
+	e.Relay.FailNext(3)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
+	e.TurnMail(g.ID, g.ToAct()[0], g.Version)
 	// Another worker may deliver the turn mail before the last refused
 	// attempt is logged: wait for the log to catch up.
 	var failed int
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'failed' AND detail LIKE '%451%'`).Scan(&failed); err != nil {
+		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'failed' AND detail LIKE '%451%'`).Scan(&failed); err != nil {
 			t.Fatal(err)
 		}
 		if failed >= 3 || time.Now().After(deadline) {
@@ -178,23 +178,23 @@ func (h *hookCatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestWebhooksSignedAndRetried(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ana, ben := e.register("Ana"), e.register("Ben")
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	catcher := &hookCatcher{secret: "a-secret-of-the-bot-author", fail: 2}
 	srv := httptest.NewServer(catcher)
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	hook, err := e.n.RegisterWebhook(ctx, ben.ID, srv.URL+"/azul", catcher.secret)
+	hook, err := e.N.RegisterWebhook(ctx, ben.ID, srv.URL+"/azul", catcher.secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.n.RegisterWebhook(ctx, ben.ID, "ftp://example.org/", ""); !errors.Is(err, notify.ErrInvalid) {
+	if _, err := e.N.RegisterWebhook(ctx, ben.ID, "ftp://example.org/", ""); !errors.Is(err, notify.ErrInvalid) {
 		t.Fatalf("ftp URL: %v", err)
 	}
-	list, err := e.n.Webhooks(ctx, ben.ID)
+	list, err := e.N.Webhooks(ctx, ben.ID)
 	if err != nil || len(list) != 1 || list[0].ID != hook.ID || list[0].Secret != "" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
-	g := e.newPavilion(ana, ben, nil)
+	g := e.NewPavilion(ana, ben, nil)
 
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -220,23 +220,11 @@ func TestWebhooksSignedAndRetried(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := e.n.DeleteWebhook(ctx, ana.ID, hook.ID); !errors.Is(err, notify.ErrNotFound) {
+	if err := e.N.DeleteWebhook(ctx, ana.ID, hook.ID); !errors.Is(err, notify.ErrNotFound) {
 		t.Fatalf("another player deleted the webhook: %v", err)
 	}
-	if err := e.n.DeleteWebhook(ctx, ben.ID, hook.ID); err != nil {
+	if err := e.N.DeleteWebhook(ctx, ben.ID, hook.ID); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// fireTimers makes a game's pending time-control timers of one action due
-// now, as if the clock had reached them.
-func (e *env) fireTimers(gameID, action string) {
-	e.t.Helper()
-	tag, err := e.pool.Exec(context.Background(), `
-		UPDATE river_job SET scheduled_at = now(), state = 'available'
-		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND args->>'game_id' = $1 AND args->>'action' = $2`, gameID, action)
-	if err != nil || tag.RowsAffected() == 0 {
-		e.t.Fatalf("fire %s timers: %d rows, %v", action, tag.RowsAffected(), err)
 	}
 }
 
@@ -246,18 +234,18 @@ func TestTimeControl(t *testing.T) {
 		t.Run(action, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			ana, ben := e.register("Ana"), e.register("Ben")
+			ana, ben := e.Register("Ana"), e.Register("Ben")
 			tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: action, RemindBefore: play.Duration(10 * time.Minute)}
-			g := e.newPavilion(ana, ben, tc)
+			g := e.NewPavilion(ana, ben, tc)
 			seat := g.ToAct()[0]
-			e.turnMail(g.ID, seat, g.Version)
+			e.TurnMail(g.ID, seat, g.Version)
 
-			e.fireTimers(g.ID, notify.ActionRemind)
-			e.relay.wait(t, "reminder", func(m outMail) bool { return strings.HasPrefix(m.kind, compose.KindReminder) && m.seat == seat })
+			e.FireTimers(g.ID, notify.ActionRemind)
+			e.Relay.Wait(t, "reminder", func(m outMail) bool { return strings.HasPrefix(m.Kind, compose.KindReminder) && m.Seat == seat })
 
-			e.fireTimers(g.ID, notify.ActionDeadline)
-			after := e.waitVersion(g.ID, g.Version)
-			recs, err := e.svc.Events(context.Background(), g.ID, g.Version, 0)
+			e.FireTimers(g.ID, notify.ActionDeadline)
+			after := e.WaitVersion(g.ID, g.Version)
+			recs, err := e.Svc.Events(context.Background(), g.ID, g.Version, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,9 +264,9 @@ func TestTimeControl(t *testing.T) {
 			if action == "forfeit" {
 				want = "the game's time control resigned for you"
 			}
-			out := e.relay.wait(t, "time ran out", func(m outMail) bool { return m.kind == compose.KindTimedOut && m.seat == seat })
-			if !strings.Contains(strings.Join(strings.Fields(out.text), " "), want) {
-				t.Fatalf("time-out mail lacks %q:\n%s", want, out.text)
+			out := e.Relay.Wait(t, "time ran out", func(m outMail) bool { return m.Kind == compose.KindTimedOut && m.Seat == seat })
+			if !strings.Contains(strings.Join(strings.Fields(out.Text), " "), want) {
+				t.Fatalf("time-out mail lacks %q:\n%s", want, out.Text)
 			}
 		})
 	}
@@ -288,14 +276,14 @@ func TestTimeControl(t *testing.T) {
 func TestStaleTimerDoesNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ana, ben := e.register("Ana"), e.register("Ben")
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	tc := &play.TimeControl{PerMove: play.Duration(time.Hour), OnTimeout: "forfeit"}
-	g := e.newPavilion(ana, ben, tc)
+	g := e.NewPavilion(ana, ben, tc)
 	// The timers of a version are written with its turn mail; the follower
 	// may run behind the move, so wait for them before the game moves on.
-	e.turnMail(g.ID, g.ToAct()[0], g.Version)
-	res := e.moveFirst(g, ana, ben)
-	tag, err := e.pool.Exec(context.Background(), `
+	e.TurnMail(g.ID, g.ToAct()[0], g.Version)
+	res := e.MoveFirst(g, ana, ben)
+	tag, err := e.Pool.Exec(context.Background(), `
 		UPDATE river_job SET scheduled_at = now(), state = 'available'
 		WHERE kind = 'azuld_timeout' AND state = 'scheduled' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2`, g.Version, g.ID)
 	if err != nil || tag.RowsAffected() == 0 {
@@ -304,7 +292,7 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var left int
-		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&left); err != nil {
+		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -312,13 +300,13 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			var states string
-			_ = e.pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || coalesce(errors::text, 'no errors'), '; ') FROM river_job
+			_ = e.Pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || coalesce(errors::text, 'no errors'), '; ') FROM river_job
 				WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&states)
 			t.Fatalf("%d stale timers never ran: %s", left, states)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if v := e.eventCount(g.ID); v != res.Version {
+	if v := e.EventCount(g.ID); v != res.Version {
 		t.Fatalf("a stale timer changed the game: version %d, want %d", v, res.Version)
 	}
 }
@@ -329,26 +317,26 @@ func TestWebhookToPrivateAddressRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnvWith(t, 0)
 	strict, err := notify.New(notify.Config{
-		Pool: e.pool, Sender: e.n.Sender(), Workers: 1,
+		Pool: e.Pool, Sender: e.N.Sender(), Workers: 1,
 		FetchPollInterval: 10 * time.Millisecond, RetryPolicy: notify.FixedRetry(20 * time.Millisecond),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.start(strict)
+	e.Start(strict)
 	var calls int
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mu.Lock(); calls++; mu.Unlock() }))
 	t.Cleanup(srv.Close)
-	ana, ben := e.register("Ana"), e.register("Ben")
-	if _, err := e.n.RegisterWebhook(context.Background(), ben.ID, srv.URL, ""); err != nil {
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	if _, err := e.N.RegisterWebhook(context.Background(), ben.ID, srv.URL, ""); err != nil {
 		t.Fatal(err)
 	}
-	e.newPavilion(ana, ben, nil)
+	e.NewPavilion(ana, ben, nil)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var refused, open int
-		if err := e.pool.QueryRow(context.Background(), `
+		if err := e.Pool.QueryRow(context.Background(), `
 			SELECT (SELECT count(*) FROM deliveries WHERE kind LIKE 'webhook:%' AND outcome = 'refused' AND detail LIKE '%private address%'),
 			       (SELECT count(*) FROM river_job WHERE kind = 'azuld_webhook' AND state NOT IN ('cancelled', 'completed'))`).Scan(&refused, &open); err != nil {
 			t.Fatal(err)
@@ -377,41 +365,41 @@ func TestCleanup(t *testing.T) {
 		`INSERT INTO inbound_mails (message_id, outcome, received_at) VALUES ('old', 'refused', now() - interval '31 days'), ('new', 'refused', now())`,
 		`INSERT INTO deliveries (job_id, attempt, kind, target, outcome, created_at) VALUES (1, 1, 'mail:turn', 'a@b', 'sent', now() - interval '91 days'), (2, 1, 'mail:turn', 'a@b', 'sent', now())`,
 	} {
-		if _, err := e.pool.Exec(ctx, q); err != nil {
+		if _, err := e.Pool.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.n.Cleanup(ctx); err != nil {
+	if err := e.N.Cleanup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var inbound, deliveries int
-	if err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM inbound_mails WHERE message_id = 'new'), (SELECT count(*) FROM inbound_mails)`).Scan(&inbound, &deliveries); err != nil || inbound != 1 || deliveries != 1 {
+	if err := e.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM inbound_mails WHERE message_id = 'new'), (SELECT count(*) FROM inbound_mails)`).Scan(&inbound, &deliveries); err != nil || inbound != 1 || deliveries != 1 {
 		t.Fatalf("inbound mails left: %d new of %d (%v)", inbound, deliveries, err)
 	}
-	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE job_id = 2`).Scan(&deliveries); err != nil || deliveries != 1 {
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE job_id = 2`).Scan(&deliveries); err != nil || deliveries != 1 {
 		t.Fatalf("recent delivery rows: %d (%v)", deliveries, err)
 	}
-	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries`).Scan(&deliveries); err != nil || deliveries != 1 {
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM deliveries`).Scan(&deliveries); err != nil || deliveries != 1 {
 		t.Fatalf("delivery rows: %d (%v)", deliveries, err)
 	}
 
 	// Reply tokens go a month after their game ended, not while it runs.
-	ana, ben := e.register("Ana"), e.register("Ben")
-	ended, running := e.newPavilion(ana, ben, nil), e.newPavilion(ana, ben, nil)
-	if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: ended.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID}, Notation: "resign", Channel: "api"}); err != nil {
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	ended, running := e.NewPavilion(ana, ben, nil), e.NewPavilion(ana, ben, nil)
+	if _, err := e.Svc.Move(ctx, play.MoveRequest{GameID: ended.ID, Actor: events.Actor{Kind: "player", PlayerID: ana.ID}, Notation: "resign", Channel: "api"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.pool.Exec(ctx, `INSERT INTO mail_tokens (token_hash, game_id, seat, version) VALUES ('\x01', $1, 0, 1), ('\x02', $2, 0, 1)`, ended.ID, running.ID); err != nil {
+	if _, err := e.Pool.Exec(ctx, `INSERT INTO mail_tokens (token_hash, game_id, seat, version) VALUES ('\x01', $1, 0, 1), ('\x02', $2, 0, 1)`, ended.ID, running.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.pool.Exec(ctx, `UPDATE games SET last_move_at = now() - interval '31 days'`); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE games SET last_move_at = now() - interval '31 days'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.n.Cleanup(ctx); err != nil {
+	if err := e.N.Cleanup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var left string
-	if err := e.pool.QueryRow(ctx, `SELECT string_agg(game_id::text, ',') FROM mail_tokens`).Scan(&left); err != nil || left != running.ID {
+	if err := e.Pool.QueryRow(ctx, `SELECT string_agg(game_id::text, ',') FROM mail_tokens`).Scan(&left); err != nil || left != running.ID {
 		t.Fatalf("tokens left for %q, want only the running game's (%v)", left, err)
 	}
 }

@@ -38,8 +38,8 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 	dir, url := cluster.DataDir, cluster.URL
 
 	e := newEnvAt(t, url, 0)
-	e.follow(e.n, notify.FollowOptions{})
-	ana, ben := e.register("Ana"), e.register("Ben")
+	e.Follow(e.N, notify.FollowOptions{})
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	games := []*play.Game{e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben), e.newMini(t, ana, ben)}
 
 	// Movers retry every move until it is answered: the same command with
@@ -63,7 +63,7 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 					return
 				default:
 				}
-				cur, err := e.svc.Game(ctx, g.ID)
+				cur, err := e.Svc.Game(ctx, g.ID)
 				if err != nil {
 					failed.Add(1)
 					time.Sleep(20 * time.Millisecond)
@@ -81,7 +81,7 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 					IdempotencyKey: fmt.Sprintf("%s-%d", g.ID, v), Channel: "api",
 				}
 				for {
-					res, err := e.svc.Move(ctx, req)
+					res, err := e.Svc.Move(ctx, req)
 					if err == nil {
 						mine = append(mine, res.Events...)
 						moves.Add(1)
@@ -138,7 +138,7 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 	// Every answered move is in the log as answered.
 	for _, g := range games {
 		v, _ := acked.Load(g.ID)
-		recs, err := e.svc.Events(ctx, g.ID, 0, 0)
+		recs, err := e.Svc.Events(ctx, g.ID, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,15 +149,15 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 			}
 		}
 	}
-	e.caughtUp(t)
+	e.CaughtUp(t)
 	e.checkJobsOnce(t)
 
 	// A worker started now sends each mail once.
-	e.start(e.newNotifier(2))
+	e.Start(e.NewNotifier(2))
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var left int
-		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left); err != nil {
+		if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
@@ -168,10 +168,10 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.relay.onceEach(t)
+	e.Relay.OnceEach(t)
 	// The seat to act in each game still running has its turn mail.
 	for _, g := range games {
-		cur, err := e.svc.Game(ctx, g.ID)
+		cur, err := e.Svc.Game(ctx, g.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,8 +179,8 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 			continue
 		}
 		seat := cur.ToAct()[0]
-		if !slices.ContainsFunc(e.relay.all(), func(m outMail) bool {
-			return m.kind == compose.KindTurn && m.game == g.ID && m.seat == seat && m.version == cur.Version
+		if !slices.ContainsFunc(e.Relay.All(), func(m outMail) bool {
+			return m.Kind == compose.KindTurn && m.Game == g.ID && m.Seat == seat && m.Version == cur.Version
 		}) {
 			t.Errorf("game %s: no turn mail to seat %d at version %d", g.ID, seat, cur.Version)
 		}

@@ -50,26 +50,26 @@ func presenceEnv(t *testing.T) (*env, *presence.Store, *testClock) {
 // newBotGame is an Azul Mini game of p against the greedy bot, whose
 // opening mail to p the test waits for.
 func (e *env) newBotGame(p play.Player) *play.Game {
-	e.t.Helper()
-	g, err := e.svc.CreateGame(context.Background(), p, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "greedy"}}}, "")
+	e.T.Helper()
+	g, err := e.Svc.CreateGame(context.Background(), p, play.CreateGame{Ruleset: "azul-mini", Seats: []play.SeatSpec{{Player: "me"}, {Bot: "greedy"}}}, "")
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	e.relay.wait(e.t, "the opening mail", func(m outMail) bool { return m.game == g.ID })
+	e.Relay.Wait(e.T, "the opening mail", func(m outMail) bool { return m.Game == g.ID })
 	return g
 }
 
 // playAgainstBot makes moves of seat 0 by the API, each once the bot has
 // answered the last, and returns the game with seat 0 to act again.
 func (e *env) playAgainstBot(g *play.Game, p play.Player, moves int) *play.Game {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
 	for range moves {
 		g = e.waitToAct(g.ID, 0)
 		seat := 0
 		legal := slices.DeleteFunc(g.LegalMoves(seat), func(m engine.Move) bool { return strings.HasPrefix(m.Notation, "resign") })
-		if _, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: legal[0].JSON, Channel: "api"}); err != nil {
-			e.t.Fatal(err)
+		if _, err := e.Svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: p.ID}, Seat: &seat, Move: legal[0].JSON, Channel: "api"}); err != nil {
+			e.T.Fatal(err)
 		}
 	}
 	return e.waitToAct(g.ID, 0)
@@ -77,22 +77,22 @@ func (e *env) playAgainstBot(g *play.Game, p play.Player, moves int) *play.Game 
 
 // waitToAct waits until a seat must act in a running game.
 func (e *env) waitToAct(gameID string, seat int) *play.Game {
-	e.t.Helper()
+	e.T.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		g, err := e.svc.Game(context.Background(), gameID)
+		g, err := e.Svc.Game(context.Background(), gameID)
 		if err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		if g.Status != play.StatusActive {
-			e.t.Fatalf("the game ended (%s)", g.Status)
+			e.T.Fatalf("the game ended (%s)", g.Status)
 		}
 		if slices.Contains(g.ToAct(), seat) {
 			return g
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	e.t.Fatalf("seat %d never got to act", seat)
+	e.T.Fatalf("seat %d never got to act", seat)
 	return nil
 }
 
@@ -100,11 +100,11 @@ func (e *env) waitToAct(gameID string, seat int) *play.Game {
 // mail job has run: sent, dropped, or snoozed (scheduled again).
 func (e *env) settled(t *testing.T) {
 	t.Helper()
-	e.caughtUp(t)
+	e.CaughtUp(t)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var open int
-		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'
+		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'
 			AND (state IN ('available', 'running', 'retryable') OR (state = 'scheduled' AND scheduled_at <= now()))`).Scan(&open); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func (e *env) settled(t *testing.T) {
 // wakeSnoozed runs the snoozed mail jobs now, as when their time comes.
 func (e *env) wakeSnoozed(t *testing.T) int64 {
 	t.Helper()
-	tag, err := e.pool.Exec(context.Background(), `UPDATE river_job SET scheduled_at = now(), state = 'available' WHERE kind = 'azuld_mail' AND state = 'scheduled'`)
+	tag, err := e.Pool.Exec(context.Background(), `UPDATE river_job SET scheduled_at = now(), state = 'available' WHERE kind = 'azuld_mail' AND state = 'scheduled'`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +131,8 @@ func (e *env) wakeSnoozed(t *testing.T) int64 {
 // turnMails counts the turn mails of a game the relay has.
 func (e *env) turnMails(gameID string) int {
 	n := 0
-	for _, m := range e.relay.all() {
-		if m.game == gameID && m.kind == compose.KindTurn {
+	for _, m := range e.Relay.All() {
+		if m.Game == gameID && m.Kind == compose.KindTurn {
 			n++
 		}
 	}
@@ -147,7 +147,7 @@ func TestNoTurnMailAtTheTable(t *testing.T) {
 	t.Parallel()
 	e, store, clock := presenceEnv(t)
 	ctx := context.Background()
-	ana := e.register("Ana")
+	ana := e.Register("Ana")
 	g := e.newBotGame(ana)
 	before := e.turnMails(g.ID)
 
@@ -185,9 +185,9 @@ func TestNoTurnMailAtTheTable(t *testing.T) {
 	clock.advance(3 * time.Minute)
 	e.wakeSnoozed(t)
 	e.settled(t)
-	m := e.relay.wait(t, "the turn mail once Ana is away", func(m outMail) bool { return m.game == g.ID && m.kind == compose.KindTurn && m.version == g.Version })
+	m := e.Relay.Wait(t, "the turn mail once Ana is away", func(m outMail) bool { return m.Game == g.ID && m.Kind == compose.KindTurn && m.Version == g.Version })
 	if n := e.turnMails(g.ID) - before; n != 1 {
-		t.Fatalf("%d turn mails after Ana left, want 1 (the last: %s)", n, m.header.Get("Message-Id"))
+		t.Fatalf("%d turn mails after Ana left, want 1 (the last: %s)", n, m.Header.Get("Message-Id"))
 	}
 	if woken := e.wakeSnoozed(t); woken != 0 {
 		e.settled(t)
@@ -203,7 +203,7 @@ func TestNoTurnMailAtTheTable(t *testing.T) {
 func TestNoTurnMailJustAfterMoving(t *testing.T) {
 	t.Parallel()
 	e, _, clock := presenceEnv(t)
-	ana := e.register("Ana")
+	ana := e.Register("Ana")
 	g := e.newBotGame(ana)
 	before := e.turnMails(g.ID)
 	g = e.playAgainstBot(g, ana, 1)
@@ -217,7 +217,7 @@ func TestNoTurnMailJustAfterMoving(t *testing.T) {
 	clock.advance(3 * time.Minute)
 	e.wakeSnoozed(t)
 	e.settled(t)
-	e.relay.wait(t, "the turn mail after the delay", func(m outMail) bool { return m.game == g.ID && m.kind == compose.KindTurn && m.version == g.Version })
+	e.Relay.Wait(t, "the turn mail after the delay", func(m outMail) bool { return m.Game == g.ID && m.Kind == compose.KindTurn && m.Version == g.Version })
 	if n := e.turnMails(g.ID) - before; n != 1 {
 		t.Fatalf("%d turn mails after the delay, want 1", n)
 	}

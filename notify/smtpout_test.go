@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/notify"
 )
 
@@ -15,36 +16,36 @@ import (
 // with AUTH; wrong ones fail the delivery.
 func TestSMTPMailerAuthenticates(t *testing.T) {
 	t.Parallel()
-	r := startRelay(t)
-	r.user, r.pass = "azuld", "s3cret pass"
+	r := mailtest.StartRelay(t)
+	r.RequireAuth("azuld", "s3cret pass")
 	msg := []byte("From: azuld@mail.test\r\nTo: ana@example.org\r\nSubject: hi\r\nMessage-ID: <auth@mail.test>\r\n\r\nhello\r\n")
 
-	good, err := notify.NewSMTPMailer("smtp://azuld:s3cret%20pass@" + r.addr + "?tls=none&auth=plain")
+	good, err := notify.NewSMTPMailer("smtp://azuld:s3cret%20pass@" + r.Addr + "?tls=none&auth=plain")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := good.Send(context.Background(), "azuld@mail.test", []string{"ana@example.org"}, msg); err != nil {
 		t.Fatalf("send with the right password: %v", err)
 	}
-	if got := r.all(); len(got) != 1 || !strings.Contains(string(got[0].raw), "hello") {
+	if got := r.All(); len(got) != 1 || !strings.Contains(string(got[0].Raw), "hello") {
 		t.Fatalf("relay got %d mails", len(got))
 	}
 
-	bad, err := notify.NewSMTPMailer("smtp://azuld:wrong@" + r.addr + "?tls=none&auth=plain")
+	bad, err := notify.NewSMTPMailer("smtp://azuld:wrong@" + r.Addr + "?tls=none&auth=plain")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := bad.Send(context.Background(), "azuld@mail.test", []string{"ana@example.org"}, msg); err == nil {
 		t.Fatal("a wrong password delivered")
 	}
-	anonymous, err := notify.NewSMTPMailer("smtp://" + r.addr + "?tls=none")
+	anonymous, err := notify.NewSMTPMailer("smtp://" + r.Addr + "?tls=none")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := anonymous.Send(context.Background(), "azuld@mail.test", []string{"ana@example.org"}, msg); !errors.Is(err, notify.ErrPermanent) {
 		t.Fatalf("without AUTH: %v, want a permanent failure (530)", err)
 	}
-	if len(r.all()) != 1 {
+	if len(r.All()) != 1 {
 		t.Fatal("a refused delivery was kept")
 	}
 }

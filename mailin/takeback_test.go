@@ -1,4 +1,4 @@
-package notify_test
+package mailin_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -19,41 +20,41 @@ func TestTakebackByEmail(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
 	players := map[int]play.Player{0: ana, 1: ben}
 	first := g.ToAct()[0]
 	mover, other := players[first], players[1-first]
 
 	// Nothing to answer yet: the reply is refused and the log stays.
-	start := e.turnMail(g.ID, first, g.Version)
-	if err := e.sendReply(mover.Email, replyTo(t, start), start.header.Get("Message-Id"), "", "accept"); err != nil {
+	start := e.TurnMail(g.ID, first, g.Version)
+	if err := e.SendReply(mover.Email, mailtest.ReplyTo(t, start), start.Header.Get("Message-Id"), "", "accept"); err != nil {
 		t.Fatal(err)
 	}
-	e.relay.wait(t, "refusal of an answer with nothing pending", func(m outMail) bool {
-		return strings.HasPrefix(m.kind, compose.KindRefused) && m.to[0] == mover.Email && strings.Contains(m.text, "no take-back request")
+	e.Relay.Wait(t, "refusal of an answer with nothing pending", func(m outMail) bool {
+		return strings.HasPrefix(m.Kind, compose.KindRefused) && m.To[0] == mover.Email && strings.Contains(m.Text, "no take-back request")
 	})
-	if v := e.eventCount(g.ID); v != g.Version {
+	if v := e.EventCount(g.ID); v != g.Version {
 		t.Fatalf("a refused answer changed the log: version %d, want %d", v, g.Version)
 	}
 
 	// The first player moves, then asks by mail to take it back.
 	before := g
-	res, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover.ID},
+	res, err := e.Svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover.ID},
 		Move: g.LegalMoves(first)[0].JSON, Channel: "api"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sendReply(mover.Email, replyTo(t, start), start.header.Get("Message-Id"), "", "undo"); err != nil {
+	if err := e.SendReply(mover.Email, mailtest.ReplyTo(t, start), start.Header.Get("Message-Id"), "", "undo"); err != nil {
 		t.Fatal(err)
 	}
-	asked := e.relay.wait(t, "take-back request to the other player", func(m outMail) bool {
-		return m.kind == compose.KindTakeback && m.to[0] == other.Email
+	asked := e.Relay.Wait(t, "take-back request to the other player", func(m outMail) bool {
+		return m.Kind == compose.KindTakeback && m.To[0] == other.Email
 	})
-	if !strings.Contains(asked.text, mover.Name) || !strings.Contains(asked.text, "accept") {
-		t.Fatalf("the request mail does not say who asks and how to answer:\n%s", asked.text)
+	if !strings.Contains(asked.Text, mover.Name) || !strings.Contains(asked.Text, "accept") {
+		t.Fatalf("the request mail does not say who asks and how to answer:\n%s", asked.Text)
 	}
-	requested, err := e.svc.Game(ctx, g.ID)
+	requested, err := e.Svc.Game(ctx, g.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +63,17 @@ func TestTakebackByEmail(t *testing.T) {
 	}
 
 	// The other player consents by answering that mail.
-	if err := e.sendReply(other.Email, replyTo(t, asked), asked.header.Get("Message-Id"), "", "Accept."); err != nil {
+	if err := e.SendReply(other.Email, mailtest.ReplyTo(t, asked), asked.Header.Get("Message-Id"), "", "Accept."); err != nil {
 		t.Fatal(err)
 	}
-	after := e.waitVersion(g.ID, requested.Version)
+	after := e.WaitVersion(g.ID, requested.Version)
 	if p := after.PendingTakeback(); p != nil {
 		t.Fatalf("the take-back is still pending: %+v", p)
 	}
 	if a, b := viewOf(t, after), viewOf(t, before); a != b {
 		t.Fatalf("after the take-back the table differs from before the move:\n%s\n%s", a, b)
 	}
-	recs, err := e.svc.Events(ctx, g.ID, res.Version, 0)
+	recs, err := e.Svc.Events(ctx, g.ID, res.Version, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +83,10 @@ func TestTakebackByEmail(t *testing.T) {
 	}
 	// The mover's turn comes back, and is announced again, with the
 	// take-back told and the undone move not.
-	again := e.turnMail(g.ID, first, after.Version)
-	text := strings.Join(strings.Fields(again.text), " ")
+	again := e.TurnMail(g.ID, first, after.Version)
+	text := strings.Join(strings.Fields(again.Text), " ")
 	if !strings.Contains(text, fmt.Sprintf("A take-back was agreed: the game went back to version %d.", before.Version)) || strings.Contains(text, mover.Name+" took ") {
-		t.Fatalf("the turn mail after the take-back does not tell it, or tells the undone move:\n%s", again.text)
+		t.Fatalf("the turn mail after the take-back does not tell it, or tells the undone move:\n%s", again.Text)
 	}
 }
 
@@ -105,9 +106,9 @@ func TestTakebackByEmailRefusedWhenOff(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	ana, ben := e.register("Ana"), e.register("Ben")
+	ana, ben := e.Register("Ana"), e.Register("Ben")
 	off := false
-	g, err := createAccepted(ctx, e.svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
+	g, err := mailtest.CreateAccepted(ctx, e.Svc, ana, play.CreateGame{Ruleset: "summer-pavilion", Seats: []play.SeatSpec{{Player: "me"}, {Player: ben.ID}},
 		Seed: strings.Repeat("5b", 32), Takebacks: &off}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -115,19 +116,19 @@ func TestTakebackByEmailRefusedWhenOff(t *testing.T) {
 	players := map[int]play.Player{0: ana, 1: ben}
 	first := g.ToAct()[0]
 	mover := players[first]
-	start := e.turnMail(g.ID, first, g.Version)
-	res, err := e.svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover.ID},
+	start := e.TurnMail(g.ID, first, g.Version)
+	res, err := e.Svc.Move(ctx, play.MoveRequest{GameID: g.ID, Actor: events.Actor{Kind: "player", PlayerID: mover.ID},
 		Move: g.LegalMoves(first)[0].JSON, Channel: "api"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sendReply(mover.Email, replyTo(t, start), start.header.Get("Message-Id"), "", "undo"); err != nil {
+	if err := e.SendReply(mover.Email, mailtest.ReplyTo(t, start), start.Header.Get("Message-Id"), "", "undo"); err != nil {
 		t.Fatal(err)
 	}
-	e.relay.wait(t, "refusal of a take-back in a game without them", func(m outMail) bool {
-		return strings.HasPrefix(m.kind, compose.KindRefused) && m.to[0] == mover.Email && strings.Contains(m.text, "created without take-backs")
+	e.Relay.Wait(t, "refusal of a take-back in a game without them", func(m outMail) bool {
+		return strings.HasPrefix(m.Kind, compose.KindRefused) && m.To[0] == mover.Email && strings.Contains(m.Text, "created without take-backs")
 	})
-	if v := e.eventCount(g.ID); v != res.Version {
+	if v := e.EventCount(g.ID); v != res.Version {
 		t.Fatalf("a refused take-back changed the log: version %d, want %d", v, res.Version)
 	}
 }

@@ -1,4 +1,4 @@
-package notify_test
+package mailin_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/azuld/azuld/api"
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
 )
@@ -29,35 +30,35 @@ const raceInboundSecret = "inbound-secret-of-the-race"
 func TestSameMailAtOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	srv, err := api.New(api.Config{Service: e.svc, Pool: e.pool, Notifier: e.n, Inbound: e.in, InboundSecret: raceInboundSecret})
+	srv, err := api.New(api.Config{Service: e.Svc, Pool: e.Pool, Notifier: e.N, Inbound: e.In, InboundSecret: raceInboundSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	web := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.Close(); web.Close() })
 
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
 	players := map[int]play.Player{0: ana, 1: ben}
 	for round, form := range []string{"number", "notation"} {
-		cur, err := e.svc.Game(context.Background(), g.ID)
+		cur, err := e.Svc.Game(context.Background(), g.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		seat := cur.ToAct()[0]
 		p := players[seat]
 		var lastJob int64
-		if err := e.pool.QueryRow(context.Background(), `SELECT coalesce(max(id), 0) FROM river_job`).Scan(&lastJob); err != nil {
+		if err := e.Pool.QueryRow(context.Background(), `SELECT coalesce(max(id), 0) FROM river_job`).Scan(&lastJob); err != nil {
 			t.Fatal(err)
 		}
-		turn := e.turnMail(g.ID, seat, cur.Version)
-		to := replyTo(t, turn)
+		turn := e.TurnMail(g.ID, seat, cur.Version)
+		to := mailtest.ReplyTo(t, turn)
 		answer := "1"
 		if form == "notation" {
 			answer = cur.LegalMoves(seat)[0].Notation
 		}
 		raw := fmt.Sprintf("From: %s <%s>\r\nTo: %s\r\nSubject: Re: your turn\r\nMessage-ID: <race.%d@example.org>\r\nIn-Reply-To: %s\r\nReferences: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n%s\r\n\r\nOn Mon, 23 Nov 2026 at 10:00, azuld <azuld@mail.test> wrote:\r\n> It is your turn.\r\n",
-			p.Name, p.Email, to, round, turn.header.Get("Message-Id"), turn.header.Get("Message-Id"), answer)
+			p.Name, p.Email, to, round, turn.Header.Get("Message-Id"), turn.Header.Get("Message-Id"), answer)
 
 		const each = 4
 		var wg sync.WaitGroup
@@ -68,7 +69,7 @@ func TestSameMailAtOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				if err := sendRaw(e.inbound, p.Email, to, raw); err != nil {
+				if err := mailtest.SendRaw(e.Inbound, p.Email, to, raw); err != nil {
 					errs <- fmt.Errorf("SMTP: %w", err)
 				}
 			}()
@@ -98,7 +99,7 @@ func TestSameMailAtOnce(t *testing.T) {
 		}
 
 		// Exactly one command was appended.
-		recs, err := e.svc.Events(context.Background(), g.ID, cur.Version, 0)
+		recs, err := e.Svc.Events(context.Background(), g.ID, cur.Version, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,9 +113,9 @@ func TestSameMailAtOnce(t *testing.T) {
 		// Every delivery has returned, so every answer is enqueued once
 		// the follower of the log has caught up: one confirmation, no
 		// refusal.
-		e.caughtUp(t)
+		e.CaughtUp(t)
 		var accepted, refused int
-		if err := e.pool.QueryRow(context.Background(), `
+		if err := e.Pool.QueryRow(context.Background(), `
 			SELECT count(*) FILTER (WHERE args->>'mail' = $2), count(*) FILTER (WHERE args->>'mail' = $3)
 			FROM river_job WHERE kind = 'azuld_mail' AND args->>'game_id' = $1 AND id > $4`,
 			g.ID, compose.KindAccepted, compose.KindRefused, lastJob).Scan(&accepted, &refused); err != nil {
@@ -123,8 +124,8 @@ func TestSameMailAtOnce(t *testing.T) {
 		if accepted != 1 || refused != 0 {
 			t.Fatalf("%s reply: %d confirmations and %d refusals enqueued, want 1 and 0", form, accepted, refused)
 		}
-		e.relay.waitWithin(t, 30*time.Second, "confirmation", func(m outMail) bool {
-			return m.kind == compose.KindAccepted && m.seat == seat && m.version > cur.Version
+		e.Relay.WaitWithin(t, 30*time.Second, "confirmation", func(m outMail) bool {
+			return m.Kind == compose.KindAccepted && m.Seat == seat && m.Version > cur.Version
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package notify_test
+package mailin_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mailin"
 )
 
@@ -17,13 +18,13 @@ import (
 // the Message-ID of the turn mail.
 func FuzzReceive(f *testing.F) {
 	e := newEnv(f)
-	ana, ben := e.register("Ana"), e.register("Ben")
-	g := e.newPavilion(ana, ben, nil)
+	ana, ben := e.Register("Ana"), e.Register("Ben")
+	g := e.NewPavilion(ana, ben, nil)
 	seat := g.ToAct()[0]
 	from := []string{ana.Email, ben.Email}[seat]
-	turn := e.turnMail(g.ID, seat, g.Version)
-	to := replyTo(f, turn)
-	irt := turn.header.Get("Message-Id")
+	turn := e.TurnMail(g.ID, seat, g.Version)
+	to := mailtest.ReplyTo(f, turn)
+	irt := turn.Header.Get("Message-Id")
 
 	for _, seed := range []string{
 		"From: {from}\r\nTo: {to}\r\nMessage-ID: <s1@x>\r\nIn-Reply-To: {irt}\r\n\r\n1\r\n> quoted\r\n",
@@ -42,14 +43,14 @@ func FuzzReceive(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		raw = strings.NewReplacer("{to}", to, "{from}", from, "{irt}", irt).Replace(raw)
 		version := func() int64 {
-			cur, err := e.svc.Game(context.Background(), g.ID)
+			cur, err := e.Svc.Game(context.Background(), g.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return cur.StateVersion
 		}
 		before := version()
-		out, err := e.in.Receive(context.Background(), mailin.Envelope{}, []byte(raw))
+		out, err := e.In.Receive(context.Background(), mailin.Envelope{}, []byte(raw))
 		after := version()
 		if err != nil && !errors.Is(err, mailin.ErrMalformed) {
 			t.Fatalf("Receive: %v", err)

@@ -1,4 +1,4 @@
-package notify_test
+package mailin_test
 
 import (
 	"fmt"
@@ -28,11 +28,11 @@ func qp(s string) string {
 // program's attribution line, quoting, signature and MIME structure, and
 // its threading headers (In-Reply-To the mail, References the thread).
 func (e *env) sendClientReply(style string, from mail.Address, m outMail, answer string) error {
-	to := m.header.Get("Reply-To")
-	id := m.header.Get("Message-Id")
-	refs := strings.TrimSpace(m.header.Get("References") + " " + id)
-	subject := m.header.Get("Subject")
-	quoted := "> " + strings.ReplaceAll(strings.TrimRight(m.text, "\n"), "\n", "\n> ")
+	to := m.Header.Get("Reply-To")
+	id := m.Header.Get("Message-Id")
+	refs := strings.TrimSpace(m.Header.Get("References") + " " + id)
+	subject := m.Header.Get("Subject")
+	quoted := "> " + strings.ReplaceAll(strings.TrimRight(m.Text, "\n"), "\n", "\n> ")
 	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 	date := time.Now().Format(time.RFC1123Z)
 	var head, body string
@@ -42,7 +42,7 @@ func (e *env) sendClientReply(style string, from mail.Address, m outMail, answer
 		head = fmt.Sprintf("Content-Type: multipart/alternative; boundary=%q\r\n", boundary)
 		text := answer + "\n\nOn Mon, 23 Nov 2026 at 22:00, azuld <azuld@" + domain + "> wrote:\n\n" + quoted + "\n"
 		html := `<div dir="ltr">` + answer + `</div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 23 Nov 2026 at 22:00, azuld &lt;azuld@` + domain +
-			`&gt; wrote:<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex">` + strings.ReplaceAll(m.text, "\n", "<br>") + `</blockquote></div>`
+			`&gt; wrote:<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex">` + strings.ReplaceAll(m.Text, "\n", "<br>") + `</blockquote></div>`
 		body = "--" + boundary + "\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n" + qp(crlf(text)) +
 			"\r\n--" + boundary + "\r\nContent-Type: text/html; charset=\"UTF-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n" + qp(html) + "\r\n--" + boundary + "--\r\n"
 		subject = "Re: " + subject
@@ -50,7 +50,7 @@ func (e *env) sendClientReply(style string, from mail.Address, m outMail, answer
 		// Outlook: Latin-1, non-breaking spaces, a signature without
 		// "-- ", the original below a line of underscores, not quoted.
 		boundary := "_000_AM0PR01MB1234_"
-		text := strings.ReplaceAll(answer, " ", "\u00a0") + "\n\nKind regards\nAnna\n\n________________________________\nFrom: azuld <azuld@" + domain + ">\nSent: Monday, 23 November 2026 21:00\nTo: " + from.String() + "\nSubject: " + subject + "\n\n" + m.text
+		text := strings.ReplaceAll(answer, " ", "\u00a0") + "\n\nKind regards\nAnna\n\n________________________________\nFrom: azuld <azuld@" + domain + ">\nSent: Monday, 23 November 2026 21:00\nTo: " + from.String() + "\nSubject: " + subject + "\n\n" + m.Text
 		charset, encoded := "iso-8859-1", text
 		if latin1, err := charmap.ISO8859_1.NewEncoder().String(text); err == nil {
 			encoded = latin1
@@ -79,5 +79,5 @@ func (e *env) sendClientReply(style string, from mail.Address, m outMail, answer
 	if err != nil {
 		return err
 	}
-	return smtp.SendMail(e.inbound, nil, from.Address, []string{addr.Address}, []byte(raw))
+	return smtp.SendMail(e.Inbound, nil, from.Address, []string{addr.Address}, []byte(raw))
 }
