@@ -69,7 +69,7 @@ func TestAnalysisOfFinishedGames(t *testing.T) {
 	}
 	// The API's notifier only enqueues; a worker process analyses.
 	worker, err := notify.New(notify.Config{Pool: env.pool, Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"},
-		Workers: 1, FetchPollInterval: 20 * time.Millisecond})
+		Workers: 1, FetchPollInterval: 20 * time.Millisecond, AnalysisPlayouts: testAnalysisPlayouts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,9 @@ func TestAnalysisOfFinishedGames(t *testing.T) {
 	var raw struct {
 		Moves []map[string]any `json:"moves"`
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	// The search takes seconds under the race detector, minutes on a
+	// machine busy with other test binaries.
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		res := ana.call(http.MethodGet, path, nil)
 		if res.Status == http.StatusOK {

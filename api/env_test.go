@@ -108,6 +108,11 @@ func (w testWriter) Write(p []byte) (int, error) {
 // the test ends. The server connects as a role of its own in the azuld_app
 // group, as in production: every test also proves that the server needs
 // no right that role lacks.
+// testAnalysisPlayouts is the search behind the tests' analyses: they
+// check an analysis's shape and ranking rules, not its strength, and the
+// default search takes most of a minute under the race detector.
+const testAnalysisPlayouts = 1500
+
 func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
 	return newTestEnvAt(t, pg.ServerRoleURL(t, pg.NewDatabase(t)), 0)
@@ -145,7 +150,7 @@ func newTestEnvAt(t testing.TB, url string, maxConns int32, opts ...func(*setup)
 		// turns them on.
 		app: app.Config{
 			Pool: pool, DatabaseURL: url, Logger: testLogger(t), Metrics: env.metrics, Rules: env.rules,
-			Notify: notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}},
+			Notify: notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: "http://azuld.test"}, AnalysisPlayouts: testAnalysisPlayouts},
 			Follow: notify.FollowOptions{PollInterval: 20 * time.Millisecond, RetryAfter: 50 * time.Millisecond, Observe: env.lags.observe},
 			Limits: limits.Options{Off: true},
 		},

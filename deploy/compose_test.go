@@ -24,6 +24,7 @@ func TestComposeSmoke(t *testing.T) {
 	if !enabled(t) {
 		return
 	}
+	t.Parallel()
 	s := newStack(t, "docker-compose.yml")
 	s.up()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

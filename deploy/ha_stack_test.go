@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -14,10 +15,20 @@ import (
 // Patroni.
 var haNodes = []string{"pg1", "pg2", "pg3"}
 
+// oneHAStack lets one HA stack run at a time: its three Patroni nodes
+// and three etcd members run beside the single-node stacks of the other
+// compose tests, but two HA stacks at once on a two-core machine slow
+// each other's failovers and restores down more than they gain.
+var oneHAStack sync.Mutex
+
 // newHAStack prepares a project of docker-compose.ha.yml on top of the
-// base file, with the replicas file too when replicas is set.
+// base file, with the replicas file too when replicas is set. It waits
+// for any other HA stack of the run to be down first.
 func newHAStack(t *testing.T, replicas bool) *stack {
 	t.Helper()
+	oneHAStack.Lock()
+	// Registered before the stack's own clean-up (down -v), so run after it.
+	t.Cleanup(oneHAStack.Unlock)
 	files := []string{"docker-compose.yml"}
 	if replicas {
 		files = append(files, "docker-compose.replicas.yml")

@@ -69,6 +69,7 @@ func TestHAFailover(t *testing.T) {
 	if !enabled(t) {
 		return
 	}
+	t.Parallel()
 	runs := 1
 	if v := os.Getenv("AZUL_HA_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)

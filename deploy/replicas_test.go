@@ -24,6 +24,7 @@ func TestComposeReplicas(t *testing.T) {
 	if !enabled(t) {
 		return
 	}
+	t.Parallel()
 	s := newStack(t, "docker-compose.yml", "docker-compose.replicas.yml")
 	// A load test: its clients, all from one address, register and play
 	// far faster than people (the limits have tests of their own).

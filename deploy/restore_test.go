@@ -28,6 +28,7 @@ func TestRestore(t *testing.T) {
 	if !enabled(t) {
 		return
 	}
+	t.Parallel()
 	s := newHAStack(t, false)
 	// The schedule looks at the repository every 2 s (instead of every
 	// minute) so that its first full backup, due at once on a new

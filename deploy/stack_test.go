@@ -60,7 +60,9 @@ func runs(service string, files []string) bool {
 }
 
 // stack is one compose project of this test run: its own project name
-// (hence containers, networks and volume) and free host ports.
+// (hence containers, networks and volume) and free host ports, so that
+// the compose tests run beside each other (each waits mostly on its
+// containers).
 type stack struct {
 	t       *testing.T
 	project string

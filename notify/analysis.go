@@ -14,9 +14,9 @@ import (
 	"github.com/azuld/azuld/play"
 )
 
-// analysisPlayouts is the search behind one analysis: whole-game playouts
-// shared among the legal moves (a second or two of one core).
-const analysisPlayouts = 12000
+// DefaultAnalysisPlayouts is the search behind one analysis: whole-game
+// playouts shared among the legal moves (a second or two of one core).
+const DefaultAnalysisPlayouts = 12000
 
 // AnalysisArgs asks a worker to analyse a finished game's position at a
 // version: the search bot's evaluation of every legal move of the seat to
@@ -36,6 +36,14 @@ type analysisWorker struct {
 
 // Timeout leaves the search ample time on a busy machine.
 func (w *analysisWorker) Timeout(*river.Job[AnalysisArgs]) time.Duration { return 5 * time.Minute }
+
+// analysisPlayouts is Config.AnalysisPlayouts or its default.
+func (n *Notifier) analysisPlayouts() int {
+	if n.cfg.AnalysisPlayouts > 0 {
+		return n.cfg.AnalysisPlayouts
+	}
+	return DefaultAnalysisPlayouts
+}
 
 // Analysis is what GET /v1/games/{id}/analysis returns.
 type Analysis struct {
@@ -156,7 +164,7 @@ func (n *Notifier) analyse(ctx context.Context, gameID string, version int64) (*
 		return nil, fmt.Errorf("%w: no seat moved after version %d", ErrAnalysisUnavailable, version)
 	}
 	seat := *recs[0].Meta.Actor.Seat
-	res, err := bots.Analyse(g.State, seat, analysisPlayouts, uint64(version))
+	res, err := bots.Analyse(g.State, seat, n.analysisPlayouts(), uint64(version))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrAnalysisUnavailable, err)
 	}

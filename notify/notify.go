@@ -73,6 +73,11 @@ type Config struct {
 	// FetchPollInterval is how often workers look for jobs when no
 	// notification woke them (DefaultFetchPollInterval when zero).
 	FetchPollInterval time.Duration
+	// AnalysisPlayouts is the search behind one analysis of a finished
+	// game's position (DefaultAnalysisPlayouts when zero). Tests that
+	// check an analysis's shape, not its strength, ask for fewer: under
+	// the race detector the default costs the better part of a minute.
+	AnalysisPlayouts int
 	// RetryPolicy chooses when a failed job runs again (river's
 	// exponential back-off when nil).
 	RetryPolicy river.ClientRetryPolicy

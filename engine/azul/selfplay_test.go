@@ -15,6 +15,19 @@ import (
 
 var long = flag.Bool("long", false, "play many more self-play games")
 
+// selfPlayGames is how many games each configuration plays: 2,000, a
+// quarter of them under the race detector (the suite's short form, see
+// docs/testing.md), 50,000 with -long.
+func selfPlayGames() int {
+	switch {
+	case *long:
+		return 50000
+	case raceDetector:
+		return 500
+	}
+	return 2000
+}
+
 // TestSelfPlay plays random games for every player count and wall, checking
 // after every move: the 100 tiles are each in one place, the scores equal
 // an independent recomputation, every legal move is accepted and sampled
@@ -22,10 +35,7 @@ var long = flag.Bool("long", false, "play many more self-play games")
 // points the snapshot round trip; at the end of every game the fold of the
 // JSON-encoded-then-decoded events equals the live state.
 func TestSelfPlay(t *testing.T) {
-	games := 2000
-	if *long {
-		games = 50000
-	}
+	games := selfPlayGames()
 	for _, players := range []int{2, 3, 4} {
 		for _, grey := range []bool{false, true} {
 			wall := "coloured"

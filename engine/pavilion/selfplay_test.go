@@ -14,6 +14,19 @@ import (
 
 var long = flag.Bool("long", false, "play many more self-play games")
 
+// selfPlayGames is how many games each configuration plays: 2,000, a
+// quarter of them under the race detector (the suite's short form, see
+// docs/testing.md), 50,000 with -long.
+func selfPlayGames() int {
+	switch {
+	case *long:
+		return 50000
+	case raceDetector:
+		return 500
+	}
+	return 2000
+}
+
 // selfPlayConfig is one configuration of self-play games.
 type selfPlayConfig struct {
 	cfg   engine.Config
@@ -21,10 +34,7 @@ type selfPlayConfig struct {
 }
 
 func selfPlayConfigs() []selfPlayConfig {
-	games := 2000
-	if *long {
-		games = 50000
-	}
+	games := selfPlayGames()
 	var out []selfPlayConfig
 	for _, ruleset := range []string{RulesetPavilion, RulesetMini} {
 		for players := 2; players <= 4; players++ {

@@ -88,7 +88,9 @@ func newEnvCat(t testing.TB, workers bool, cat *i18n.Catalogue) *env {
 	// invitations', the mails') lead back to it, as azuld's do.
 	e.http = httptest.NewUnstartedServer(nil)
 	e.url = "http://" + e.http.Listener.Addr().String()
-	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: e.url}, Mailer: e.mails}
+	// The analyses' search is smaller than azuld's: the tests check how
+	// the replay shows an analysis, not how strong it is.
+	ncfg := notify.Config{Sender: compose.Sender{Domain: "mail.test", BaseURL: e.url}, Mailer: e.mails, AnalysisPlayouts: 1500}
 	if workers {
 		ncfg.Workers, ncfg.FetchPollInterval = 1, 50*time.Millisecond
 	}

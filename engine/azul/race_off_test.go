@@ -1,0 +1,5 @@
+//go:build !race
+
+package azul
+
+const raceDetector = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pavilion
+
+const raceDetector = false
