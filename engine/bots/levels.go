@@ -1,0 +1,196 @@
+package bots
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// The levels: bots of graded strength, from level 1 (a player who knows
+// the rules should win about half its games) to level 6 (the search at its
+// default budget). A weaker level plays the way a weaker person does: it
+// looks less far ahead (levels 1–3 judge each move one move ahead by the
+// greedy estimate; levels 4 and 5 search with a small budget of playouts
+// to the round's end) and it does not always play what it rates best:
+// among the moves it considers it picks one by a softmax of their values,
+// in points, with a temperature (the higher, the more often a weaker move).
+// It never plays a move the greedy estimate rates more than LevelGuard
+// points below the best (a needless dump of tiles on the floor line while
+// a good move exists): a weak player's mistakes, not absurd ones.
+//
+// Like every bot a level sees only what players see, and is
+// deterministic: its softmax draws from the salt and the seat, never from
+// the game's seed.
+
+// The level kinds, weakest first.
+const (
+	Level1 = "level1"
+	Level2 = "level2"
+	Level3 = "level3"
+	Level4 = "level4"
+	Level5 = "level5"
+	Level6 = "level6"
+)
+
+// Levels lists the level kinds, weakest first.
+func Levels() []string { return []string{Level1, Level2, Level3, Level4, Level5, Level6} }
+
+// LevelGuard is how far, in points of the greedy estimate, below the
+// estimate's best move the move of a level may be. A level's softmax
+// chooses only among the moves within it.
+const LevelGuard = 3.0
+
+// level is how a level plays.
+type level struct {
+	// playouts is the search's budget; 0: no search, every move judged
+	// one move ahead by the greedy estimate; -1: the search bot's
+	// default budget (time).
+	playouts int
+	// temperature, in points: a move v points below the best is
+	// exp(-v/temperature) times as likely. 0: the best.
+	temperature float64
+}
+
+// levelMinVisits is the fewest playouts of a root move a searching
+// level's softmax weighs.
+const levelMinVisits = 4
+
+// levelOf is the level a kind names (1–6), 0 for other kinds.
+func levelOf(kind string) int {
+	for i, k := range Levels() {
+		if k == kind {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// levelRNG is the draw of a level's softmax: from the salt and the seat
+// alone, a value in [0, 1). It allocates nothing.
+func levelRNG(salt uint64, seat int) float64 {
+	var p rand.PCG
+	p.Seed(salt, uint64(seat)^0x1e7e1b075)
+	return float64(p.Uint64()>>11) / (1 << 53)
+}
+
+// softmaxPick is the index of the move drawn from values (in points, the
+// higher the better) by a softmax with the temperature, among the moves
+// whose guard value is within LevelGuard of the best guard value; u in
+// [0, 1) is the draw. With a temperature of 0 it is the best value's
+// first move among those.
+func softmaxPick(values, guard []float64, temperature, u float64) int {
+	bestGuard := math.Inf(-1)
+	for _, g := range guard {
+		bestGuard = max(bestGuard, g)
+	}
+	allowed := func(i int) bool { return guard[i] >= bestGuard-LevelGuard }
+	best, bestV := -1, math.Inf(-1)
+	for i, v := range values {
+		if allowed(i) && v > bestV {
+			best, bestV = i, v
+		}
+	}
+	if temperature <= 0 || best < 0 {
+		return max(best, 0)
+	}
+	total := 0.0
+	for i, v := range values {
+		if allowed(i) {
+			total += math.Exp((v - bestV) / temperature)
+		}
+	}
+	target := u * total
+	for i, v := range values {
+		if !allowed(i) {
+			continue
+		}
+		target -= math.Exp((v - bestV) / temperature)
+		if target < 0 {
+			return i
+		}
+	}
+	return best
+}
+
+// chooseLevel is the move of a level lv (1–6) for seat in s, which has at
+// least two legal moves.
+func chooseLevel[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int, legal []C, lv int, b Bot, salt uint64) C {
+	l := f.levels()[lv-1]
+	if l.playouts == 0 || f.actor(s) != seat {
+		temperature := l.temperature
+		if l.playouts != 0 {
+			// Grey-wall tiling, several seats at once: the searching
+			// levels choose as greedy does there, as the search bot does.
+			temperature = 0
+		}
+		ranked := greedyRank(f, s, seat, legal)
+		values := make([]float64, len(ranked))
+		for i, m := range ranked {
+			values[i] = m.value
+		}
+		return ranked[softmaxPick(values, values, temperature, levelRNG(salt, seat))].move
+	}
+	x := newSearcher(f, s, salt^uint64(seat)<<56)
+	switch {
+	case l.playouts > 0:
+		x.run(l.playouts, time.Time{})
+	case b.Playouts > 0:
+		x.run(b.Playouts, time.Time{})
+	default:
+		x.run(1<<30, time.Now().Add(DefaultBudget))
+	}
+	if l.temperature <= 0 {
+		if c, ok := x.best(); ok {
+			return c
+		}
+		c, _ := greedy(f, s, seat)
+		return c
+	}
+	// The softmax over the searched root moves by their mean margin; the
+	// root's priors are the estimate's gaps to its best move, the guard.
+	stats := x.rootStats()
+	values := make([]float64, 0, len(stats))
+	guard := make([]float64, 0, len(stats))
+	moves := make([]C, 0, len(stats))
+	root := &x.nodes[0]
+	for i, st := range stats {
+		if st.visits < levelMinVisits {
+			continue // a figure of a playout or two says little
+		}
+		values = append(values, st.diff)
+		guard = append(guard, float64(x.nodes[root.first+int32(i)].prior))
+		moves = append(moves, st.move)
+	}
+	if len(moves) == 0 {
+		c, _ := greedy(f, s, seat)
+		return c
+	}
+	return moves[softmaxPick(values, guard, l.temperature, levelRNG(salt, seat))]
+}
+
+// The levels of each family. Levels 1–3 judge moves one ahead by the
+// greedy estimate and pick among them by a softmax; levels 4 and 5 search
+// with a small budget; level 6 is the search bot at its default budget.
+// The temperatures and budgets were set by tournaments of the levels
+// against each other (docs/BENCHMARKS.md, "Levels").
+var (
+	azulLevels = [6]level{
+		{temperature: 2.0},
+		{temperature: 1.0},
+		{temperature: 0.4},
+		{playouts: 60},
+		{playouts: 300},
+		{playouts: -1},
+	}
+	pavilionLevels = [6]level{
+		{temperature: 2.0},
+		{temperature: 1.0},
+		{temperature: 0.4},
+		{playouts: 60},
+		{playouts: 300},
+		{playouts: -1},
+	}
+)
+
+func (azulFamily) levels() *[6]level     { return &azulLevels }
+func (pavilionFamily) levels() *[6]level { return &pavilionLevels }
