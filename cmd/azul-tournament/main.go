@@ -16,6 +16,16 @@
 // score (a shared best counts half).
 //
 //	azul-tournament -ruleset summer-pavilion -players 4 -one -a search:800p -b greedy
+//
+// The levels are level1 … level6 (level6:<n>p: level 6 bounded by
+// playouts instead of its default thinking time). -ladder plays a list of
+// bots, weakest first, each against the next (with -all, every pair),
+// -games games a pairing, and prints a row per pairing with the stronger
+// bot's win rate, its Wilson interval and the rating (Elo) difference
+// they imply, then every bot's rating fitted to all the pairings
+// (Bradley–Terry), relative to the first.
+//
+//	azul-tournament -ruleset azul-mini -games 100 -ladder random,level1,level2,level3,level4,level5,level6:2000p
 package main
 
 import (
@@ -45,7 +55,8 @@ func main() {
 	}
 }
 
-// parseBot reads random, greedy, search:200ms or search:500p.
+// parseBot reads random, greedy, search:200ms, search:500p, checklist,
+// level1 … level6 or level6:500p.
 func parseBot(text string) (bots.Bot, error) {
 	kind, budget, hasBudget := strings.Cut(text, ":")
 	b := bots.Bot{Kind: kind}
@@ -80,21 +91,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	board := fs.String("board", "", "Summer Pavilion board: monochrome")
 	wild := fs.String("wild-order", "", "Summer Pavilion wild order, six comma-separated colours")
 	players := fs.Int("players", 2, "players per game (2-4)")
-	games := fs.Int("games", 100, "games to play")
+	games := fs.Int("games", 100, "games to play (per pairing with -ladder)")
 	aText := fs.String("a", "greedy", "first bot")
 	bText := fs.String("b", "random", "second bot")
 	jobs := fs.Int("j", 1, "games played at once")
 	first := fs.Int("seed", 0, "number of the first game (seeds and salts derive from it)")
 	one := fs.Bool("one", false, "the first bot holds one seat, the second all the others")
+	ladder := fs.String("ladder", "", "comma-separated bots, weakest first: play each against the next (or, with -all, every pair) and fit ratings")
+	all := fs.Bool("all", false, "with -ladder: every pair, not only neighbours")
 	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	a, err := parseBot(*aText)
-	if err != nil {
-		return err
-	}
-	b, err := parseBot(*bText)
-	if err != nil {
 		return err
 	}
 	cfg := engine.Config{Ruleset: *ruleset, Players: *players, Options: engine.Options{Wall: *wall, Board: *board}}
@@ -105,21 +110,65 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results := make([]result, *games)
-	errs := make([]error, *games)
+	variant := strings.TrimSpace(strings.Join([]string{*wall, *board, wildNote(*wild)}, " "))
+	if variant == "" {
+		variant = "standard"
+	}
+	m := matchConfig{rules: rules, cfg: cfg, games: *games, first: *first, jobs: *jobs, one: *one}
+	if *ladder != "" {
+		return runLadder(ctx, m, strings.Split(*ladder, ","), *all, variant, out)
+	}
+	a, err := parseBot(*aText)
+	if err != nil {
+		return err
+	}
+	b, err := parseBot(*bText)
+	if err != nil {
+		return err
+	}
+	r, err := m.play(ctx, a, b)
+	if err != nil {
+		return err
+	}
+	aName := *aText
+	if *one {
+		aName += " (one seat)"
+	}
+	n := float64(*games)
+	lo, hi := wilson(r.win, n)
+	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
+		*ruleset, variant, *players, aName, *bText, *games, 100*r.win/n, 100*lo, 100*hi, r.scoreA/n, r.scoreB/n)
+	return nil
+}
+
+// matchConfig is what every pairing of a run shares.
+type matchConfig struct {
+	rules engine.Rules
+	cfg   engine.Config
+	games int
+	first int
+	jobs  int
+	one   bool
+}
+
+// play plays the games of a against b and returns the sums of their
+// results: A's wins and both bots' mean scores.
+func (m matchConfig) play(ctx context.Context, a, b bots.Bot) (result, error) {
+	results := make([]result, m.games)
+	errs := make([]error, m.games)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, *jobs) {
+	for range max(1, m.jobs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for g := range next {
-				results[g], errs[g] = playOne(rules, cfg, a, b, *first+g, *one)
+				results[g], errs[g] = playOne(m.rules, m.cfg, a, b, m.first+g, m.one)
 			}
 		}()
 	}
 feed:
-	for g := range *games {
+	for g := range m.games {
 		select {
 		case next <- g:
 		case <-ctx.Done():
@@ -129,30 +178,18 @@ feed:
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return err
+		return result{}, err
 	}
-	var wins, sa, sb float64
+	var sum result
 	for g, r := range results {
 		if errs[g] != nil {
-			return fmt.Errorf("game %d: %w", *first+g, errs[g])
+			return result{}, fmt.Errorf("game %d: %w", m.first+g, errs[g])
 		}
-		wins += r.win
-		sa += r.scoreA
-		sb += r.scoreB
+		sum.win += r.win
+		sum.scoreA += r.scoreA
+		sum.scoreB += r.scoreB
 	}
-	n := float64(*games)
-	lo, hi := wilson(wins, n)
-	variant := strings.TrimSpace(strings.Join([]string{*wall, *board, wildNote(*wild)}, " "))
-	aName := *aText
-	if *one {
-		aName += " (one seat)"
-	}
-	if variant == "" {
-		variant = "standard"
-	}
-	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
-		*ruleset, variant, *players, aName, *bText, *games, 100*wins/n, 100*lo, 100*hi, sa/n, sb/n)
-	return nil
+	return sum, nil
 }
 
 func wildNote(w string) string {
