@@ -47,6 +47,14 @@ func runLadder(ctx context.Context, m matchConfig, names []string, all bool, var
 			}
 			n := float64(m.games)
 			lo, hi := wilson(r.win, n)
+			// A sweep's interval reaches a certain win (or loss): its
+			// difference has no bound on that side.
+			if r.win == n {
+				hi = 1
+			}
+			if r.win == 0 {
+				lo = 0
+			}
 			fmt.Fprintf(out, "| %s | %s | %d | %.1f %% | %.1f–%.1f %% | %s | %s … %s | %.1f / %.1f |\n",
 				names[j], names[i], m.games, 100*r.win/n, 100*lo, 100*hi,
 				signed(elo(clampShare(r.win, n))), signed(elo(lo)), signed(elo(hi)), r.scoreA/n, r.scoreB/n)

@@ -26,6 +26,12 @@
 // (Bradley–Terry), relative to the first.
 //
 //	azul-tournament -ruleset azul-mini -games 100 -ladder random,level1,level2,level3,level4,level5,level6:2000p
+//
+// -losses adds, after a pairing's row, the points each bot lost a game
+// (a seat's mean) to taking first from the centre (Azul: the start player
+// marker's place on the floor line; Summer Pavilion: the token's point a
+// tile) and to discards (Azul: the floor line's other tiles; Summer
+// Pavilion: the tiles discarded when passing).
 package main
 
 import (
@@ -41,7 +47,9 @@ import (
 	"sync"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/azul"
 	"github.com/azuld/azuld/engine/bots"
+	"github.com/azuld/azuld/engine/pavilion"
 	"github.com/azuld/azuld/engine/rulesets"
 )
 
@@ -82,6 +90,9 @@ func parseBot(text string) (bots.Bot, error) {
 type result struct {
 	win            float64 // 1, 0.5 or 0
 	scoreA, scoreB float64 // mean score of A's and B's seats
+	// lossA and lossB are the points A's and B's seats lost, a seat's
+	// mean: to the start player's tile or token, and to discards.
+	lossA, lossB losses
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -97,6 +108,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	jobs := fs.Int("j", 1, "games played at once")
 	first := fs.Int("seed", 0, "number of the first game (seeds and salts derive from it)")
 	one := fs.Bool("one", false, "the first bot holds one seat, the second all the others")
+	showLosses := fs.Bool("losses", false, "after the row, the points each bot lost a game to the start player's tile or token and to discards")
 	ladder := fs.String("ladder", "", "comma-separated bots, weakest first: play each against the next (or, with -all, every pair) and fit ratings")
 	all := fs.Bool("all", false, "with -ladder: every pair, not only neighbours")
 	if err := fs.Parse(args); err != nil {
@@ -138,6 +150,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	lo, hi := wilson(r.win, n)
 	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
 		*ruleset, variant, *players, aName, *bText, *games, 100*r.win/n, 100*lo, 100*hi, r.scoreA/n, r.scoreB/n)
+	if *showLosses {
+		fmt.Fprintf(out, "points lost a game: %s %.1f to the start player, %.1f to discards; %s %.1f and %.1f\n",
+			aName, r.lossA.start/n, r.lossA.discards/n, *bText, r.lossB.start/n, r.lossB.discards/n)
+	}
 	return nil
 }
 
@@ -188,6 +204,8 @@ feed:
 		sum.win += r.win
 		sum.scoreA += r.scoreA
 		sum.scoreB += r.scoreB
+		sum.lossA.add(r.lossA)
+		sum.lossB.add(r.lossB)
 	}
 	return sum, nil
 }
@@ -213,7 +231,8 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bo
 	}
 	var seed engine.Seed
 	seed[0], seed[1], seed[2], seed[3] = byte(g), byte(g>>8), byte(g>>16), 0xb0
-	s, err := bots.Play(rules, cfg, seed, seats, uint64(g))
+	var lost [4]losses
+	s, err := bots.PlayWatched(rules, cfg, seed, seats, uint64(g), func(evs []engine.Event) { countLosses(&lost, evs) })
 	if err != nil {
 		return result{}, err
 	}
@@ -227,10 +246,12 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bo
 	var na, nb float64
 	for i, sc := range scores {
 		if isA[i] {
+			r.lossA.add(lost[i])
 			r.scoreA += float64(sc)
 			na++
 			bestA = bestA || sc == best
 		} else {
+			r.lossB.add(lost[i])
 			r.scoreB += float64(sc)
 			nb++
 			bestB = bestB || sc == best
@@ -238,6 +259,8 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bo
 	}
 	r.scoreA /= na
 	r.scoreB /= nb
+	r.lossA.scale(1 / na)
+	r.lossB.scale(1 / nb)
 	switch {
 	case bestA && bestB:
 		r.win = 0.5
@@ -270,4 +293,51 @@ func wilson(wins, n float64) (lo, hi float64) {
 	centre := (p + z*z/(2*n)) / den
 	half := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / den
 	return max(0, centre-half), min(1, centre+half)
+}
+
+// losses are the points a seat lost: start is what taking first from the
+// centre cost (Azul: the start player marker's place on the floor line;
+// Summer Pavilion: the token's point a tile), discards what the tiles on
+// the floor line (Azul) or discarded when passing (Summer Pavilion) cost.
+type losses struct {
+	start, discards float64
+}
+
+func (l *losses) add(o losses) {
+	l.start += o.start
+	l.discards += o.discards
+}
+
+func (l *losses) scale(k float64) {
+	l.start *= k
+	l.discards *= k
+}
+
+// countLosses adds the losses in one move's events to each seat's.
+func countLosses(lost *[4]losses, evs []engine.Event) {
+	for _, e := range evs {
+		switch e := e.(type) {
+		case *azul.Event:
+			if e.Kind != azul.EvFloorScored {
+				continue
+			}
+			marker := 0
+			for i, c := range e.Floor[:min(int(e.FloorLen), len(e.Floor))] {
+				if c == azul.Marker {
+					marker = azul.FloorPenalty(i+1) - azul.FloorPenalty(i)
+				}
+			}
+			// Points is what the score lost (never below 0).
+			marker = min(marker, int(e.Points))
+			lost[e.Seat].start += float64(marker)
+			lost[e.Seat].discards += float64(int(e.Points) - marker)
+		case *pavilion.Event:
+			switch {
+			case e.Kind == pavilion.EvTilesTaken && e.Token:
+				lost[e.Seat].start += float64(e.Lost)
+			case e.Kind == pavilion.EvPassed:
+				lost[e.Seat].discards += float64(e.Lost)
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -108,7 +109,7 @@ func TestLadder(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"| level1 | random | 4 | 100.0 % | ", "| greedy | random | 4 | ", "| greedy | level1 | 4 | ", "| random | +0 |\n", "| level1 | +"} {
+	for _, want := range []string{"| level1 | random | 4 | 100.0 % | 51.0–100.0 % | +338 | +7 … +∞ | ", "| greedy | random | 4 | ", "| greedy | level1 | 4 | ", "| random | +0 |\n", "| level1 | +"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
@@ -117,5 +118,26 @@ func TestLadder(t *testing.T) {
 		if err := run(context.Background(), append([]string{"-games", "2"}, bad...), &out); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
+	}
+}
+
+// TestLosses: -losses adds a line with the points each bot lost; in Summer
+// Pavilion the token costs its holder a point a tile, so the seats lose
+// some every game.
+func TestLosses(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-ruleset", "summer-pavilion", "-games", "2", "-a", "greedy", "-b", "checklist", "-losses"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "points lost a game: greedy ") {
+		t.Fatalf("output %q", out.String())
+	}
+	var ga, gb, ca, cb float64
+	if _, err := fmt.Sscanf(lines[1], "points lost a game: greedy %f to the start player, %f to discards; checklist %f and %f", &ga, &gb, &ca, &cb); err != nil {
+		t.Fatalf("%q: %v", lines[1], err)
+	}
+	if ga+ca <= 0 || ga < 0 || gb < 0 || ca < 0 || cb < 0 {
+		t.Fatalf("losses %v %v %v %v", ga, gb, ca, cb)
 	}
 }

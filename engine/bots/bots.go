@@ -237,6 +237,12 @@ func (b Bot) deadline() time.Time {
 // the final state. Bots move in seat order when several may act at once.
 // The salt varies the bots' choices between games.
 func Play(rules engine.Rules, cfg engine.Config, seed engine.Seed, seats []Bot, salt uint64) (engine.State, error) {
+	return PlayWatched(rules, cfg, seed, seats, salt, nil)
+}
+
+// PlayWatched is Play that calls watch, when not nil, with the events of
+// every move in turn (tournaments count where the points went).
+func PlayWatched(rules engine.Rules, cfg engine.Config, seed engine.Seed, seats []Bot, salt uint64, watch func([]engine.Event)) (engine.State, error) {
 	if len(seats) != cfg.Players {
 		return nil, fmt.Errorf("%w: %d bots for %d seats", ErrBadBot, len(seats), cfg.Players)
 	}
@@ -263,6 +269,9 @@ func Play(rules engine.Rules, cfg engine.Config, seed engine.Seed, seats []Bot, 
 		}
 		if s, err = engine.Fold(rules, s, evs); err != nil {
 			return s, fmt.Errorf("move %d: %w", step, err)
+		}
+		if watch != nil {
+			watch(evs)
 		}
 	}
 	return s, nil
