@@ -175,19 +175,19 @@ func chooseLevel[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int
 // against each other (docs/BENCHMARKS.md, "Levels").
 var (
 	azulLevels = [6]level{
-		{temperature: 2.0},
-		{temperature: 1.0},
-		{temperature: 0.4},
-		{playouts: 60},
-		{playouts: 300},
+		{temperature: 3.0},
+		{temperature: 0.7},
+		{temperature: 0.2},
+		{playouts: 30},
+		{playouts: 100},
 		{playouts: -1},
 	}
 	pavilionLevels = [6]level{
-		{temperature: 2.0},
-		{temperature: 1.0},
+		{temperature: 8.0},
+		{temperature: 1.5},
 		{temperature: 0.4},
-		{playouts: 60},
-		{playouts: 300},
+		{playouts: 20},
+		{playouts: 350},
 		{playouts: -1},
 	}
 )
