@@ -8,15 +8,16 @@ import (
 
 // The levels: bots of graded strength, from level 1 (a player who knows
 // the rules should win about half its games) to level 6 (the search at its
-// default budget). A weaker level plays the way a weaker person does: it
-// looks less far ahead (levels 1–3 judge each move one move ahead by the
-// greedy estimate; levels 4 and 5 search with a small budget of playouts
-// to the round's end) and it does not always play what it rates best:
-// among the moves it considers it picks one by a softmax of their values,
-// in points, with a temperature (the higher, the more often a weaker move).
-// It never plays a move the greedy estimate rates more than LevelGuard
-// points below the best (a needless dump of tiles on the floor line while
-// a good move exists): a weak player's mistakes, not absurd ones.
+// default budget). A weaker level plays the way a weaker person does. It
+// looks less far ahead: levels 4 and 5 play their search's choice with a
+// small budget of playouts to the round's end, levels 1–3 judge each move
+// only one move ahead, by the greedy estimate. And levels 1–3 do not
+// always play what they rate best: they draw a move by a softmax of the
+// estimates, in points, with a temperature (the higher, the more often a
+// weaker move), among the moves the estimate rates at most LevelGuard
+// points below its best. So they never play an absurd move, such as a
+// needless dump of tiles on the floor line while a good move exists: a
+// weak player's mistakes, not a random one's.
 //
 // Like every bot a level sees only what players see, and is
 // deterministic: its softmax draws from the salt and the seat, never from
@@ -43,17 +44,13 @@ const LevelGuard = 3.0
 // level is how a level plays.
 type level struct {
 	// playouts is the search's budget; 0: no search, every move judged
-	// one move ahead by the greedy estimate; -1: the search bot's
-	// default budget (time).
+	// one move ahead by the greedy estimate and drawn by the softmax;
+	// -1: the search bot's default budget (time).
 	playouts int
-	// temperature, in points: a move v points below the best is
-	// exp(-v/temperature) times as likely. 0: the best.
+	// temperature, in points, of a level without search: a move v points
+	// below the best is exp(-v/temperature) times as likely. 0: the best.
 	temperature float64
 }
-
-// levelMinVisits is the fewest playouts of a root move a searching
-// level's softmax weighs.
-const levelMinVisits = 4
 
 // levelOf is the level a kind names (1–6), 0 for other kinds.
 func levelOf(kind string) int {
@@ -73,35 +70,30 @@ func levelRNG(salt uint64, seat int) float64 {
 	return float64(p.Uint64()>>11) / (1 << 53)
 }
 
-// softmaxPick is the index of the move drawn from values (in points, the
-// higher the better) by a softmax with the temperature, among the moves
-// whose guard value is within LevelGuard of the best guard value; u in
-// [0, 1) is the draw. With a temperature of 0 it is the best value's
-// first move among those.
-func softmaxPick(values, guard []float64, temperature, u float64) int {
-	bestGuard := math.Inf(-1)
-	for _, g := range guard {
-		bestGuard = max(bestGuard, g)
-	}
-	allowed := func(i int) bool { return guard[i] >= bestGuard-LevelGuard }
-	best, bestV := -1, math.Inf(-1)
+// softmaxPick is the index of the move drawn from values (the greedy
+// estimates, in points) by a softmax with the temperature, among the
+// moves within LevelGuard of the best; u in [0, 1) is the draw. With a
+// temperature of 0 it is the best value's first move. It allocates
+// nothing.
+func softmaxPick(values []float64, temperature, u float64) int {
+	best, bestV := 0, math.Inf(-1)
 	for i, v := range values {
-		if allowed(i) && v > bestV {
+		if v > bestV {
 			best, bestV = i, v
 		}
 	}
-	if temperature <= 0 || best < 0 {
-		return max(best, 0)
+	if temperature <= 0 {
+		return best
 	}
 	total := 0.0
-	for i, v := range values {
-		if allowed(i) {
+	for _, v := range values {
+		if v >= bestV-LevelGuard {
 			total += math.Exp((v - bestV) / temperature)
 		}
 	}
 	target := u * total
 	for i, v := range values {
-		if !allowed(i) {
+		if v < bestV-LevelGuard {
 			continue
 		}
 		target -= math.Exp((v - bestV) / temperature)
@@ -128,7 +120,7 @@ func chooseLevel[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int
 		for i, m := range ranked {
 			values[i] = m.value
 		}
-		return ranked[softmaxPick(values, values, temperature, levelRNG(salt, seat))].move
+		return ranked[softmaxPick(values, temperature, levelRNG(salt, seat))].move
 	}
 	x := newSearcher(f, s, salt^uint64(seat)<<56)
 	switch {
@@ -139,38 +131,17 @@ func chooseLevel[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int
 	default:
 		x.run(1<<30, time.Now().Add(DefaultBudget))
 	}
-	if l.temperature <= 0 {
-		if c, ok := x.best(); ok {
-			return c
-		}
-		c, _ := greedy(f, s, seat)
+	if c, ok := x.best(); ok {
 		return c
 	}
-	// The softmax over the searched root moves by their mean margin; the
-	// root's priors are the estimate's gaps to its best move, the guard.
-	stats := x.rootStats()
-	values := make([]float64, 0, len(stats))
-	guard := make([]float64, 0, len(stats))
-	moves := make([]C, 0, len(stats))
-	root := &x.nodes[0]
-	for i, st := range stats {
-		if st.visits < levelMinVisits {
-			continue // a figure of a playout or two says little
-		}
-		values = append(values, st.diff)
-		guard = append(guard, float64(x.nodes[root.first+int32(i)].prior))
-		moves = append(moves, st.move)
-	}
-	if len(moves) == 0 {
-		c, _ := greedy(f, s, seat)
-		return c
-	}
-	return moves[softmaxPick(values, guard, l.temperature, levelRNG(salt, seat))]
+	c, _ := greedy(f, s, seat)
+	return c
 }
 
 // The levels of each family. Levels 1–3 judge moves one ahead by the
-// greedy estimate and pick among them by a softmax; levels 4 and 5 search
+// greedy estimate and draw among them by a softmax; levels 4 and 5 search
 // with a small budget; level 6 is the search bot at its default budget.
+// The families' estimates differ in scale, and so do their temperatures.
 // The temperatures and budgets were set by tournaments of the levels
 // against each other (docs/BENCHMARKS.md, "Levels").
 var (

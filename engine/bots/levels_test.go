@@ -211,7 +211,7 @@ func TestLevelsClimb(t *testing.T) {
 func TestLevelPickAllocatesNothing(t *testing.T) {
 	values := []float64{3, 2.5, -4, 2.9, 1}
 	allocs := testing.AllocsPerRun(100, func() {
-		_ = softmaxPick(values, values, 1.0, levelRNG(7, 1))
+		_ = softmaxPick(values, 1.0, levelRNG(7, 1))
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations", allocs)
@@ -221,14 +221,14 @@ func TestLevelPickAllocatesNothing(t *testing.T) {
 func TestSoftmaxPick(t *testing.T) {
 	values := []float64{1, 5, -1, 4.5}
 	// Temperature 0: the best.
-	if i := softmaxPick(values, values, 0, 0.99); i != 1 {
+	if i := softmaxPick(values, 0, 0.99); i != 1 {
 		t.Fatalf("temperature 0: %d", i)
 	}
 	// Never a move more than LevelGuard below the best (index 2), at any
 	// temperature and draw.
 	counts := make([]int, len(values))
 	for k := range 1000 {
-		counts[softmaxPick(values, values, 100, float64(k)/1000)]++
+		counts[softmaxPick(values, 100, float64(k)/1000)]++
 	}
 	if counts[2] != 0 || counts[0] != 0 || counts[1] == 0 || counts[3] == 0 {
 		t.Fatalf("counts %v", counts)
@@ -236,10 +236,10 @@ func TestSoftmaxPick(t *testing.T) {
 	// A low temperature prefers the best, a high one spreads.
 	low, high := 0, 0
 	for k := range 1000 {
-		if softmaxPick(values, values, 0.2, float64(k)/1000) == 1 {
+		if softmaxPick(values, 0.2, float64(k)/1000) == 1 {
 			low++
 		}
-		if softmaxPick(values, values, 5, float64(k)/1000) == 1 {
+		if softmaxPick(values, 5, float64(k)/1000) == 1 {
 			high++
 		}
 	}
