@@ -9,15 +9,16 @@ import (
 // The levels: bots of graded strength, from level 1 (a player who knows
 // the rules should win about half its games) to level 6 (the search at its
 // default budget). A weaker level plays the way a weaker person does. It
-// looks less far ahead: levels 4 and 5 play their search's choice with a
-// small budget of playouts to the round's end, levels 1–3 judge each move
-// only one move ahead, by the greedy estimate. And levels 1–3 do not
-// always play what they rate best: they draw a move by a softmax of the
-// estimates, in points, with a temperature (the higher, the more often a
-// weaker move), among the moves the estimate rates at most LevelGuard
-// points below its best. So they never play an absurd move, such as a
-// needless dump of tiles on the floor line while a good move exists: a
-// weak player's mistakes, not a random one's.
+// looks less far ahead: the levels just below 6 play their search's
+// choice with a small budget of playouts to the round's end (Azul levels
+// 4 and 5; Summer Pavilion level 5), the others judge each move only one
+// move ahead, by the greedy estimate. And levels 1–3 do not always play
+// what they rate best: they draw a move by a softmax of the estimates, in
+// points, with a temperature (the higher, the more often a weaker move),
+// among the moves the estimate rates at most LevelGuard points below its
+// best. So they never play an absurd move, such as a needless dump of
+// tiles on the floor line while a good move exists: a weak player's
+// mistakes, not a random one's.
 //
 // Like every bot a level sees only what players see, and is
 // deterministic: its softmax draws from the salt and the seat, never from
@@ -139,9 +140,13 @@ func chooseLevel[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int
 }
 
 // The levels of each family. Levels 1–3 judge moves one ahead by the
-// greedy estimate and draw among them by a softmax; levels 4 and 5 search
-// with a small budget; level 6 is the search bot at its default budget.
-// The families' estimates differ in scale, and so do their temperatures.
+// greedy estimate and draw among them by a softmax; Azul's levels 4 and 5
+// search with a small budget; level 6 is the search bot at its default
+// budget. In Summer Pavilion a search of 20 playouts is already within
+// about 200–275 rating points of the default budget's (350 playouts were
+// level with it), so level 5 is that search and level 4 plays the
+// estimate's best move, as greedy does. The families' estimates differ in scale, and
+// so do their temperatures.
 // The temperatures and budgets were set by tournaments of the levels
 // against each other (docs/BENCHMARKS.md, "Levels").
 var (
@@ -156,9 +161,9 @@ var (
 	pavilionLevels = [6]level{
 		{temperature: 8.0},
 		{temperature: 1.5},
-		{temperature: 0.4},
+		{temperature: 0.7},
+		{temperature: 0},
 		{playouts: 20},
-		{playouts: 350},
 		{playouts: -1},
 	}
 )
