@@ -20,9 +20,11 @@ import (
 // tiles on the floor line while a good move exists: a weak player's
 // mistakes, not a random one's.
 //
-// Like every bot a level sees only what players see, and is
-// deterministic: its softmax draws from the salt and the seat, never from
-// the game's seed.
+// Like every bot a level sees only what players see. Its softmax draws
+// from the salt and the seat, never from the game's seed, so levels 1–5
+// choose a function of the position and the salt; level 6, like the
+// search bot, thinks for a time, unless a playout bound is given
+// (tournaments).
 
 // The level kinds, weakest first.
 const (
@@ -117,6 +119,9 @@ func chooseLevel[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int
 			temperature = 0
 		}
 		ranked := greedyRank(f, s, seat, legal)
+		if len(ranked) == 0 {
+			return legal[0] // the engine listed only moves it then refused
+		}
 		values := make([]float64, len(ranked))
 		for i, m := range ranked {
 			values[i] = m.value
