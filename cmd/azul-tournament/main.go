@@ -16,6 +16,22 @@
 // score (a shared best counts half).
 //
 //	azul-tournament -ruleset summer-pavilion -players 4 -one -a search:800p -b greedy
+//
+// The levels are level1 … level6 (level6:<n>p: level 6 bounded by
+// playouts instead of its default thinking time). -ladder plays a list of
+// bots, weakest first, each against the next (with -all, every pair),
+// -games games a pairing, and prints a row per pairing with the stronger
+// bot's win rate, its Wilson interval and the rating (Elo) difference
+// they imply, then every bot's rating fitted to all the pairings
+// (Bradley–Terry), relative to the first.
+//
+//	azul-tournament -ruleset azul-mini -games 100 -ladder random,level1,level2,level3,level4,level5,level6:2000p
+//
+// -losses adds, after a pairing's row, the points each bot lost a game
+// (a seat's mean) to taking first from the centre (Azul: the start player
+// marker's place on the floor line; Summer Pavilion: the token's point a
+// tile) and to discards (Azul: the floor line's other tiles; Summer
+// Pavilion: the tiles discarded when passing).
 package main
 
 import (
@@ -31,7 +47,9 @@ import (
 	"sync"
 
 	"github.com/azuld/azuld/engine"
+	"github.com/azuld/azuld/engine/azul"
 	"github.com/azuld/azuld/engine/bots"
+	"github.com/azuld/azuld/engine/pavilion"
 	"github.com/azuld/azuld/engine/rulesets"
 )
 
@@ -45,7 +63,8 @@ func main() {
 	}
 }
 
-// parseBot reads random, greedy, search:200ms or search:500p.
+// parseBot reads random, greedy, search:200ms, search:500p, checklist,
+// level1 … level6 or level6:500p.
 func parseBot(text string) (bots.Bot, error) {
 	kind, budget, hasBudget := strings.Cut(text, ":")
 	b := bots.Bot{Kind: kind}
@@ -71,6 +90,9 @@ func parseBot(text string) (bots.Bot, error) {
 type result struct {
 	win            float64 // 1, 0.5 or 0
 	scoreA, scoreB float64 // mean score of A's and B's seats
+	// lossA and lossB are the points A's and B's seats lost, a seat's
+	// mean: to the start player's tile or token, and to discards.
+	lossA, lossB losses
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -80,21 +102,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	board := fs.String("board", "", "Summer Pavilion board: monochrome")
 	wild := fs.String("wild-order", "", "Summer Pavilion wild order, six comma-separated colours")
 	players := fs.Int("players", 2, "players per game (2-4)")
-	games := fs.Int("games", 100, "games to play")
+	games := fs.Int("games", 100, "games to play (per pairing with -ladder)")
 	aText := fs.String("a", "greedy", "first bot")
 	bText := fs.String("b", "random", "second bot")
 	jobs := fs.Int("j", 1, "games played at once")
 	first := fs.Int("seed", 0, "number of the first game (seeds and salts derive from it)")
 	one := fs.Bool("one", false, "the first bot holds one seat, the second all the others")
+	showLosses := fs.Bool("losses", false, "after the row, the points each bot lost a game to the start player's tile or token and to discards")
+	ladder := fs.String("ladder", "", "comma-separated bots, weakest first: play each against the next (or, with -all, every pair) and fit ratings")
+	all := fs.Bool("all", false, "with -ladder: every pair, not only neighbours")
 	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	a, err := parseBot(*aText)
-	if err != nil {
-		return err
-	}
-	b, err := parseBot(*bText)
-	if err != nil {
 		return err
 	}
 	cfg := engine.Config{Ruleset: *ruleset, Players: *players, Options: engine.Options{Wall: *wall, Board: *board}}
@@ -105,21 +122,69 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results := make([]result, *games)
-	errs := make([]error, *games)
+	variant := strings.TrimSpace(strings.Join([]string{*wall, *board, wildNote(*wild)}, " "))
+	if variant == "" {
+		variant = "standard"
+	}
+	m := matchConfig{rules: rules, cfg: cfg, games: *games, first: *first, jobs: *jobs, one: *one}
+	if *ladder != "" {
+		return runLadder(ctx, m, strings.Split(*ladder, ","), *all, variant, out)
+	}
+	a, err := parseBot(*aText)
+	if err != nil {
+		return err
+	}
+	b, err := parseBot(*bText)
+	if err != nil {
+		return err
+	}
+	r, err := m.play(ctx, a, b)
+	if err != nil {
+		return err
+	}
+	aName := *aText
+	if *one {
+		aName += " (one seat)"
+	}
+	n := float64(*games)
+	lo, hi := wilson(r.win, n)
+	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
+		*ruleset, variant, *players, aName, *bText, *games, 100*r.win/n, 100*lo, 100*hi, r.scoreA/n, r.scoreB/n)
+	if *showLosses {
+		fmt.Fprintf(out, "points lost a game: %s %.1f to the start player, %.1f to discards; %s %.1f and %.1f\n",
+			aName, r.lossA.start/n, r.lossA.discards/n, *bText, r.lossB.start/n, r.lossB.discards/n)
+	}
+	return nil
+}
+
+// matchConfig is what every pairing of a run shares.
+type matchConfig struct {
+	rules engine.Rules
+	cfg   engine.Config
+	games int
+	first int
+	jobs  int
+	one   bool
+}
+
+// play plays the games of a against b and returns the sums of their
+// results: A's wins and both bots' mean scores.
+func (m matchConfig) play(ctx context.Context, a, b bots.Bot) (result, error) {
+	results := make([]result, m.games)
+	errs := make([]error, m.games)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, *jobs) {
+	for range max(1, m.jobs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for g := range next {
-				results[g], errs[g] = playOne(rules, cfg, a, b, *first+g, *one)
+				results[g], errs[g] = playOne(m.rules, m.cfg, a, b, m.first+g, m.one)
 			}
 		}()
 	}
 feed:
-	for g := range *games {
+	for g := range m.games {
 		select {
 		case next <- g:
 		case <-ctx.Done():
@@ -129,30 +194,20 @@ feed:
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return err
+		return result{}, err
 	}
-	var wins, sa, sb float64
+	var sum result
 	for g, r := range results {
 		if errs[g] != nil {
-			return fmt.Errorf("game %d: %w", *first+g, errs[g])
+			return result{}, fmt.Errorf("game %d: %w", m.first+g, errs[g])
 		}
-		wins += r.win
-		sa += r.scoreA
-		sb += r.scoreB
+		sum.win += r.win
+		sum.scoreA += r.scoreA
+		sum.scoreB += r.scoreB
+		sum.lossA.add(r.lossA)
+		sum.lossB.add(r.lossB)
 	}
-	n := float64(*games)
-	lo, hi := wilson(wins, n)
-	variant := strings.TrimSpace(strings.Join([]string{*wall, *board, wildNote(*wild)}, " "))
-	aName := *aText
-	if *one {
-		aName += " (one seat)"
-	}
-	if variant == "" {
-		variant = "standard"
-	}
-	fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %d | %.1f %% | %.1f–%.1f %% | %.1f | %.1f |\n",
-		*ruleset, variant, *players, aName, *bText, *games, 100*wins/n, 100*lo, 100*hi, sa/n, sb/n)
-	return nil
+	return sum, nil
 }
 
 func wildNote(w string) string {
@@ -176,7 +231,8 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bo
 	}
 	var seed engine.Seed
 	seed[0], seed[1], seed[2], seed[3] = byte(g), byte(g>>8), byte(g>>16), 0xb0
-	s, err := bots.Play(rules, cfg, seed, seats, uint64(g))
+	var lost [4]losses
+	s, err := bots.PlayWatched(rules, cfg, seed, seats, uint64(g), func(evs []engine.Event) { countLosses(&lost, evs) })
 	if err != nil {
 		return result{}, err
 	}
@@ -190,10 +246,12 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bo
 	var na, nb float64
 	for i, sc := range scores {
 		if isA[i] {
+			r.lossA.add(lost[i])
 			r.scoreA += float64(sc)
 			na++
 			bestA = bestA || sc == best
 		} else {
+			r.lossB.add(lost[i])
 			r.scoreB += float64(sc)
 			nb++
 			bestB = bestB || sc == best
@@ -201,6 +259,8 @@ func playOne(rules engine.Rules, cfg engine.Config, a, b bots.Bot, g int, one bo
 	}
 	r.scoreA /= na
 	r.scoreB /= nb
+	r.lossA.scale(1 / na)
+	r.lossB.scale(1 / nb)
 	switch {
 	case bestA && bestB:
 		r.win = 0.5
@@ -233,4 +293,51 @@ func wilson(wins, n float64) (lo, hi float64) {
 	centre := (p + z*z/(2*n)) / den
 	half := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / den
 	return max(0, centre-half), min(1, centre+half)
+}
+
+// losses are the points a seat lost: start is what taking first from the
+// centre cost (Azul: the start player marker's place on the floor line;
+// Summer Pavilion: the token's point a tile), discards what the tiles on
+// the floor line (Azul) or discarded when passing (Summer Pavilion) cost.
+type losses struct {
+	start, discards float64
+}
+
+func (l *losses) add(o losses) {
+	l.start += o.start
+	l.discards += o.discards
+}
+
+func (l *losses) scale(k float64) {
+	l.start *= k
+	l.discards *= k
+}
+
+// countLosses adds the losses in one move's events to each seat's.
+func countLosses(lost *[4]losses, evs []engine.Event) {
+	for _, e := range evs {
+		switch e := e.(type) {
+		case *azul.Event:
+			if e.Kind != azul.EvFloorScored {
+				continue
+			}
+			marker := 0
+			for i, c := range e.Floor[:min(int(e.FloorLen), len(e.Floor))] {
+				if c == azul.Marker {
+					marker = azul.FloorPenalty(i+1) - azul.FloorPenalty(i)
+				}
+			}
+			// Points is what the score lost (never below 0).
+			marker = min(marker, int(e.Points))
+			lost[e.Seat].start += float64(marker)
+			lost[e.Seat].discards += float64(int(e.Points) - marker)
+		case *pavilion.Event:
+			switch {
+			case e.Kind == pavilion.EvTilesTaken && e.Token:
+				lost[e.Seat].start += float64(e.Lost)
+			case e.Kind == pavilion.EvPassed:
+				lost[e.Seat].discards += float64(e.Lost)
+			}
+		}
+	}
 }

@@ -93,7 +93,9 @@ type Bot struct {
 	// when zero and Playouts is zero too).
 	Budget time.Duration
 	// Playouts, when positive, bounds the search by playouts instead of
-	// time, which makes its choice reproducible (tests, tournaments).
+	// time, which makes its choice reproducible (tests, tournaments). Of
+	// the levels only level 6 takes it (levels 1–5 have a budget of
+	// their own in playouts).
 	Playouts int
 }
 
@@ -112,10 +114,13 @@ func ParseBudget(text string) (time.Duration, error) {
 
 // Check reports whether the bot is a known kind with a budget in bounds.
 func (b Bot) Check() error {
-	if !Known(b.Kind) && b.Kind != Checklist {
-		return fmt.Errorf("%w: unknown bot %q (bots: random, greedy, search)", ErrBadBot, b.Kind)
+	if !Known(b.Kind) && b.Kind != Checklist && levelOf(b.Kind) == 0 {
+		return fmt.Errorf("%w: unknown bot %q (bots: random, greedy, search, level1 … level6)", ErrBadBot, b.Kind)
 	}
-	if b.Kind != Search && (b.Budget != 0 || b.Playouts != 0) {
+	switch {
+	case b.Kind == Level6 && b.Budget != 0:
+		return fmt.Errorf("%w: level 6 thinks for the default budget (a playout bound only, for measuring)", ErrBadBot)
+	case b.Kind != Search && b.Kind != Level6 && (b.Budget != 0 || b.Playouts != 0):
 		return fmt.Errorf("%w: only the search bot takes a budget", ErrBadBot)
 	}
 	if b.Budget != 0 && (b.Budget < MinBudget || b.Budget > MaxBudget) {
@@ -185,6 +190,9 @@ func choose[S any, C command, E any, F family[S, C, E]](f F, s *S, seat int, b B
 	case len(legal) == 1:
 		return engine.NewMove(legal[0]), nil
 	}
+	if lv := levelOf(b.Kind); lv > 0 {
+		return engine.NewMove(chooseLevel(f, s, seat, legal, lv, b, salt)), nil
+	}
 	if b.Kind == Greedy || b.Kind == Checklist {
 		c, _ := greedy(f, s, seat)
 		return engine.NewMove(c), nil
@@ -229,6 +237,12 @@ func (b Bot) deadline() time.Time {
 // the final state. Bots move in seat order when several may act at once.
 // The salt varies the bots' choices between games.
 func Play(rules engine.Rules, cfg engine.Config, seed engine.Seed, seats []Bot, salt uint64) (engine.State, error) {
+	return PlayWatched(rules, cfg, seed, seats, salt, nil)
+}
+
+// PlayWatched is Play that calls watch, when not nil, with the events of
+// every move in turn (tournaments count where the points went).
+func PlayWatched(rules engine.Rules, cfg engine.Config, seed engine.Seed, seats []Bot, salt uint64, watch func([]engine.Event)) (engine.State, error) {
 	if len(seats) != cfg.Players {
 		return nil, fmt.Errorf("%w: %d bots for %d seats", ErrBadBot, len(seats), cfg.Players)
 	}
@@ -255,6 +269,9 @@ func Play(rules engine.Rules, cfg engine.Config, seed engine.Seed, seats []Bot, 
 		}
 		if s, err = engine.Fold(rules, s, evs); err != nil {
 			return s, fmt.Errorf("move %d: %w", step, err)
+		}
+		if watch != nil {
+			watch(evs)
 		}
 	}
 	return s, nil

@@ -153,7 +153,8 @@ func TestBotsIgnoreTheSeed(t *testing.T) {
 		for step := 0; !diverged && !a.Over(); step++ {
 			seat := a.ToAct()[0]
 			var played engine.Move
-			for _, bot := range []bots.Bot{{Kind: bots.Search, Playouts: 60}, {Kind: bots.Greedy}, {Kind: bots.Checklist}} {
+			for _, bot := range []bots.Bot{{Kind: bots.Search, Playouts: 60}, {Kind: bots.Greedy}, {Kind: bots.Checklist},
+				{Kind: bots.Level1}, {Kind: bots.Level3}, {Kind: bots.Level4}, {Kind: bots.Level6, Playouts: 60}} {
 				mA, errA := bot.Choose(a, seat, uint64(step))
 				mB, errB := bot.Choose(b, seat, uint64(step))
 				if errA != nil || errB != nil {
@@ -193,7 +194,15 @@ func TestChooseRefusesUnknownBotsAndUnstartedGames(t *testing.T) {
 	if bots.Known(bots.Checklist) || (bots.Bot{Kind: bots.Checklist}).Check() != nil {
 		t.Fatal("the checklist bot is a yardstick: it plays, but no seat may hold it")
 	}
-	for _, b := range []bots.Bot{{Kind: "oracle"}, {Kind: bots.Greedy, Playouts: 3}, {Kind: bots.Search, Budget: 5e9}, {Kind: bots.Checklist, Playouts: 3}} {
+	// The levels play (tournaments measure them) but are not yet kinds a
+	// seat may hold; of them only level 6 takes a playout bound.
+	for _, b := range []bots.Bot{{Kind: bots.Level1}, {Kind: bots.Level5}, {Kind: bots.Level6}, {Kind: bots.Level6, Playouts: 300}} {
+		if bots.Known(b.Kind) || b.Check() != nil {
+			t.Fatalf("%+v: known %v, check %v", b, bots.Known(b.Kind), b.Check())
+		}
+	}
+	for _, b := range []bots.Bot{{Kind: "oracle"}, {Kind: bots.Greedy, Playouts: 3}, {Kind: bots.Search, Budget: 5e9}, {Kind: bots.Checklist, Playouts: 3},
+		{Kind: bots.Level3, Playouts: 3}, {Kind: bots.Level6, Budget: 5e8}, {Kind: "level7"}, {Kind: "level0"}} {
 		if err := b.Check(); !errors.Is(err, bots.ErrBadBot) {
 			t.Fatalf("%+v: %v", b, err)
 		}

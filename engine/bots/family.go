@@ -75,6 +75,8 @@ type family[S any, C comparable, E any] interface {
 	exploration() float64
 	// quick picks a playout move among playoutMoves cheaply.
 	quick(s *S, seat int, legal []C, rng *rand.Rand) C
+	// levels is how levels 1–6 play (levels.go).
+	levels() *[6]level
 }
 
 type azulFamily struct{}

@@ -31,12 +31,7 @@ func rank[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int, le
 // engine's order among equals, so the choice is a pure function of the
 // position.
 func greedy[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int) (C, bool) {
-	legal := f.legal(nil, s, seat)
-	// The draws of a round's end come from a fixed generator of the bot's
-	// own: the estimate does not depend on them, and the game's seed is
-	// never at hand.
-	rng := rand.New(rand.NewPCG(0x6772656564, uint64(seat)))
-	ranked, _ := rank(f, s, seat, legal, rng, nil, nil, new(S))
+	ranked := greedyRank(f, s, seat, f.legal(nil, s, seat))
 	var best C
 	if len(ranked) == 0 {
 		return best, false
@@ -48,4 +43,16 @@ func greedy[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int) 
 		}
 	}
 	return top.move, true
+}
+
+// greedyRank is the greedy estimate of every legal move of seat, in the
+// engine's order: the values greedy and the levels choose by. The draws
+// of a round's end come from a fixed generator of the bot's own (the
+// game's seed is never at hand), so that the values are a function of the
+// position: the estimates do not look at the deal, though in Summer
+// Pavilion what the next round's start is worth may.
+func greedyRank[S any, C comparable, E any, F family[S, C, E]](f F, s *S, seat int, legal []C) []scored[C] {
+	rng := rand.New(rand.NewPCG(0x6772656564, uint64(seat)))
+	ranked, _ := rank(f, s, seat, legal, rng, nil, nil, new(S))
+	return ranked
 }
