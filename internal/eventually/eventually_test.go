@@ -106,3 +106,21 @@ func TestNoErrorFailsWithTheLastError(t *testing.T) {
 		t.Errorf("failure %q, want it to end with %q", r.failure, want)
 	}
 }
+
+func TestLastShowsWhatTheLastPollSaw(t *testing.T) {
+	r := &recorder{}
+	version, toAct := 3, []int{0}
+	True(r, 30*time.Millisecond, func() bool { version++; toAct = []int{version % 2}; return false },
+		"version %d, to act %v, %s at %5.1f", Last(func() any { return version }), Last(func() any { return toAct }),
+		Last(func() any { return "ana" }), Last(func() any { return 2.5 }))
+	// Polled at least twice (at once and after the limit), and the message
+	// shows the values after the last poll.
+	want := fmt.Sprintf("version %d, to act [%d], ana at   2.5", version, version%2)
+	if version < 5 || !strings.HasPrefix(r.failure, want) {
+		t.Errorf("failure %q, want it to start with %q", r.failure, want)
+	}
+	// Outside a failing wait it formats as its value would.
+	if got := fmt.Sprintf("%+v %q", Last(func() any { return struct{ N int }{7} }), Last(func() any { return "x" })); got != `{N:7} "x"` {
+		t.Errorf("formatted %s", got)
+	}
+}
