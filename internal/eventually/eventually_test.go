@@ -107,6 +107,33 @@ func TestNoErrorFailsWithTheLastError(t *testing.T) {
 	}
 }
 
+func TestWithinReportsAConditionThatComesTrue(t *testing.T) {
+	var ready atomic.Bool
+	time.AfterFunc(30*time.Millisecond, func() { ready.Store(true) })
+	start := time.Now()
+	if !Within(10*time.Second, ready.Load) {
+		t.Fatal("the condition came true, Within says it did not")
+	}
+	if took := time.Since(start); took < 30*time.Millisecond || took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+}
+
+func TestWithinReportsAConditionThatNeverHolds(t *testing.T) {
+	calls := 0
+	start := time.Now()
+	if Within(50*time.Millisecond, func() bool { calls++; return false }) {
+		t.Fatal("the condition never held, Within says it did")
+	}
+	if took := time.Since(start); took < 50*time.Millisecond {
+		t.Errorf("gave up after %v", took)
+	}
+	// As True: polled at the start and once the time was up.
+	if calls < 2 {
+		t.Errorf("%d calls", calls)
+	}
+}
+
 func TestLastShowsWhatTheLastPollSaw(t *testing.T) {
 	r := &recorder{}
 	version, toAct := 3, []int{0}
