@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 )
 
 // metaJSON is a Meta as JSON, for comparing metas (they hold pointers).
@@ -244,14 +245,16 @@ func TestConsumerGetsFullMeta(t *testing.T) {
 	}
 	c := events.NewConsumer(pool, "inside")
 	var first []events.Record
-	for deadline := time.Now().Add(30 * time.Second); len(first) == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	// Within, not True: the check below says what came instead.
+	eventually.Within(30*time.Second, func() bool {
 		if _, err := c.Process(ctx, 1, func(_ context.Context, _ pgx.Tx, batch []events.Record) error {
 			first = batch
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-	}
+		return len(first) > 0
+	})
 	if len(first) != 3 || first[0].StreamID != ids[1] || first[0].Version != 5 {
 		t.Fatalf("after a checkpoint inside an append, got %+v, want versions 5 to 7 of %s", first, ids[1])
 	}

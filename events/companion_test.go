@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 )
 
 // probe is a companion that notes the stream's version after the append
@@ -133,22 +134,24 @@ func TestConsumerKeepsTransactionsWhole(t *testing.T) {
 		t.Fatal("WaitCaughtUp returned with events pending")
 	}
 	var batches [][]events.Record
-	deadline := time.Now().Add(30 * time.Second)
-	for got := 0; got < 8; {
-		n, err := c.Process(ctx, 2, func(_ context.Context, _ pgx.Tx, batch []events.Record) error {
-			batches = append(batches, batch)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got += n; n == 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of 8 events after 30 s", got)
+	got := 0
+	// Each poll takes batches while they come, and waits only once none does.
+	eventually.True(t, 30*time.Second, func() bool {
+		for got < 8 {
+			n, err := c.Process(ctx, 2, func(_ context.Context, _ pgx.Tx, batch []events.Record) error {
+				batches = append(batches, batch)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			time.Sleep(5 * time.Millisecond)
+			if n == 0 {
+				return false
+			}
+			got += n
 		}
-	}
+		return true
+	}, "%d of 8 events", eventually.Last(func() any { return got }))
 	if len(batches) != 2 || len(batches[0]) != 7 || len(batches[1]) != 1 {
 		t.Fatalf("batches of %v events, want the first append's 7 then 1", lens(batches))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 )
 
 // processUntil calls Process until want events came in total, or fails
@@ -28,21 +29,21 @@ func processUntil(t *testing.T, c *events.Consumer, want int, handle events.Hand
 // events.
 func processBatchesUntil(t *testing.T, c *events.Consumer, limit, want int, handle events.Handler) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
 	got := 0
-	for got < want {
-		n, err := c.Process(context.Background(), limit, handle)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got += n
-		if n == 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d events after 30s", got, want)
+	// Each poll takes batches while they come, and waits only once none does.
+	eventually.True(t, 30*time.Second, func() bool {
+		for got < want {
+			n, err := c.Process(context.Background(), limit, handle)
+			if err != nil {
+				t.Fatal(err)
 			}
-			time.Sleep(5 * time.Millisecond)
+			if n == 0 {
+				return false
+			}
+			got += n
 		}
-	}
+		return true
+	}, "%d of %d events", eventually.Last(func() any { return got }), want)
 	if got != want {
 		t.Fatalf("%d events, want %d", got, want)
 	}
@@ -309,6 +310,8 @@ func TestConsumerDeliversEveryEventOnce(t *testing.T) {
 					return
 				}
 				if n == 0 {
+					// Nothing readable yet: pause as a consumer's poll
+					// would, rather than spin against the writers.
 					time.Sleep(time.Millisecond)
 				}
 			}
@@ -320,10 +323,11 @@ func TestConsumerDeliversEveryEventOnce(t *testing.T) {
 	for n := range total {
 		want += n
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for count(t, pool, `SELECT count(*) FROM handled`) < int64(want) && time.Now().Before(deadline) && !t.Failed() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Within, not True: the consumers must stop before the count below
+	// reports a shortfall.
+	eventually.Within(60*time.Second, func() bool {
+		return count(t, pool, `SELECT count(*) FROM handled`) >= int64(want) || t.Failed()
+	})
 	close(stop)
 	consuming.Wait()
 	if t.Failed() {
@@ -372,17 +376,13 @@ func TestConsumerRetriesAFailedBatch(t *testing.T) {
 		}
 		return errDown
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for failures == 0 {
+	eventually.True(t, 30*time.Second, func() bool {
 		n, err := c.Process(ctx, 10, fail)
-		if failures > 0 {
-			if n != 0 || !errors.Is(err, errDown) {
-				t.Fatalf("failed batch: %d, %v", n, err)
-			}
-		} else if time.Now().After(deadline) {
-			t.Fatal("the third event never came")
+		if failures > 0 && (n != 0 || !errors.Is(err, errDown)) {
+			t.Fatalf("failed batch: %d, %v", n, err)
 		}
-	}
+		return failures > 0
+	}, "the third event never came")
 	if after, err := c.Checkpoint(ctx); err != nil || after != before {
 		t.Fatalf("checkpoint moved from %+v to %+v (%v) on a failed batch", before, after, err)
 	}
@@ -438,15 +438,17 @@ func TestConsumerStartAtEndAndRun(t *testing.T) {
 	// cancelled while it commits, the commit may still land on the server
 	// after Run has returned, and move the checkpoint under the check
 	// below.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if pos := got.positions(); len(pos) >= 3 {
-			if cp, err := c.Checkpoint(ctx); err == nil && cp.Position == pos[len(pos)-1] {
-				break
-			}
+	var pos []int64
+	var cp events.Checkpoint
+	eventually.True(t, 30*time.Second, func() bool {
+		if pos = got.positions(); len(pos) < 3 {
+			return false
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		var err error
+		cp, err = c.Checkpoint(ctx)
+		return err == nil && cp.Position == pos[len(pos)-1]
+	}, "Run handled the positions %v, its checkpoint is %+v: want the last of 3",
+		eventually.Last(func() any { return pos }), eventually.Last(func() any { return cp }))
 	stop()
 	if err := <-done; err != nil {
 		t.Fatalf("Run after cancel: %v", err)

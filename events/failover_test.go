@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/pgtest"
 )
 
@@ -133,17 +134,13 @@ func setSyncStandbys(t *testing.T, pool *pgxpool.Pool, names string) {
 	if _, err := pool.Exec(ctx, `SELECT pg_reload_conf()`); err != nil {
 		t.Fatal(err)
 	}
-	for range 200 {
+	eventually.True(t, 2*time.Second, func() bool {
 		var got string
 		if err := pool.QueryRow(ctx, `SHOW synchronous_standby_names`).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
-		if got == names {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("synchronous_standby_names did not become %q", names)
+		return got == names
+	}, "synchronous_standby_names did not become %q", names)
 }
 
 // TestCommitWaitingForTheStandbyIsNeverAcknowledged runs appends on a
@@ -202,10 +199,10 @@ func TestCommitWaitingForTheStandbyIsNeverAcknowledged(t *testing.T) {
 	setSyncStandbys(t, admin, "")
 	ctx := context.Background()
 	for name, id := range streams {
-		deadline := time.Now().Add(30 * time.Second)
-		for count(t, admin, `SELECT count(*) FROM events WHERE stream_id = $1`, id) == 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		// Within, not True: the check below reports each stream and goes on.
+		eventually.Within(30*time.Second, func() bool {
+			return count(t, admin, `SELECT count(*) FROM events WHERE stream_id = $1`, id) != 0
+		})
 		if n := count(t, admin, `SELECT count(*) FROM events WHERE stream_id = $1`, id); n != 1 {
 			t.Errorf("%s: %d events in the stream, want the one committed locally", name, n)
 		}

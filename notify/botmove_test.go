@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/play"
 )
 
@@ -35,20 +36,14 @@ func TestSearchBotMovesFromAJob(t *testing.T) {
 	}
 	// The job moves seat 0, then the job its move enqueued moves the
 	// greedy seat 1: ana is to act.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	eventually.True(t, 20*time.Second, func() bool {
 		g, err = e.Svc.Game(ctx, g.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.ToAct()[0] == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the bots have not moved: version %d, to act %v", g.Version, g.ToAct())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return g.ToAct()[0] == 2
+	}, "the bots have not moved: version %d, to act %v",
+		eventually.Last(func() any { return g.Version }), eventually.Last(func() any { return g.ToAct() }))
 	recs, err := e.Svc.Events(ctx, g.ID, 0, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/play"
@@ -128,19 +129,12 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 // deliveriesDone waits until no mail or webhook job is left to run.
 func (e *env) deliveriesDone(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var open int
+	var open int
+	eventually.True(t, 30*time.Second, func() bool {
 		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
 			WHERE kind IN ('azuld_mail', 'azuld_webhook') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&open); err != nil {
 			t.Fatal(err)
 		}
-		if open == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d deliveries still to run", open)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return open == 0
+	}, "%d deliveries still to run", eventually.Last(func() any { return open }))
 }

@@ -42,6 +42,8 @@ func runWorkerProcess(url, relayAddr string) int {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
+	// Deliver until the test kills the process; the minute only ends an
+	// orphan whose test is gone.
 	time.Sleep(time.Minute)
 	return 3
 }
@@ -87,6 +89,8 @@ func TestWorkerProcessKilledMidDelivery(t *testing.T) {
 	// The job waits for river's rescuer, which runs now and then on the
 	// leader, and only once the dead process's leadership has expired.
 	e.WaitOpeningMails(g, ana, ben, 2*time.Minute)
-	time.Sleep(500 * time.Millisecond) // room for a second copy to show up
+	// Nothing to wait for: a second copy of a mail would come unasked, so
+	// give it room to show up before counting.
+	time.Sleep(500 * time.Millisecond)
 	e.Relay.OnceEach(t)
 }

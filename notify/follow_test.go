@@ -20,6 +20,7 @@ import (
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
@@ -222,8 +223,8 @@ func (l *lagRecorder) observe(f notify.Followed) {
 // wait a moment for the call.
 func (l *lagRecorder) lagsOf(t *testing.T, game string, versions []int64) []time.Duration {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var lags []time.Duration
+	eventually.True(t, 30*time.Second, func() bool {
 		l.mu.Lock()
 		byVersion := map[int64]time.Duration{}
 		for _, f := range l.followed {
@@ -232,20 +233,15 @@ func (l *lagRecorder) lagsOf(t *testing.T, game string, versions []int64) []time
 			}
 		}
 		l.mu.Unlock()
-		var lags []time.Duration
+		lags = nil
 		for _, v := range versions {
 			if lag, ok := byVersion[v]; ok {
 				lags = append(lags, lag)
 			}
 		}
-		if len(lags) == len(versions) {
-			return lags
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of the %d appends %v were observed", len(lags), len(versions), versions)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return len(lags) == len(versions)
+	}, "only %d of the %d appends %v were observed", eventually.Last(func() any { return len(lags) }), len(versions), versions)
+	return lags
 }
 
 // TestStalledFollowerRecovers: while the follower's lock is held by a
@@ -281,6 +277,8 @@ func TestStalledFollowerRecovers(t *testing.T) {
 		}
 		stalled = append(stalled, res.Version)
 	}
+	// The stall itself: the holder keeps the lock this long, and no job of
+	// the moves made meanwhile may be enqueued.
 	const stallFor = 1500 * time.Millisecond
 	time.Sleep(stallFor)
 	var jobs int
@@ -465,19 +463,20 @@ func TestFollowerProcessKilled(t *testing.T) {
 // moved after since, polling for at most wait.
 func followerProgressedSince(t *testing.T, pool *pgxpool.Pool, since time.Time, wait time.Duration) bool {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		var progressed bool
-		if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM consumer_checkpoints WHERE name = $1 AND updated_at > $2)`,
-			notify.OutboxConsumer, since).Scan(&progressed); err != nil {
-			t.Errorf("reading the outbox checkpoint: %v", err)
-			return false
-		}
-		if progressed || time.Now().After(deadline) {
-			return progressed
-		}
-		time.Sleep(20 * time.Millisecond)
+	// Called between moves, off the test's goroutine, and a checkpoint
+	// that did not move only skips a kill: Within, which fails nothing.
+	var progressed bool
+	var err error
+	eventually.Within(wait, func() bool {
+		err = pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM consumer_checkpoints WHERE name = $1 AND updated_at > $2)`,
+			notify.OutboxConsumer, since).Scan(&progressed)
+		return progressed || err != nil
+	})
+	if err != nil {
+		t.Errorf("reading the outbox checkpoint: %v", err)
+		return false
 	}
+	return progressed
 }
 
 // TestOutboxCheckpointIsMigrated: the migration that moved the outbox to
@@ -525,13 +524,9 @@ func TestFollowerFailureIsCounted(t *testing.T) {
 		}
 		return 0
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for failed() < 3 {
-		if time.Now().After(deadline) {
-			t.Fatal("no failed batch counted in 30 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var counted float64
+	eventually.True(t, 30*time.Second, func() bool { counted = failed(); return counted >= 3 },
+		"%v failed batches counted, want 3", eventually.Last(func() any { return counted }))
 	if pending, err := events.NewConsumer(e.Pool, notify.OutboxConsumer).Pending(ctx); err != nil || !pending {
 		t.Fatalf("the unfoldable append was passed over: pending %v, %v", pending, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/play"
 )
 
@@ -26,21 +27,13 @@ func TestReplicasShareDeliveries(t *testing.T) {
 			g = e.MoveFirst(g, ana, ben).Game
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	var jobs int
-	for {
-		var left int
+	var left, jobs int
+	eventually.True(t, 30*time.Second, func() bool {
 		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state <> 'completed'), count(*) FROM river_job WHERE kind = 'azuld_mail'`).Scan(&left, &jobs); err != nil {
 			t.Fatal(err)
 		}
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d mail jobs still pending", left, jobs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return left == 0
+	}, "%d of %d mail jobs still pending", eventually.Last(func() any { return left }), eventually.Last(func() any { return jobs }))
 	e.Relay.OnceEach(t)
 	sent := len(e.Relay.All())
 	var skipped int

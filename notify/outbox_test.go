@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/mailtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
@@ -59,13 +60,7 @@ func TestFailedBatchLeavesNoJob(t *testing.T) {
 		}
 		return 0
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for failed() < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the follower's batch never failed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually.True(t, 30*time.Second, func() bool { return failed() >= 2 }, "the follower's batch never failed")
 	// The game's creation (version 1) writes no inbox row, and its batch
 	// may have gone through alone with its invitation mail; the
 	// acceptance (version 2) starts the game, and no job of it may stay.
@@ -129,14 +124,12 @@ func TestSMTPRetries(t *testing.T) {
 	// Another worker may deliver the turn mail before the last refused
 	// attempt is logged: wait for the log to catch up.
 	var failed int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	eventually.True(t, 10*time.Second, func() bool {
 		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE outcome = 'failed' AND detail LIKE '%451%'`).Scan(&failed); err != nil {
 			t.Fatal(err)
 		}
-		if failed >= 3 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return failed >= 3
+	}, "%d failed attempts logged, want 3", eventually.Last(func() any { return failed }))
 	if failed != 3 {
 		t.Fatalf("%d failed attempts logged, want 3", failed)
 	}
@@ -196,29 +189,23 @@ func TestWebhooksSignedAndRetried(t *testing.T) {
 	}
 	g := e.NewPavilion(ana, ben, nil)
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var got []notify.WebhookPayload
+	var calls int
+	eventually.True(t, 30*time.Second, func() bool {
 		catcher.mu.Lock()
-		got := slices.Clone(catcher.accepted)
-		calls, bad := catcher.calls, slices.Clone(catcher.bad)
+		got, calls = slices.Clone(catcher.accepted), catcher.calls
+		bad := slices.Clone(catcher.bad)
 		catcher.mu.Unlock()
 		if len(bad) > 0 {
 			t.Fatalf("bad deliveries: %v", bad)
 		}
-		if slices.ContainsFunc(got, func(p notify.WebhookPayload) bool { return p.Event == "game_started" }) {
-			if calls < len(got)+2 {
-				t.Fatalf("%d calls for %d deliveries: the two failures were not retried", calls, len(got))
-			}
-			p := got[0]
-			if p.GameID != g.ID || p.Seat != 1 || !strings.HasSuffix(p.Links.State, "/v1/games/"+g.ID) {
-				t.Fatalf("payload %+v", p)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no game_started delivery; %d calls, accepted %+v", calls, got)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return slices.ContainsFunc(got, func(p notify.WebhookPayload) bool { return p.Event == "game_started" })
+	}, "no game_started delivery; %d calls, accepted %+v", eventually.Last(func() any { return calls }), eventually.Last(func() any { return got }))
+	if calls < len(got)+2 {
+		t.Fatalf("%d calls for %d deliveries: the two failures were not retried", calls, len(got))
+	}
+	if p := got[0]; p.GameID != g.ID || p.Seat != 1 || !strings.HasSuffix(p.Links.State, "/v1/games/"+g.ID) {
+		t.Fatalf("payload %+v", p)
 	}
 	if err := e.N.DeleteWebhook(ctx, ana.ID, hook.ID); !errors.Is(err, notify.ErrNotFound) {
 		t.Fatalf("another player deleted the webhook: %v", err)
@@ -289,23 +276,19 @@ func TestStaleTimerDoesNothing(t *testing.T) {
 	if err != nil || tag.RowsAffected() == 0 {
 		t.Fatalf("fire the stale timers: %d rows, %v", tag.RowsAffected(), err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var left int
+	var left int
+	eventually.True(t, 30*time.Second, func() bool {
 		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			var states string
-			_ = e.Pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || coalesce(errors::text, 'no errors'), '; ') FROM river_job
-				WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&states)
-			t.Fatalf("%d stale timers never ran: %s", left, states)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return left == 0
+	}, "%d stale timers never ran: %s", eventually.Last(func() any { return left }), eventually.Last(func() any {
+		// Read only when the wait fails: why the timers are still there.
+		var states string
+		_ = e.Pool.QueryRow(context.Background(), `SELECT string_agg(state::text || ' ' || coalesce(errors::text, 'no errors'), '; ') FROM river_job
+			WHERE kind = 'azuld_timeout' AND (args->>'version')::bigint = $1 AND args->>'game_id' = $2 AND state <> 'completed'`, g.Version, g.ID).Scan(&states)
+		return states
+	}))
 	if v := e.EventCount(g.ID); v != res.Version {
 		t.Fatalf("a stale timer changed the game: version %d, want %d", v, res.Version)
 	}
@@ -333,22 +316,15 @@ func TestWebhookToPrivateAddressRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.NewPavilion(ana, ben, nil)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var refused, open int
+	var refused, open int
+	eventually.True(t, 30*time.Second, func() bool {
 		if err := e.Pool.QueryRow(context.Background(), `
 			SELECT (SELECT count(*) FROM deliveries WHERE kind LIKE 'webhook:%' AND outcome = 'refused' AND detail LIKE '%private address%'),
 			       (SELECT count(*) FROM river_job WHERE kind = 'azuld_webhook' AND state NOT IN ('cancelled', 'completed'))`).Scan(&refused, &open); err != nil {
 			t.Fatal(err)
 		}
-		if refused > 0 && open == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d refused, %d webhook jobs still open", refused, open)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return refused > 0 && open == 0
+	}, "%d refused, %d webhook jobs still open", eventually.Last(func() any { return refused }), eventually.Last(func() any { return open }))
 	mu.Lock()
 	defer mu.Unlock()
 	if calls != 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/pgtest"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
@@ -65,6 +66,8 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 				}
 				cur, err := e.Svc.Game(ctx, g.ID)
 				if err != nil {
+					// PostgreSQL is down: try again shortly, as a player's
+					// client would, without spinning.
 					failed.Add(1)
 					time.Sleep(20 * time.Millisecond)
 					continue
@@ -99,14 +102,11 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 	}
 	waitMoves := func(n int64) {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for moves.Load() < n {
-			if time.Now().After(deadline) {
-				close(stop)
-				wg.Wait()
-				t.Fatalf("only %d of %d moves within a minute", moves.Load(), n)
-			}
-			time.Sleep(5 * time.Millisecond)
+		// Within, not True: the movers must stop before the test fails.
+		if !eventually.Within(time.Minute, func() bool { return moves.Load() >= n }) {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("only %d of %d moves within a minute", moves.Load(), n)
 		}
 	}
 
@@ -154,20 +154,13 @@ func TestPostgresKilledUnderLoad(t *testing.T) {
 
 	// A worker started now sends each mail once.
 	e.Start(e.NewNotifier(2))
-	deadline := time.Now().Add(time.Minute)
-	for {
-		var left int
+	var left int
+	eventually.True(t, time.Minute, func() bool {
 		if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d mail jobs left after a minute", left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return left == 0
+	}, "%d mail jobs left", eventually.Last(func() any { return left }))
 	e.Relay.OnceEach(t)
 	// The seat to act in each game still running has its turn mail.
 	for _, g := range games {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/azuld/azuld/engine"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/mail/compose"
 	"github.com/azuld/azuld/notify"
 	"github.com/azuld/azuld/play"
@@ -78,22 +79,19 @@ func (e *env) playAgainstBot(g *play.Game, p play.Player, moves int) *play.Game 
 // waitToAct waits until a seat must act in a running game.
 func (e *env) waitToAct(gameID string, seat int) *play.Game {
 	e.T.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		g, err := e.Svc.Game(context.Background(), gameID)
+	var g *play.Game
+	eventually.True(e.T, 30*time.Second, func() bool {
+		var err error
+		g, err = e.Svc.Game(context.Background(), gameID)
 		if err != nil {
 			e.T.Fatal(err)
 		}
 		if g.Status != play.StatusActive {
 			e.T.Fatalf("the game ended (%s)", g.Status)
 		}
-		if slices.Contains(g.ToAct(), seat) {
-			return g
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	e.T.Fatalf("seat %d never got to act", seat)
-	return nil
+		return slices.Contains(g.ToAct(), seat)
+	}, "seat %d never got to act", seat)
+	return g
 }
 
 // settled waits until the follower has handled every event and every
@@ -101,21 +99,14 @@ func (e *env) waitToAct(gameID string, seat int) *play.Game {
 func (e *env) settled(t *testing.T) {
 	t.Helper()
 	e.CaughtUp(t)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var open int
+	var open int
+	eventually.True(t, 30*time.Second, func() bool {
 		if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = 'azuld_mail'
 			AND (state IN ('available', 'running', 'retryable') OR (state = 'scheduled' AND scheduled_at <= now()))`).Scan(&open); err != nil {
 			t.Fatal(err)
 		}
-		if open == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d mail jobs still to run", open)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return open == 0
+	}, "%d mail jobs still to run", eventually.Last(func() any { return open }))
 }
 
 // wakeSnoozed runs the snoozed mail jobs now, as when their time comes.

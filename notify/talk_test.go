@@ -50,6 +50,8 @@ func TestTalkMailsCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.CaughtUp(t)
+	// Nothing to wait for: a mail sent too early would come unasked, so
+	// give it room to show up before counting.
 	time.Sleep(500 * time.Millisecond)
 	if n := len(e.TalkMailsTo(ben.Email)); n != 1 && time.Since(firstAt) < interval {
 		t.Fatalf("%d message mails within the interval, want 1", n)
@@ -64,7 +66,8 @@ func TestTalkMailsCollected(t *testing.T) {
 		strings.Contains(second.Text, "Hello both") || !strings.Contains(second.Text, "Ana wrote 2 messages at the table of") {
 		t.Fatalf("collected mail:\n%s", second.Text)
 	}
-	// Nothing more comes: both snoozed jobs found nothing left.
+	// Nothing more comes: both snoozed jobs found nothing left. Wait past
+	// the interval, when a third mail would be due, before counting.
 	time.Sleep(interval + time.Second)
 	if n := len(e.TalkMailsTo(ben.Email)); n != 2 {
 		t.Fatalf("%d message mails to Ben, want 2", n)

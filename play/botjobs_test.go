@@ -13,6 +13,7 @@ import (
 
 	"github.com/azuld/azuld/engine/rulesets"
 	"github.com/azuld/azuld/events"
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/play"
 )
 
@@ -70,20 +71,18 @@ func TestBotJobsLeaveEveryBotToTheFollower(t *testing.T) {
 		t.Fatalf("after Ana's move: version %d of %d, to act %v: the command moved the bot", res.Version, res.Game.Version, res.Game.ToAct())
 	}
 	var seat int
-	var ok bool
-	for deadline := time.Now().Add(20 * time.Second); !ok; time.Sleep(10 * time.Millisecond) {
+	eventually.True(t, 20*time.Second, func() bool {
 		mu.Lock()
-		seat, ok = due[res.Version]
+		s, ok := due[res.Version]
 		others := len(due) > 1 || (len(due) == 1 && !ok)
 		seen := fmt.Sprint(due)
 		mu.Unlock()
 		if others {
 			t.Fatalf("the follower saw bots due %s, want seat 1 at version %d only", seen, res.Version)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the follower never saw the bot due at version %d", res.Version)
-		}
-	}
+		seat = s
+		return ok
+	}, "the follower never saw the bot due at version %d", res.Version)
 	if seat != 1 {
 		t.Fatalf("the follower saw bot seat %d due, want 1", seat)
 	}
@@ -100,6 +99,8 @@ func TestBotJobsLeaveEveryBotToTheFollower(t *testing.T) {
 			}
 		}
 	}
+	// Nothing to wait for: give RunBots a second in which it must not
+	// move the bot.
 	stop := runBots()
 	time.Sleep(time.Second)
 	stop()
@@ -115,18 +116,13 @@ func TestBotJobsLeaveEveryBotToTheFollower(t *testing.T) {
 	skew.Store(int64(3 * time.Minute))
 	stop = runBots()
 	defer stop()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	eventually.True(t, 20*time.Second, func() bool {
 		now, err = svc.Game(ctx, g.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if now.Version > res.Version {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("RunBots did not move the bot past the grace")
-		}
-	}
+		return now.Version > res.Version
+	}, "RunBots did not move the bot past the grace")
 	recs, err := svc.Events(ctx, g.ID, res.Version, 0)
 	if err != nil {
 		t.Fatal(err)

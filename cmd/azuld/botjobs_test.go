@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/migrations"
 )
 
@@ -89,18 +90,14 @@ func TestBotsMoveFromJobWorkers(t *testing.T) {
 	// is over.
 	waitForAna := func(r *running) botJobsGame {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			var now botJobsGame
+		var now botJobsGame
+		eventually.True(t, 30*time.Second, func() bool {
+			now = botJobsGame{}
 			call(r, http.MethodGet, "/v1/games/"+g.ID, "", "", http.StatusOK, &now)
-			if now.Status != "active" || slices.Contains(now.ToAct, 1) {
-				return now
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the bot has not moved within 30s: version %d, to act %v", now.Version, now.ToAct)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return now.Status != "active" || slices.Contains(now.ToAct, 1)
+		}, "the bot has not moved: version %d, to act %v",
+			eventually.Last(func() any { return now.Version }), eventually.Last(func() any { return now.ToAct }))
+		return now
 	}
 	g = waitForAna(servers[1])
 	if g.Version <= created {
@@ -170,17 +167,16 @@ func TestBotsMoveFromJobWorkers(t *testing.T) {
 	}
 	defer db.Close(t.Context())
 	// River marks a job completed shortly after its work returns.
+	// Within, not True: the checks below name each job that is not.
 	var jobs map[int64]string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	eventually.Within(10*time.Second, func() bool {
 		jobs = botMoveJobs(t, db, g.ID)
 		done := true
 		for version := range botMoves {
 			done = done && jobs[version] == "completed"
 		}
-		if done || time.Now().After(deadline) {
-			break
-		}
-	}
+		return done
+	})
 	for version := range botMoves {
 		if jobs[version] != "completed" {
 			t.Errorf("the bot moved at version %d, whose job is %q", version, jobs[version])

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azuld/azuld/internal/eventually"
 	"github.com/azuld/azuld/internal/pgtest"
 )
 
@@ -54,17 +55,12 @@ func TestServeSurvivesADatabaseRestart(t *testing.T) {
 	// waitForAna waits until the bot (seat 0) has moved, by its job.
 	waitForAna := func() botJobsGame {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for {
-			var now botJobsGame
-			if call(http.MethodGet, "/v1/games/"+g.ID, "", "", &now) == http.StatusOK && (now.Status != "active" || slices.Contains(now.ToAct, 1)) {
-				return now
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the bot has not moved within a minute: %+v\n%s", now, r.log)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		var now botJobsGame
+		eventually.True(t, time.Minute, func() bool {
+			now = botJobsGame{}
+			return call(http.MethodGet, "/v1/games/"+g.ID, "", "", &now) == http.StatusOK && (now.Status != "active" || slices.Contains(now.ToAct, 1))
+		}, "the bot has not moved within a minute: %+v\n%s", eventually.Last(func() any { return now }), r.log)
+		return now
 	}
 	g = waitForAna()
 	legalMove := func() string {
@@ -97,16 +93,10 @@ func TestServeSurvivesADatabaseRestart(t *testing.T) {
 	if err := cluster.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if s, _ := r.call(t, http.MethodGet, "/readyz", "", ""); s == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz did not answer 200 within a minute of the database's return\n%s", r.log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually.True(t, time.Minute, func() bool {
+		s, _ := r.call(t, http.MethodGet, "/readyz", "", "")
+		return s == http.StatusOK
+	}, "/readyz did not answer 200 within a minute of the database's return\n%s", r.log)
 	before := g.Version
 	if s := call(http.MethodPost, "/v1/games/"+g.ID+"/moves", ana.Token, move, nil); s != http.StatusCreated {
 		t.Fatalf("a move after the database came back: %d", s)

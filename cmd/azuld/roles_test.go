@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/azuld/azuld/internal/eventually"
 )
 
 // ownedDatabase sets up a database as docs/configuration.md ("Database
@@ -117,12 +119,11 @@ func TestServeAsServerRole(t *testing.T) {
 			t.Fatalf("create a game of bots: %d %s", status, body)
 		}
 		// The job workers play it, move by move.
-		for deadline := time.Now().Add(time.Minute); !strings.Contains(string(body), `"status":"finished"`); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("a game of bots did not play to its end within a minute: %d %s", status, body)
-			}
+		eventually.True(t, time.Minute, func() bool {
 			status, body = r.call(t, http.MethodGet, "/v1/games/"+created.ID, "", "")
-		}
+			return strings.Contains(string(body), `"status":"finished"`)
+		}, "a game of bots did not play to its end within a minute: %d %s",
+			eventually.Last(func() any { return status }), eventually.Last(func() any { return body }))
 		if code := r.stop(t); code != 0 {
 			t.Fatalf("exit code %d:\n%s", code, r.log)
 		}

@@ -47,6 +47,29 @@ func NoError(t testing.TB, within time.Duration, f func() error) {
 	t.Fatalf("still failing after %v: %v", within, last)
 }
 
+// Within polls cond as True does, for at most within, and reports
+// whether it held; it fails nothing. It is for a caller that reports the
+// failure itself, with the detail of what it then finds (and perhaps
+// t.Errorf, to check the rest), and for a wait whose condition may
+// rightly not come (a step that is skipped when it does not). Unlike
+// True, it may be called from any goroutine: cond runs on the caller's.
+func Within(within time.Duration, cond func() bool) bool {
+	return poll(within, cond)
+}
+
+// Last stands for an argument of True's message that is read only when
+// the wait fails: the message can then show what the last poll saw (the
+// version a game reached, the mails that came) rather than what held
+// before the wait began. f is called from the test's goroutine, after the
+// last poll; the verb and flags in the message apply to its value.
+func Last(f func() any) fmt.Formatter { return last(f) }
+
+type last func() any
+
+func (f last) Format(s fmt.State, verb rune) {
+	fmt.Fprintf(s, fmt.FormatString(s, verb), f())
+}
+
 // poll reports whether ok returned true before the deadline or at the
 // last call after it.
 func poll(within time.Duration, ok func() bool) bool {

@@ -106,3 +106,48 @@ func TestNoErrorFailsWithTheLastError(t *testing.T) {
 		t.Errorf("failure %q, want it to end with %q", r.failure, want)
 	}
 }
+
+func TestWithinReportsAConditionThatComesTrue(t *testing.T) {
+	var ready atomic.Bool
+	time.AfterFunc(30*time.Millisecond, func() { ready.Store(true) })
+	start := time.Now()
+	if !Within(10*time.Second, ready.Load) {
+		t.Fatal("the condition came true, Within says it did not")
+	}
+	if took := time.Since(start); took < 30*time.Millisecond || took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+}
+
+func TestWithinReportsAConditionThatNeverHolds(t *testing.T) {
+	calls := 0
+	start := time.Now()
+	if Within(50*time.Millisecond, func() bool { calls++; return false }) {
+		t.Fatal("the condition never held, Within says it did")
+	}
+	if took := time.Since(start); took < 50*time.Millisecond {
+		t.Errorf("gave up after %v", took)
+	}
+	// As True: polled at the start and once the time was up.
+	if calls < 2 {
+		t.Errorf("%d calls", calls)
+	}
+}
+
+func TestLastShowsWhatTheLastPollSaw(t *testing.T) {
+	r := &recorder{}
+	version, toAct := 3, []int{0}
+	True(r, 30*time.Millisecond, func() bool { version++; toAct = []int{version % 2}; return false },
+		"version %d, to act %v, %s at %5.1f", Last(func() any { return version }), Last(func() any { return toAct }),
+		Last(func() any { return "ana" }), Last(func() any { return 2.5 }))
+	// Polled at least twice (at once and after the limit), and the message
+	// shows the values after the last poll.
+	want := fmt.Sprintf("version %d, to act [%d], ana at   2.5", version, version%2)
+	if version < 5 || !strings.HasPrefix(r.failure, want) {
+		t.Errorf("failure %q, want it to start with %q", r.failure, want)
+	}
+	// Outside a failing wait it formats as its value would.
+	if got := fmt.Sprintf("%+v %q", Last(func() any { return struct{ N int }{7} }), Last(func() any { return "x" })); got != `{N:7} "x"` {
+		t.Errorf("formatted %s", got)
+	}
+}
