@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A Term is the one word a language uses for one of the game's things,
@@ -109,8 +110,11 @@ type Checker struct {
 
 type check struct {
 	word string
-	re   *regexp.Regexp
-	term Term
+	// folded is word in caseFold's form: a text whose folded form does
+	// not contain it cannot match re, which is then not run.
+	folded string
+	re     *regexp.Regexp
+	term   Term
 }
 
 // NewChecker compiles a glossary's words once, for many texts.
@@ -123,7 +127,7 @@ func NewChecker(terms []Term) *Checker {
 			c.scoped = append(c.scoped, t)
 		}
 		for _, w := range t.Reject {
-			c.checks = append(c.checks, check{word: w, re: wordRE(w), term: t})
+			c.checks = append(c.checks, check{word: w, folded: caseFold(w), re: wordRE(w), term: t})
 		}
 	}
 	c.mask = maskRE(c.forms, nil)
@@ -164,8 +168,9 @@ func (c *Checker) Rejected(key, text string) []Rejection {
 		text = masked
 	}
 	var found []Rejection
+	folded := caseFold(text)
 	for _, ch := range c.checks {
-		if keyMatches(ch.term.Keys, key) && ch.re.MatchString(text) {
+		if strings.Contains(folded, ch.folded) && keyMatches(ch.term.Keys, key) && ch.re.MatchString(text) {
 			found = append(found, Rejection{Word: ch.word, Term: ch.term})
 		}
 	}
@@ -179,6 +184,22 @@ type Rejection struct {
 }
 
 var placeholderRE = regexp.MustCompile(`{{[^}]*}}`)
+
+// caseFold maps every rune of s to the smallest rune that a
+// case-insensitive regexp treats as equal to it (its simple case folding
+// orbit's least member): a word matches (?i) in a text only if the text's
+// caseFold contains the word's. Running a regexp for each rejected word
+// over every message costs far more than this one pass and a substring
+// search.
+func caseFold(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
 
 // wordRE matches w as a whole word: Go's \b knows only ASCII letters, and
 // the words here have ë, ü and à.

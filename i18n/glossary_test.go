@@ -144,3 +144,28 @@ func TestRejectedMatchesWholeWordsAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseFoldKeepsEveryMatch: whenever a rejected word's expression
+// matches a text, the text's caseFold contains the word's, so that the
+// checker may skip the expression when it does not; also for the runes
+// whose case folds through more than two forms.
+func TestCaseFoldKeepsEveryMatch(t *testing.T) {
+	words := []string{"veld", "Spielfeld", "casella", "ſpace", "KELVIN", "σίγμα", "ΣΊΓΜΑ", "straße", "İstanbul", "ǅemal"}
+	texts := []string{
+		"het VELD is vol", "Das spielfeld.", "la Casella!", "the SPACE bar", "the space bar",
+		"\u212Aelvin degrees", "kelvin", "ΣΊΓΜΑ τελικό", "σίγμας", "ςίγμα", "STRASSE", "Straße", "istanbul", "İSTANBUL",
+		"ǆemal", "Ǆemal", "nothing here",
+	}
+	for _, w := range words {
+		re := wordRE(w)
+		for _, text := range texts {
+			if re.MatchString(text) && !strings.Contains(caseFold(text), caseFold(w)) {
+				t.Errorf("%q matches %q, but caseFold(%q) = %q lacks caseFold(%q) = %q", w, text, text, caseFold(text), w, caseFold(w))
+			}
+		}
+	}
+	// And the folding does fold: upper and lower case meet.
+	if caseFold("VELD") != caseFold("veld") || caseFold("\u212A") != caseFold("k") || caseFold("ſ") != caseFold("S") {
+		t.Error("caseFold keeps apart what a case-insensitive expression equates")
+	}
+}
