@@ -375,6 +375,36 @@ func TestCreateGameFormBotBudget(t *testing.T) {
 	}
 }
 
+// TestCreateGameFormLevels: the new-game form offers the six levels as
+// bots by their names, and a seat of the form takes one (a budget typed
+// in the field counts for the search bot only).
+func TestCreateGameFormLevels(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana := e.browser()
+	ana.register("Ana", "ana@example.org")
+	form := ana.get("/games/new").must(t, http.StatusOK)
+	for _, want := range []string{`<option value="level1">level 1: just started`, `<option value="level6">level 6: the strongest`} {
+		if !strings.Contains(form.Body, want) {
+			t.Fatalf("the form lacks %s", want)
+		}
+	}
+	res := ana.post("/games/new", newGameForm(t, ana, map[string]string{"seat1": "bot", "seat1_bot": "level4", "seat1_budget": "150ms"})).must(t, http.StatusSeeOther)
+	var g struct {
+		Seats []struct {
+			Bot    string `json:"bot"`
+			Budget string `json:"budget"`
+		} `json:"seats"`
+	}
+	body := ana.get("/v1/games/"+strings.TrimPrefix(res.Header.Get("Location"), "/games/")).must(t, http.StatusOK).Body
+	if err := json.Unmarshal([]byte(body), &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Seats) != 2 || g.Seats[1].Bot != "level4" || g.Seats[1].Budget != "" {
+		t.Fatalf("seats %s, want level 4 without a budget", body)
+	}
+}
+
 // budgetError is the error shown in the budget field's own box (not the
 // seat's), which is marked invalid.
 func budgetError(t *testing.T, p page, field string) string {

@@ -204,11 +204,11 @@ func seatLabel(l *i18n.Localizer, name, bot, playerID string) string {
 	return l.T("web.seat.player")
 }
 
-// botName is a bot kind in the reader's words.
+// botName is a bot kind in the reader's words; a kind the catalogue does
+// not name keeps its raw name.
 func botName(l *i18n.Localizer, kind string) string {
-	switch kind {
-	case bots.Random, bots.Greedy, bots.Search:
-		return l.T("web.js.bot_kind." + kind)
+	if id := "web.js.bot_kind." + kind; bots.Known(kind) && l.Catalogue().Has(id) {
+		return l.T(id)
 	}
 	return kind
 }
@@ -588,9 +588,8 @@ func (w *Web) newGameOptions(l *i18n.Localizer) newGameData {
 	slices.SortFunc(d.Rulesets, func(a, b rulesetOption) int { return strings.Compare(a.ID, b.ID) })
 	for _, k := range bots.Kinds() {
 		title := k
-		switch k {
-		case bots.Random, bots.Greedy, bots.Search:
-			title = l.T("web.newgame.bot_title." + k)
+		if id := "web.newgame.bot_title." + k; l.Catalogue().Has(id) {
+			title = l.T(id)
 		}
 		d.Bots = append(d.Bots, botOption{ID: k, Title: title})
 	}

@@ -618,6 +618,12 @@ func (e SeatLeft) Valid() bool {
 // Defines values for SeatSpecBot.
 const (
 	SeatSpecBotGreedy SeatSpecBot = "greedy"
+	SeatSpecBotLevel1 SeatSpecBot = "level1"
+	SeatSpecBotLevel2 SeatSpecBot = "level2"
+	SeatSpecBotLevel3 SeatSpecBot = "level3"
+	SeatSpecBotLevel4 SeatSpecBot = "level4"
+	SeatSpecBotLevel5 SeatSpecBot = "level5"
+	SeatSpecBotLevel6 SeatSpecBot = "level6"
 	SeatSpecBotRandom SeatSpecBot = "random"
 	SeatSpecBotSearch SeatSpecBot = "search"
 )
@@ -626,6 +632,18 @@ const (
 func (e SeatSpecBot) Valid() bool {
 	switch e {
 	case SeatSpecBotGreedy:
+		return true
+	case SeatSpecBotLevel1:
+		return true
+	case SeatSpecBotLevel2:
+		return true
+	case SeatSpecBotLevel3:
+		return true
+	case SeatSpecBotLevel4:
+		return true
+	case SeatSpecBotLevel5:
+		return true
+	case SeatSpecBotLevel6:
 		return true
 	case SeatSpecBotRandom:
 		return true
@@ -663,6 +681,12 @@ func (e TakebackStatus) Valid() bool {
 // Defines values for TimeControlBot.
 const (
 	TimeControlBotGreedy TimeControlBot = "greedy"
+	TimeControlBotLevel1 TimeControlBot = "level1"
+	TimeControlBotLevel2 TimeControlBot = "level2"
+	TimeControlBotLevel3 TimeControlBot = "level3"
+	TimeControlBotLevel4 TimeControlBot = "level4"
+	TimeControlBotLevel5 TimeControlBot = "level5"
+	TimeControlBotLevel6 TimeControlBot = "level6"
 	TimeControlBotRandom TimeControlBot = "random"
 	TimeControlBotSearch TimeControlBot = "search"
 )
@@ -671,6 +695,18 @@ const (
 func (e TimeControlBot) Valid() bool {
 	switch e {
 	case TimeControlBotGreedy:
+		return true
+	case TimeControlBotLevel1:
+		return true
+	case TimeControlBotLevel2:
+		return true
+	case TimeControlBotLevel3:
+		return true
+	case TimeControlBotLevel4:
+		return true
+	case TimeControlBotLevel5:
+		return true
+	case TimeControlBotLevel6:
 		return true
 	case TimeControlBotRandom:
 		return true
@@ -2047,7 +2083,7 @@ type SeatLeft string
 
 // SeatSpec A player (`me` or a player id: another player is invited, not seated, until they accept), a bot, or neither (an open seat)
 type SeatSpec struct {
-	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget
+	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker)
 	Bot *SeatSpecBot `json:"bot,omitempty"`
 
 	// Budget search bot only: thinking time per move, a Go duration from 10ms to 2s (default 200ms)
@@ -2055,7 +2091,7 @@ type SeatSpec struct {
 	Player *string `json:"player,omitempty"`
 }
 
-// SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget
+// SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker)
 type SeatSpecBot string
 
 // Session defines model for Session.
@@ -4438,7 +4474,7 @@ type ClientInterface interface {
 
 	// MoveWithBody Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4447,7 +4483,7 @@ type ClientInterface interface {
 
 	// Move Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4456,7 +4492,7 @@ type ClientInterface interface {
 
 	// MoveWithTextBody Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `text/plain` content type.
 	//
@@ -6067,7 +6103,7 @@ func (c *Client) ReportMessage(ctx context.Context, id GameID, version int, body
 
 // MoveWithBody Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6086,7 +6122,7 @@ func (c *Client) MoveWithBody(ctx context.Context, id GameID, params *MoveParams
 
 // Move Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6105,7 +6141,7 @@ func (c *Client) Move(ctx context.Context, id GameID, params *MoveParams, body M
 
 // MoveWithTextBody Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `text/plain` content type.
 //
@@ -11593,7 +11629,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveWithBodyWithResponse Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11602,7 +11638,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveWithResponse Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11611,7 +11647,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveWithTextBodyWithResponse Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18171,7 +18207,7 @@ func (c *ClientWithResponses) ReportMessageWithResponse(ctx context.Context, id 
 
 // MoveWithBodyWithResponse Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18186,7 +18222,7 @@ func (c *ClientWithResponses) MoveWithBodyWithResponse(ctx context.Context, id G
 
 // MoveWithResponse Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18201,7 +18237,7 @@ func (c *ClientWithResponses) MoveWithResponse(ctx context.Context, id GameID, p
 
 // MoveWithTextBodyWithResponse Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 //
