@@ -171,6 +171,37 @@ func TestLevelSeats(t *testing.T) {
 	if de := anon.call(http.MethodGet, "/v1/players/bot:level3", nil, header{"Accept-Language", "de"}); !strings.Contains(string(de.Body), `"name":"Stufe 3"`) {
 		t.Errorf("level 3's profile in German: %s", de.Body)
 	}
+	// GET /v1/bots: every kind in order, its name, level and ratings.
+	var list struct {
+		Bots []struct {
+			Kind    string `json:"kind"`
+			Name    string `json:"name"`
+			Level   int    `json:"level"`
+			Ratings []struct {
+				Ruleset string  `json:"ruleset"`
+				Players int     `json:"players"`
+				Rating  float64 `json:"rating"`
+				Games   int     `json:"games"`
+			} `json:"ratings"`
+		} `json:"bots"`
+	}
+	anon.call(http.MethodGet, "/v1/bots", nil, header{"Accept-Language", "it"}).mustStatus(t, http.StatusOK).decode(t, &list)
+	if len(list.Bots) != len(bots.Kinds()) {
+		t.Fatalf("%d bot kinds: %+v", len(list.Bots), list.Bots)
+	}
+	for i, b := range list.Bots {
+		if b.Kind != bots.Kinds()[i] || b.Name == "" || b.Level != bots.Level(b.Kind) {
+			t.Errorf("bot %d: %+v", i, b)
+		}
+	}
+	if l3 := list.Bots[5]; l3.Kind != bots.Level3 || l3.Name != "Livello 3" || l3.Level != 3 || len(l3.Ratings) != 1 ||
+		l3.Ratings[0].Ruleset != "azul-mini" || l3.Ratings[0].Players != 2 || l3.Ratings[0].Games != 1 {
+		t.Errorf("level 3 in the list: %+v", l3)
+	}
+	// The levels' game had a public seed: unrated.
+	if l1 := list.Bots[3]; l1.Kind != bots.Level1 || len(l1.Ratings) != 0 {
+		t.Errorf("level 1 in the list: %+v", l1)
+	}
 	for _, body := range []string{
 		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"level6","budget":"500ms"}]}`,
 		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"level7"}]}`,

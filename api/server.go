@@ -280,6 +280,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/players/:id/ratings", s.getPlayerRatings)
 	v1.GET("/players/:id/games", s.getPlayerGames)
 	v1.GET("/ratings", s.listRatings)
+	v1.GET("/bots", s.listBots)
 	v1.GET("/me", s.me)
 	v1.DELETE("/me", s.deleteMe)
 	v1.GET("/me/turns", s.myTurns)

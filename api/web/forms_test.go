@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -402,6 +403,25 @@ func TestCreateGameFormLevels(t *testing.T) {
 	}
 	if len(g.Seats) != 2 || g.Seats[1].Bot != "level4" || g.Seats[1].Budget != "" {
 		t.Fatalf("seats %s, want level 4 without a budget", body)
+	}
+
+	// Once level 3 has a rating, its label names it, for the rule set and
+	// number of seats the form shows, and carries it for the page's script.
+	finishGame(t, ana, nil, ana, map[string]string{"ruleset": "azul-mini", "seat1": "bot", "seat1_bot": "level3"})
+	waitFor(t, func() bool { return e.count(`SELECT count(*) FROM ratings WHERE subject = 'bot:level3'`) == 1 })
+	form = ana.get("/games/new").must(t, http.StatusOK)
+	options := find(form.doc(t), func(n *html.Node) bool { v, _ := attr(n, "value"); return n.Data == "option" && v == "level3" })
+	if len(options) == 0 {
+		t.Fatal("the form offers no level 3")
+	}
+	label := text(options[0])
+	labels, _ := attr(options[0], "data-labels")
+	if !regexp.MustCompile(`^level 3: knows the game \(\d+\.\d\)$`).MatchString(label) ||
+		!strings.Contains(labels, `"azul-mini/2":"level 3: knows the game (`) || !strings.Contains(form.Body, "newgame.js") {
+		t.Fatalf("level 3's option: %q, labels %q", label, labels)
+	}
+	if strings.Contains(form.Body, `value="level2" data-labels`) {
+		t.Fatal("level 2, unrated, has labels with ratings")
 	}
 }
 

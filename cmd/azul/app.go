@@ -178,7 +178,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.sayCommand(), a.messagesCommand(), a.muteCommand("mute", true), a.muteCommand("unmute", false),
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
 		a.accountCommand(),
-		a.ratingsCommand(), a.profileCommand(),
+		a.ratingsCommand(), a.profileCommand(), a.botsCommand(),
 	)
 	a.localize(root, "root")
 	a.localizeHelp(root)

@@ -1026,6 +1026,26 @@ func (e ListRatingsParamsProvisional) Valid() bool {
 	}
 }
 
+// BotKind defines model for BotKind.
+type BotKind struct {
+	// Kind What a seat names (`{"bot":"level3"}`)
+	Kind string `json:"kind"`
+
+	// Level Set for the levels: 1 the weakest, 6 the strongest
+	Level *int `json:"level,omitempty"`
+
+	// Name The kind's name in the reader's language
+	Name string `json:"name"`
+
+	// Ratings Its ratings at the default budget, by rule set and number of players
+	Ratings []Rating `json:"ratings"`
+}
+
+// BotList defines model for BotList.
+type BotList struct {
+	Bots []BotKind `json:"bots"`
+}
+
 // CreateGame Examples: {"options":{"wall":"coloured"},"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"random"}]}
 type CreateGame struct {
 	// Chat Who reads the game's table talk (GET /v1/games/{id}/messages) besides its players: `players` (the default: nobody else; the events routes, the stream and the export show others the message events without their text) or `public` (whoever may watch the game). Carried over by a rematch.
@@ -2083,7 +2103,7 @@ type SeatLeft string
 
 // SeatSpec A player (`me` or a player id: another player is invited, not seated, until they accept), a bot, or neither (an open seat)
 type SeatSpec struct {
-	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker)
+	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker); GET /v1/bots lists the kinds with their names and ratings
 	Bot *SeatSpecBot `json:"bot,omitempty"`
 
 	// Budget search bot only: thinking time per move, a Go duration from 10ms to 2s (default 200ms)
@@ -2091,7 +2111,7 @@ type SeatSpec struct {
 	Player *string `json:"player,omitempty"`
 }
 
-// SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker)
+// SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker); GET /v1/bots lists the kinds with their names and ratings
 type SeatSpecBot string
 
 // Session defines model for Session.
@@ -4320,6 +4340,13 @@ type ClientInterface interface {
 	// Corresponds with GET /static/{path} (the `StaticFile` operationId).
 	StaticFile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListBots The bot kinds a seat may hold, with their names and ratings
+	//
+	// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+	//
+	// Corresponds with GET /v1/bots (the `ListBots` operationId).
+	ListBots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListGames List games, newest first
 	//
 	// Private games are listed only to their seated players.
@@ -5739,6 +5766,23 @@ func (c *Client) SignoutWithFormdataBody(ctx context.Context, body SignoutFormda
 // Corresponds with GET /static/{path} (the `StaticFile` operationId).
 func (c *Client) StaticFile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewStaticFileRequest(c.Server, path)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBots The bot kinds a seat may hold, with their names and ratings
+//
+// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+//
+// Corresponds with GET /v1/bots (the `ListBots` operationId).
+func (c *Client) ListBots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBotsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -8491,6 +8535,33 @@ func NewStaticFileRequest(server string, path string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/static/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListBotsRequest constructs an http.Request for the ListBots method
+func NewListBotsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bots")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -11457,6 +11528,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /static/{path} (the `StaticFile` operationId).
 	StaticFileWithResponse(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*StaticFileResponse, error)
 
+	// ListBotsWithResponse The bot kinds a seat may hold, with their names and ratings
+	//
+	// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bots (the `ListBots` operationId).
+	ListBotsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListBotsResponse, error)
+
 	// ListGamesWithResponse List games, newest first
 	//
 	// Private games are listed only to their seated players.
@@ -13396,6 +13476,75 @@ func (r StaticFileResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r StaticFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBotsResponse429Headers the declared response headers of an HTTP 429 response for ListBots
+type ListBotsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListBotsResponse503Headers the declared response headers of an HTTP 503 response for ListBots
+type ListBotsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListBotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BotList
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBotsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBotsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBotsResponse) GetJSON200() *BotList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListBotsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListBotsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBotsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17915,6 +18064,21 @@ func (c *ClientWithResponses) StaticFileWithResponse(ctx context.Context, path s
 	return ParseStaticFileResponse(rsp)
 }
 
+// ListBotsWithResponse The bot kinds a seat may hold, with their names and ratings
+//
+// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bots (the `ListBots` operationId).
+func (c *ClientWithResponses) ListBotsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListBotsResponse, error) {
+	rsp, err := c.ListBots(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBotsResponse(rsp)
+}
+
 // ListGamesWithResponse List games, newest first
 //
 // Private games are listed only to their seated players.
@@ -19573,6 +19737,69 @@ func ParseStaticFileResponse(rsp *http.Response) (*StaticFileResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseListBotsResponse parses an HTTP response from a ListBotsWithResponse call
+func ParseListBotsResponse(rsp *http.Response) (*ListBotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BotList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListBotsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
