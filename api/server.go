@@ -303,6 +303,7 @@ func (s *Server) routes(e *echo.Echo) {
 	v1.GET("/games/:id/export", s.exportGame)
 	v1.GET("/games/:id/verify", s.verifyGame)
 	v1.GET("/games/:id/analysis", s.gameAnalysis)
+	v1.GET("/games/:id/hint", s.gameHint)
 	v1.POST("/games/import", s.importGame)
 	v1.GET("/games/:id/messages", s.listMessages)
 	v1.POST("/games/:id/messages", s.postMessage)

@@ -228,6 +228,45 @@ func (e GameSummaryVisibility) Valid() bool {
 	}
 }
 
+// Defines values for HintReasonsKind.
+const (
+	HintReasonsKindBonus         HintReasonsKind = "bonus"
+	HintReasonsKindCompletes     HintReasonsKind = "completes"
+	HintReasonsKindCompletesLine HintReasonsKind = "completes_line"
+	HintReasonsKindFloor         HintReasonsKind = "floor"
+	HintReasonsKindKeeps         HintReasonsKind = "keeps"
+	HintReasonsKindScores        HintReasonsKind = "scores"
+	HintReasonsKindSearch        HintReasonsKind = "search"
+	HintReasonsKindStartMarker   HintReasonsKind = "start_marker"
+	HintReasonsKindWilds         HintReasonsKind = "wilds"
+)
+
+// Valid indicates whether the value is a known member of the HintReasonsKind enum.
+func (e HintReasonsKind) Valid() bool {
+	switch e {
+	case HintReasonsKindBonus:
+		return true
+	case HintReasonsKindCompletes:
+		return true
+	case HintReasonsKindCompletesLine:
+		return true
+	case HintReasonsKindFloor:
+		return true
+	case HintReasonsKindKeeps:
+		return true
+	case HintReasonsKindScores:
+		return true
+	case HintReasonsKindSearch:
+		return true
+	case HintReasonsKindStartMarker:
+		return true
+	case HintReasonsKindWilds:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessagesChat.
 const (
 	MessagesChatPlayers MessagesChat = "players"
@@ -359,6 +398,7 @@ const (
 	HttpsazuldDevproblemsforbidden            ProblemType = "https://azuld.dev/problems/forbidden"
 	HttpsazuldDevproblemsgameNotFinished      ProblemType = "https://azuld.dev/problems/game-not-finished"
 	HttpsazuldDevproblemsgameOver             ProblemType = "https://azuld.dev/problems/game-over"
+	HttpsazuldDevproblemshintsOff             ProblemType = "https://azuld.dev/problems/hints-off"
 	HttpsazuldDevproblemsidempotencyKeyReused ProblemType = "https://azuld.dev/problems/idempotency-key-reused"
 	HttpsazuldDevproblemsillegalMove          ProblemType = "https://azuld.dev/problems/illegal-move"
 	HttpsazuldDevproblemsinternal             ProblemType = "https://azuld.dev/problems/internal"
@@ -394,6 +434,8 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsgameNotFinished:
 		return true
 	case HttpsazuldDevproblemsgameOver:
+		return true
+	case HttpsazuldDevproblemshintsOff:
 		return true
 	case HttpsazuldDevproblemsidempotencyKeyReused:
 		return true
@@ -1382,6 +1424,26 @@ type HeadToHead struct {
 	// Tied Games both placed the same
 	Tied int `json:"tied"`
 }
+
+// Hint defines model for Hint.
+type Hint struct {
+	GameId openapi_types.UUID `json:"game_id"`
+
+	// Move The move in JSON, as POST /v1/games/{id}/moves takes it
+	Move     map[string]interface{} `json:"move"`
+	Notation string                 `json:"notation"`
+	Reasons  []struct {
+		Kind HintReasonsKind `json:"kind"`
+		Text string          `json:"text"`
+	} `json:"reasons"`
+	Seat int `json:"seat"`
+
+	// Version The game's version the hint is for
+	Version int64 `json:"version"`
+}
+
+// HintReasonsKind defines model for Hint.Reasons.Kind.
+type HintReasonsKind string
 
 // Leaderboard defines model for Leaderboard.
 type Leaderboard struct {
@@ -2559,6 +2621,12 @@ type GameEventsParams struct {
 
 // GameEventsParamsFormat defines parameters for GameEvents.
 type GameEventsParamsFormat string
+
+// GameHintParams defines parameters for GameHint.
+type GameHintParams struct {
+	// Seat A seat number (0-based)
+	Seat *SeatParameter `form:"seat,omitempty" json:"seat,omitempty"`
+}
 
 // JoinGameJSONBody defines parameters for JoinGame.
 type JoinGameJSONBody struct {
@@ -4415,6 +4483,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/export (the `ExportGame` operationId).
 	ExportGame(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GameHint A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+	//
+	// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+	//
+	// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+	GameHint(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// JoinGameWithBody Take a free seat (the first free one, or `seat`)
 	//
 	// Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
@@ -5951,6 +6026,23 @@ func (c *Client) GameEvents(ctx context.Context, id GameID, params *GameEventsPa
 // Corresponds with GET /v1/games/{id}/export (the `ExportGame` operationId).
 func (c *Client) ExportGame(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExportGameRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GameHint A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+//
+// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+//
+// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+func (c *Client) GameHint(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGameHintRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9137,6 +9229,67 @@ func NewExportGameRequest(server string, id GameID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGameHintRequest constructs an http.Request for the GameHint method
+func NewGameHintRequest(server string, id GameID, params *GameHintParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/hint", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Seat != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "seat", *params.Seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewJoinGameRequest calls the generic JoinGame builder with application/json body
 func NewJoinGameRequest(server string, id GameID, params *JoinGameParams, body JoinGameJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11618,6 +11771,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/export (the `ExportGame` operationId).
 	ExportGameWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*ExportGameResponse, error)
+
+	// GameHintWithResponse A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+	//
+	// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+	GameHintWithResponse(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*GameHintResponse, error)
 
 	// JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 	//
@@ -14235,6 +14397,110 @@ func (r ExportGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ExportGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GameHintResponse429Headers the declared response headers of an HTTP 429 response for GameHint
+type GameHintResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GameHintResponse503Headers the declared response headers of an HTTP 503 response for GameHint
+type GameHintResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GameHintResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Hint
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GameHintResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GameHintResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GameHintResponse) GetJSON200() *Hint {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON409() *ProblemResponse {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GameHintResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GameHintResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GameHintResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GameHintResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18221,6 +18487,21 @@ func (c *ClientWithResponses) ExportGameWithResponse(ctx context.Context, id Gam
 	return ParseExportGameResponse(rsp)
 }
 
+// GameHintWithResponse A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+//
+// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+func (c *ClientWithResponses) GameHintWithResponse(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*GameHintResponse, error) {
+	rsp, err := c.GameHint(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGameHintResponse(rsp)
+}
+
 // JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 //
 // Accepts an invitation: a seat reserved for the caller (named for them when the game was created, or by a rematch) is taken by this join, every such seat at once; a seat reserved for another player is refused (403) to anyone else.
@@ -20385,6 +20666,104 @@ func ParseExportGameResponse(rsp *http.Response) (*ExportGameResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseGameHintResponse parses an HTTP response from a GameHintWithResponse call
+func ParseGameHintResponse(rsp *http.Response) (*GameHintResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GameHintResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Hint
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GameHintResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GameHintResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
