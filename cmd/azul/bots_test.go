@@ -53,3 +53,33 @@ func TestBotsCommand(t *testing.T) {
 		t.Errorf("an unknown bot: %s", refusal)
 	}
 }
+
+// TestHintCommand: azul hint in an unrated game on your turn prints a
+// move, its reasons and how to play it, and the move plays; in a rated
+// game it is refused with the server's reason, in the reader's language.
+func TestHintCommand(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ana := newUser(t, srv.URL)
+	ana.register("Ana")
+	var g struct {
+		ID string `json:"id"`
+	}
+	ana.mustJSON(&g, "new", "--unrated", "--seat", "me", "--seat", "bot:level1")
+	out := ana.must("hint", g.ID)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	prefix := "Hint for seat 0: "
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], prefix) || !strings.HasPrefix(lines[1], "It ") || !strings.HasPrefix(lines[2], "Play it: azul move "+g.ID+" ") {
+		t.Fatalf("azul hint:\n%s", out)
+	}
+	ana.must("move", g.ID, strings.TrimPrefix(lines[0], prefix))
+
+	ana.mustJSON(&g, "new", "--seat", "me", "--seat", "bot:level1")
+	refusal := ana.wantCode(exitRefused, "hint", g.ID)
+	if !strings.Contains(refusal, "rated") {
+		t.Errorf("a hint in a rated game: %s", refusal)
+	}
+	if de := ana.wantCode(exitRefused, "hint", g.ID, "--lang", "de"); !strings.Contains(de, "gewertet") {
+		t.Errorf("a hint in a rated game, in German: %s", de)
+	}
+}
