@@ -7,8 +7,10 @@ import (
 	"github.com/azuld/azuld/i18n"
 )
 
-// Reason is one reason of a hint in the reader's words, without a full
-// stop: "completes line 4 (blue)", "scores 7 points".
+// Reason is one reason of a hint in the reader's words: a verb phrase
+// whose subject is the move, without a full stop ("completes line 4
+// (blue)", "scores 7 points"), so that "It …" (tell's callers' frame in
+// every language) reads as a sentence.
 func Reason(l *i18n.Localizer, r bots.Reason) string {
 	switch r.Kind {
 	case bots.ReasonCompletesLine:
