@@ -138,3 +138,79 @@ func TestAnalysisOfFinishedGames(t *testing.T) {
 		t.Fatalf("the best move was not searched: %+v", got.Moves[0])
 	}
 }
+
+// TestLevelSeats: the levels are seat kinds like the others: a game seats
+// them (and a time control names one), the quick levels play a whole
+// game inside the create, each level is rated as a bot of its own
+// (bot:level3) with its name from the catalogue, and a level takes no
+// budget.
+func TestLevelSeats(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t)
+	ana := env.register(t, "Ana")
+	res := ana.call(http.MethodPost, "/v1/games", `{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"level3"}],
+		"time_control":{"per_move":"1h","on_timeout":"bot","bot":"level2"}}`, header{"Content-Type", "application/json"}).mustStatus(t, http.StatusCreated)
+	var g game
+	res.decode(t, &g)
+	if len(g.Seats) != 2 || g.Seats[1].Bot != bots.Level3 || g.Seats[1].Budget != "" || !strings.Contains(string(res.Body), `"bot":"level2"`) {
+		t.Fatalf("seats or time control not as asked: %s", res.Body)
+	}
+	ana.resign(g.ID)
+	// Level 1 against level 2: both quick, the game ends inside the create.
+	done := ana.createGame(play.CreateGame{Ruleset: "summer-pavilion-mini", Seed: strings.Repeat("5a", 32), Visibility: play.VisibilityPublic,
+		Seats: []play.SeatSpec{{Bot: bots.Level1}, {Bot: bots.Level2}}})
+	if done.Status != play.StatusFinished {
+		t.Fatalf("a game of levels 1 and 2 is %s", done.Status)
+	}
+	env.caughtUp(t)
+	anon := env.anonymous(t)
+	b := anon.publicProfile("bot:level3")
+	if b.Bot != bots.Level3 || b.Name != "Level 3" || len(b.Ratings) != 1 || b.Ratings[0].Games != 1 || b.Ratings[0].Ruleset != "azul-mini" {
+		t.Errorf("level 3's profile %+v", b)
+	}
+	if de := anon.call(http.MethodGet, "/v1/players/bot:level3", nil, header{"Accept-Language", "de"}); !strings.Contains(string(de.Body), `"name":"Stufe 3"`) {
+		t.Errorf("level 3's profile in German: %s", de.Body)
+	}
+	// GET /v1/bots: every kind in order, its name, level and ratings.
+	var list struct {
+		Bots []struct {
+			Kind    string `json:"kind"`
+			Name    string `json:"name"`
+			Level   int    `json:"level"`
+			Ratings []struct {
+				Ruleset string  `json:"ruleset"`
+				Players int     `json:"players"`
+				Rating  float64 `json:"rating"`
+				Games   int     `json:"games"`
+			} `json:"ratings"`
+		} `json:"bots"`
+	}
+	anon.call(http.MethodGet, "/v1/bots", nil, header{"Accept-Language", "it"}).mustStatus(t, http.StatusOK).decode(t, &list)
+	if len(list.Bots) != len(bots.Kinds()) {
+		t.Fatalf("%d bot kinds: %+v", len(list.Bots), list.Bots)
+	}
+	for i, b := range list.Bots {
+		if b.Kind != bots.Kinds()[i] || b.Name == "" || b.Level != bots.Level(b.Kind) {
+			t.Errorf("bot %d: %+v", i, b)
+		}
+	}
+	if l3 := list.Bots[5]; l3.Kind != bots.Level3 || l3.Name != "Livello 3" || l3.Level != 3 || len(l3.Ratings) != 1 ||
+		l3.Ratings[0].Ruleset != "azul-mini" || l3.Ratings[0].Players != 2 || l3.Ratings[0].Games != 1 {
+		t.Errorf("level 3 in the list: %+v", l3)
+	}
+	// The levels' game had a public seed: unrated.
+	if l1 := list.Bots[3]; l1.Kind != bots.Level1 || len(l1.Ratings) != 0 {
+		t.Errorf("level 1 in the list: %+v", l1)
+	}
+	for _, body := range []string{
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"level6","budget":"500ms"}]}`,
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"level7"}]}`,
+		`{"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"level0"}]}`,
+	} {
+		res := ana.call(http.MethodPost, "/v1/games", body, header{"Content-Type", "application/json"})
+		if res.Status != http.StatusBadRequest {
+			t.Fatalf("%s: status %d: %s", body, res.Status, res.Body)
+		}
+		res.problem(t)
+	}
+}

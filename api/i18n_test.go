@@ -150,6 +150,7 @@ func problemCases(t *testing.T, env *testEnv) []problemCase {
 		{"notation too long", 422, ProblemMalformedMove, req(mover, "POST", base+"/moves", strings.Repeat("F1 ", maxNotation)), nil},
 		{"nothing to take back", 422, ProblemNothingToTakeBack, req(ana, "POST", base+"/takebacks", nil), nil},
 		{"take-backs off", 409, ProblemTakebacksOff, req(ana, "POST", "/v1/games/"+rated.ID+"/takebacks", nil), nil},
+		{"hints off", 409, ProblemHintsOff, req(ana, "GET", "/v1/games/"+rated.ID+"/hint", nil), nil},
 		{"rated with a seed", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", play.CreateGame{Ruleset: "azul-mini", Seed: strings.Repeat("5a", 32),
 			Rated: ptr(true), Seats: []play.SeatSpec{{Player: "me"}, {Bot: "random"}}}), nil},
 		{"visibility", 400, ProblemInvalidRequest, req(ana, "POST", "/v1/games", play.CreateGame{Ruleset: "azul-mini", Visibility: "friends",

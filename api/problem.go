@@ -56,6 +56,8 @@ const (
 	ProblemNotFinished = ProblemBase + "game-not-finished"
 	// A take-back asked in a game created without them.
 	ProblemTakebacksOff = ProblemBase + "takebacks-off"
+	// A hint asked in a rated game.
+	ProblemHintsOff = ProblemBase + "hints-off"
 )
 
 // problemTypes are every problem type, each with its title in the
@@ -67,6 +69,7 @@ var problemTypes = []string{
 	ProblemMalformedMove, ProblemIdempotencyMismatch, ProblemUnavailable, ProblemInternal,
 	ProblemTakebackConflict, ProblemNothingToTakeBack, ProblemBadLog, ProblemRateLimited,
 	ProblemVerificationLimit, ProblemAlreadyVerified, ProblemNoMail, ProblemNotFinished, ProblemTakebacksOff,
+	ProblemHintsOff,
 }
 
 // Problem is an RFC 9457 problem details object. The extension members
@@ -237,6 +240,8 @@ func kindProblem(err error) *Problem {
 		return newProblem(http.StatusNotFound, ProblemNotFound, "not_found")
 	case errors.Is(err, play.ErrTakebacksOff):
 		return newProblem(http.StatusConflict, ProblemTakebacksOff, "takebacks_off")
+	case errors.Is(err, play.ErrHintsOff):
+		return newProblem(http.StatusConflict, ProblemHintsOff, "hints_off")
 	case errors.Is(err, play.ErrTakebackConflict):
 		return newProblem(http.StatusConflict, ProblemTakebackConflict, "takeback_conflict")
 	case errors.Is(err, play.ErrNothingToTakeBack):

@@ -33,6 +33,8 @@ const (
 	// game and player), and per player in all games.
 	MessagesGame = "messages_game"
 	Messages     = "messages"
+	// Hints: each costs a bounded search (bots.HintPlayouts).
+	Hints = "hints"
 )
 
 // Spec describes one of azuld's limits: what it counts, per what key, its
@@ -79,6 +81,10 @@ var Specs = []Spec{
 	// is a lively game; more is flooding the other players' mail.
 	{Name: MessagesGame, Default: "10/10m", Counts: "table-talk messages per player per game", Refused: "messages to this table"},
 	{Name: Messages, Default: "100/d", Counts: "table-talk messages per account, in all games", Refused: "messages from this account"},
+	// A hint is a search of about 100 ms: one a turn in a few unrated
+	// games at once is honest; thousands an hour would make the server
+	// search for free.
+	{Name: Hints, Default: "120/h", Fast: true, Counts: "hints asked for per account", Refused: "hints for this account"},
 }
 
 // SpecOf is the spec of a limit name (ok false for an unknown name).

@@ -39,7 +39,7 @@ func (w *botMoveWorker) Timeout(*river.Job[BotMoveArgs]) time.Duration { return 
 
 // botMoveJob is the job of the bot seat that must act in g, if any, of
 // every kind: with play.Config.BotJobs this job is how every bot moves;
-// without it the command moved a random or greedy bot first and the job
+// without it the command moved a quick bot (bots.Quick) first and the job
 // finds the game moved on.
 func botMoveJob(g *play.Game) (river.InsertManyParams, bool) {
 	if g == nil {

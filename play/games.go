@@ -596,13 +596,14 @@ func (s *Service) botsAfter(ctx context.Context, g *Game) (*Game, error) {
 }
 
 // playBots moves the bot seats for as long as a bot that moves at once
-// must act. The random and greedy bots choose in microseconds; a search
-// bot thinks for up to bots.MaxBudget and moves only from a job worker
-// (see BotToAct), never here.
+// must act. The quick bots (random, greedy, levels 1–3) choose in
+// microseconds; a searching one (search, levels 4–6) thinks for up to
+// bots.MaxBudget and moves only from a job worker (see BotToAct), never
+// here.
 func (s *Service) playBots(ctx context.Context, g *Game) (*Game, error) {
 	for range maxBotSteps {
 		seat, kind, ok := botToAct(g)
-		if !ok || kind == bots.Search {
+		if !ok || !bots.Quick(kind) {
 			return g, nil
 		}
 		move, err := bots.Choose(kind, g.State, seat, uint64(g.Version))

@@ -181,10 +181,10 @@ func (s *Service) leaveGameOnce(ctx context.Context, gameID, playerID string) er
 	}
 	by, bot := LeftToBot, bots.Greedy
 	if tc := g.TimeControl; tc != nil {
-		if tc.Bot != "" && tc.Bot != bots.Search {
-			// A search bot thinks for seconds on a job worker; the stand-in
-			// of a player who left moves at once, like the time control's
-			// greedy default.
+		if tc.Bot != "" && bots.Quick(tc.Bot) {
+			// A searching bot thinks for seconds on a job worker; the
+			// stand-in of a player who left moves at once, like the time
+			// control's greedy default.
 			bot = tc.Bot
 		}
 		if tc.OnTimeout == "forfeit" {

@@ -91,6 +91,8 @@ type Service struct {
 	// ownMail is the mail domain no player's address may be at (see
 	// ReserveMailDomain).
 	ownMail atomic.Pointer[reservedMail]
+	// hintSlots bounds the hints searched at once (see Hint).
+	hintSlots chan struct{}
 }
 
 // DefaultSnapshotEvery is how many events pass between snapshots unless
@@ -115,6 +117,7 @@ func New(cfg Config) *Service {
 		botJobs: cfg.BotJobs,
 		words:   cfg.Catalogue, watch: newWatchCache(),
 		invitationTTL: cfg.InvitationTTL,
+		hintSlots:     make(chan struct{}, hintSlots()),
 	}
 	if s.invitationTTL <= 0 {
 		s.invitationTTL = DefaultInvitationTTL

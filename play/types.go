@@ -40,8 +40,8 @@ const (
 
 // SeatSpec asks for one seat when a game is created: a player (by id, or
 // "me" for the creator; another player is invited, not seated: see
-// resolveSeats), a bot kind ("random", "greedy", "search"), or an open
-// seat (neither). Budget is the search bot's thinking time per move
+// resolveSeats), a bot kind (bots.Kinds: "random", "greedy", "search",
+// "level1" … "level6"), or an open seat (neither). Budget is the search bot's thinking time per move
 // ("200ms"; bots.MinBudget to bots.MaxBudget).
 type SeatSpec struct {
 	Player string `json:"player,omitempty"`

@@ -382,6 +382,29 @@ func PlayerRatings(ctx context.Context, db DB, playerID string) ([]RatingRow, er
 	return out, nil
 }
 
+// BotRatings returns the ratings of the bot kinds a seat may hold
+// (bots.Kinds), at their default budget, in the given rule sets and every
+// number of players: what a player choosing a bot is shown. Ordered by
+// kind as bots.Kinds lists them, then rule set and number of players.
+func BotRatings(ctx context.Context, db DB, rulesets []string) ([]RatingRow, error) {
+	kinds := bots.Kinds()
+	subjects := make([]string, len(kinds))
+	for i, k := range kinds {
+		subjects[i] = BotSubject + k
+	}
+	// The subject is not the first column of any index of ratings: name
+	// each rule set and number of players, so that the primary key
+	// answers.
+	out, _, err := queryRatings(ctx, db, `SELECT `+ratingColumns+` FROM ratings r
+		LEFT JOIN players p ON false
+		WHERE r.ruleset = ANY ($1::text[]) AND r.players = ANY ($2::int[]) AND r.subject = ANY ($3::text[])
+		ORDER BY array_position($3::text[], r.subject), r.ruleset, r.players`, rulesets, []int32{2, 3, 4}, subjects)
+	if err != nil {
+		return nil, fmt.Errorf("bot ratings: %w", err)
+	}
+	return out, nil
+}
+
 func queryRatings(ctx context.Context, db DB, q string, args ...any) ([]RatingRow, []string, error) {
 	rows, err := db.Query(ctx, q, args...)
 	if err != nil {

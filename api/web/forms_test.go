@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -372,6 +373,55 @@ func TestCreateGameFormBotBudget(t *testing.T) {
 	}
 	if n := e.countGames(); n != before {
 		t.Fatalf("refused budgets created %d games", n-before)
+	}
+}
+
+// TestCreateGameFormLevels: the new-game form offers the six levels as
+// bots by their names, and a seat of the form takes one (a budget typed
+// in the field counts for the search bot only).
+func TestCreateGameFormLevels(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false)
+	ana := e.browser()
+	ana.register("Ana", "ana@example.org")
+	form := ana.get("/games/new").must(t, http.StatusOK)
+	for _, want := range []string{`<option value="level1">level 1: just started`, `<option value="level6">level 6: the strongest`} {
+		if !strings.Contains(form.Body, want) {
+			t.Fatalf("the form lacks %s", want)
+		}
+	}
+	res := ana.post("/games/new", newGameForm(t, ana, map[string]string{"seat1": "bot", "seat1_bot": "level4", "seat1_budget": "150ms"})).must(t, http.StatusSeeOther)
+	var g struct {
+		Seats []struct {
+			Bot    string `json:"bot"`
+			Budget string `json:"budget"`
+		} `json:"seats"`
+	}
+	body := ana.get("/v1/games/"+strings.TrimPrefix(res.Header.Get("Location"), "/games/")).must(t, http.StatusOK).Body
+	if err := json.Unmarshal([]byte(body), &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Seats) != 2 || g.Seats[1].Bot != "level4" || g.Seats[1].Budget != "" {
+		t.Fatalf("seats %s, want level 4 without a budget", body)
+	}
+
+	// Once level 3 has a rating, its label names it, for the rule set and
+	// number of seats the form shows, and carries it for the page's script.
+	finishGame(t, ana, nil, ana, map[string]string{"ruleset": "azul-mini", "seat1": "bot", "seat1_bot": "level3"})
+	waitFor(t, func() bool { return e.count(`SELECT count(*) FROM ratings WHERE subject = 'bot:level3'`) == 1 })
+	form = ana.get("/games/new").must(t, http.StatusOK)
+	options := find(form.doc(t), func(n *html.Node) bool { v, _ := attr(n, "value"); return n.Data == "option" && v == "level3" })
+	if len(options) == 0 {
+		t.Fatal("the form offers no level 3")
+	}
+	label := text(options[0])
+	labels, _ := attr(options[0], "data-labels")
+	if !regexp.MustCompile(`^level 3: knows the game \(\d+\.\d\)$`).MatchString(label) ||
+		!strings.Contains(labels, `"azul-mini/2":"level 3: knows the game (`) || !strings.Contains(form.Body, "newgame.js") {
+		t.Fatalf("level 3's option: %q, labels %q", label, labels)
+	}
+	if strings.Contains(form.Body, `value="level2" data-labels`) {
+		t.Fatal("level 2, unrated, has labels with ratings")
 	}
 }
 

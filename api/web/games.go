@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -204,11 +205,11 @@ func seatLabel(l *i18n.Localizer, name, bot, playerID string) string {
 	return l.T("web.seat.player")
 }
 
-// botName is a bot kind in the reader's words.
+// botName is a bot kind in the reader's words; a kind the catalogue does
+// not name keeps its raw name.
 func botName(l *i18n.Localizer, kind string) string {
-	switch kind {
-	case bots.Random, bots.Greedy, bots.Search:
-		return l.T("web.js.bot_kind." + kind)
+	if id := "web.js.bot_kind." + kind; bots.Known(kind) && l.Catalogue().Has(id) {
+		return l.T(id)
 	}
 	return kind
 }
@@ -569,8 +570,12 @@ type newGameData struct {
 
 type rulesetOption struct{ ID, Title string }
 
-// botOption is a bot kind and how the form names it.
-type botOption struct{ ID, Title string }
+// botOption is a bot kind and how the form names it: Title alone, Label
+// with its rating in the rule set and number of seats the form shows
+// (Title when it has none), Labels (JSON) the same for every rule set
+// and number of seats it has a rating in ("azul-mini/2"), which the
+// page's script shows when the form's choice changes.
+type botOption struct{ ID, Title, Label, Labels string }
 
 // rulesetTitle is a rule set's name in the reader's language.
 func rulesetTitle(l *i18n.Localizer, id string) string {
@@ -580,19 +585,49 @@ func rulesetTitle(l *i18n.Localizer, id string) string {
 	return id
 }
 
-func (w *Web) newGameOptions(l *i18n.Localizer) newGameData {
+// newGameOptions are the form's choices; f's rule set and number of
+// seats choose the bots' ratings shown in their labels.
+func (w *Web) newGameOptions(ctx context.Context, l *i18n.Localizer, f *form) (newGameData, error) {
 	var d newGameData
 	for id := range w.svc.Rules() {
 		d.Rulesets = append(d.Rulesets, rulesetOption{ID: id, Title: rulesetTitle(l, id)})
 	}
 	slices.SortFunc(d.Rulesets, func(a, b rulesetOption) int { return strings.Compare(a.ID, b.ID) })
+	var ratings []projections.RatingRow
+	if w.pool != nil {
+		var err error
+		if ratings, err = projections.BotRatings(ctx, w.pool, rulesetIDs(w.svc.Rules())); err != nil {
+			return d, err
+		}
+	}
+	ruleset, seats := f.Get("ruleset"), f.Get("seats")
+	if ruleset == "" && len(d.Rulesets) > 0 {
+		ruleset = d.Rulesets[0].ID
+	}
+	shown := ruleset + "/" + seats
 	for _, k := range bots.Kinds() {
 		title := k
-		switch k {
-		case bots.Random, bots.Greedy, bots.Search:
-			title = l.T("web.newgame.bot_title." + k)
+		if id := "web.newgame.bot_title." + k; l.Catalogue().Has(id) {
+			title = l.T(id)
 		}
-		d.Bots = append(d.Bots, botOption{ID: k, Title: title})
+		o := botOption{ID: k, Title: title, Label: title}
+		labels := map[string]string{}
+		for _, r := range ratings {
+			if r.Bot == k {
+				labels[r.Ruleset+"/"+strconv.Itoa(r.Players)] = l.T("web.newgame.bot_rated", "Bot", title, "Rating", l.Decimal(r.Ordinal, 1))
+			}
+		}
+		if len(labels) > 0 {
+			if label, ok := labels[shown]; ok {
+				o.Label = label
+			}
+			text, err := json.Marshal(labels)
+			if err != nil {
+				return d, fmt.Errorf("bot labels: %w", err)
+			}
+			o.Labels = string(text)
+		}
+		d.Bots = append(d.Bots, o)
 	}
 	d.MinBudget, d.MaxBudget, d.DefaultBudget = bots.MinBudget, bots.MaxBudget, bots.DefaultBudget
 	var wild []string
@@ -602,7 +637,7 @@ func (w *Web) newGameOptions(l *i18n.Localizer) newGameData {
 	d.WildPlaceholder = strings.Join(wild, " ")
 	d.SeatNums = []int{0, 1, 2, 3}
 	d.Counts = []int{2, 3, 4}
-	return d
+	return d, nil
 }
 
 // maxFormSeats is how many seats the form offers (no rule set seats more).
@@ -629,7 +664,11 @@ func (w *Web) newGameForm(c echo.Context) error {
 func (w *Web) renderNewGame(c echo.Context, s *session, f *form, status int) error {
 	p := w.newPage(c, s, "new-game", "web.newgame.title")
 	p.Form = f
-	return w.render(c, status, "new-game", &newGamePage{page: p, Options: w.newGameOptions(p.L)})
+	opts, err := w.newGameOptions(c.Request().Context(), p.L, f)
+	if err != nil {
+		return w.fail(c, s, err)
+	}
+	return w.render(c, status, "new-game", &newGamePage{page: p, Options: opts})
 }
 
 // newGamePage adds the form's choices to the page.

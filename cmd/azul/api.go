@@ -139,7 +139,7 @@ func groupMoves(moves []apiclient.LegalMove, say func(string) string) string {
 func (e *problemError) code() int {
 	switch strings.TrimPrefix(string(e.p.Type), problemBase) {
 	case "illegal-move", "malformed-move", "not-your-turn", "version-conflict", "game-over",
-		"takeback-conflict", "nothing-to-take-back", "takebacks-off", "idempotency-key-reused":
+		"takeback-conflict", "nothing-to-take-back", "takebacks-off", "hints-off", "idempotency-key-reused":
 		return exitRefused
 	case "unauthenticated", "forbidden":
 		return exitNotAllow

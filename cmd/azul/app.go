@@ -173,12 +173,12 @@ func (a *app) rootCommand() *cobra.Command {
 		a.gamesCommand(), a.newCommand(), a.joinCommand(),
 		a.showCommand(), a.movesCommand(), a.moveCommand(),
 		a.watchCommand(), a.replayCommand(),
-		a.takebackCommand(), a.answerCommand("accept"), a.answerCommand("decline"),
+		a.takebackCommand(), a.answerCommand("accept"), a.answerCommand("decline"), a.hintCommand(),
 		a.rematchCommand(),
 		a.sayCommand(), a.messagesCommand(), a.muteCommand("mute", true), a.muteCommand("unmute", false),
 		a.logCommand(), a.exportCommand(), a.verifyCommand(),
 		a.accountCommand(),
-		a.ratingsCommand(), a.profileCommand(),
+		a.ratingsCommand(), a.profileCommand(), a.botsCommand(),
 	)
 	a.localize(root, "root")
 	a.localizeHelp(root)

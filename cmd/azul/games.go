@@ -254,9 +254,11 @@ func (a *app) newCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "new",
 		Long: `Create a game. Each --seat is one seat, in order: "me", "open" (anyone
-may join), "bot" or "bot:random", or a player id. Without --seat the game
-has two seats: you and an open one.`,
+may join), "bot" (a random bot) or "bot:KIND" (random, greedy, search,
+level1 … level6; "azul bots" lists them), or a player id. Without --seat
+the game has two seats: you and an open one.`,
 		Example: `  azul new --seat me --seat bot
+  azul new --unrated --seat me --seat bot:level3
   azul new --unrated --private --seat me --seat open
   azul new --ruleset summer-pavilion --board monochrome --seat me --seat open --seat open
   azul new --seat me --seat 0f8fad5b-d9cb-469f-a165-70867728950e --per-move 72h --on-timeout bot`,
@@ -363,9 +365,30 @@ has two seats: you and an open one.`,
 	comp("ruleset", "azul-mini", "summer-pavilion", "summer-pavilion-mini")
 	comp("wall", "coloured", "grey")
 	comp("board", "coloured", "monochrome")
-	comp("seat", "me", "open", "bot", "bot:random")
+	seatValues := []string{"me", "open", "bot"}
+	for _, k := range botKinds {
+		seatValues = append(seatValues, "bot:"+string(k))
+	}
+	comp("seat", seatValues...)
 	comp("on-timeout", "bot", "forfeit")
 	return cmd
+}
+
+// botKinds are the bot kinds a seat may hold, in the order the server
+// lists them (GET /v1/bots).
+var botKinds = []apiclient.SeatSpecBot{
+	apiclient.SeatSpecBotRandom, apiclient.SeatSpecBotGreedy, apiclient.SeatSpecBotSearch,
+	apiclient.SeatSpecBotLevel1, apiclient.SeatSpecBotLevel2, apiclient.SeatSpecBotLevel3,
+	apiclient.SeatSpecBotLevel4, apiclient.SeatSpecBotLevel5, apiclient.SeatSpecBotLevel6,
+}
+
+// botKindList is botKinds for a message: "random, greedy, …".
+func botKindList() string {
+	names := make([]string, len(botKinds))
+	for i, k := range botKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
 }
 
 // seatSpec reads one --seat.
@@ -381,7 +404,7 @@ func (a *app) seatSpec(s string) (apiclient.SeatSpec, error) {
 			kind = apiclient.SeatSpecBot(k)
 		}
 		if !kind.Valid() {
-			return apiclient.SeatSpec{}, a.usage("cli.new.unknown_bot", "Value", string(kind), "List", "random")
+			return apiclient.SeatSpec{}, a.usage("cli.new.unknown_bot", "Value", string(kind), "List", botKindList())
 		}
 		return apiclient.SeatSpec{Bot: &kind}, nil
 	}

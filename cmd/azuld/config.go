@@ -278,7 +278,7 @@ func newSettings(name string, what int, cfg *config, getenv func(string) string,
 		addPlainSecret("metrics-token", "AZUL_METRICS_TOKEN")
 		fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: none")
 		add("pprof-addr", "AZUL_PPROF_ADDR", "", false)
-		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random and greedy bots answer in the request path")
+		fs.BoolVar(&cfg.Bots, "bots", true, "move bot seats left waiting (after a restart, or a job lost); with notifications on, job workers move every bot, without them random, greedy and level 1–3 bots answer in the request path")
 		add("bots", "AZUL_BOTS", "", false)
 		fs.StringVar(&cfg.SMTPURL, "smtp-url", "", "relay for outgoing mail: smtp://user:pass@host:587 (STARTTLS), smtps://user:pass@host:465, smtp://host:25?tls=none; empty writes mails to the log and prints the links of sign-in mails on stderr")
 		add("smtp-url", "AZUL_SMTP_URL", "", true)

@@ -74,11 +74,28 @@ const (
 	MinBudget = 10 * time.Millisecond
 )
 
-// Kinds lists the bot kinds a seat may hold.
-func Kinds() []string { return []string{Random, Greedy, Search} }
+// Kinds lists the bot kinds a seat may hold: random, greedy, search and
+// the levels, weakest first.
+func Kinds() []string { return append([]string{Random, Greedy, Search}, Levels()...) }
 
-// Known reports whether kind is a bot kind.
+// Known reports whether kind is a bot kind a seat may hold.
 func Known(kind string) bool { return slices.Contains(Kinds(), kind) }
+
+// Quick reports whether a bot kind chooses in microseconds, without a
+// search (random, greedy, levels 1–3), so that a command may move it
+// within the request that brings its turn. The others search for up to
+// their budget and move from a job worker only.
+func Quick(kind string) bool {
+	switch kind {
+	case Random, Greedy, Level1, Level2, Level3:
+		return true
+	}
+	return false
+}
+
+// Level is the level a kind names, 1–6, and 0 for a kind that is no
+// level.
+func Level(kind string) int { return levelOf(kind) }
 
 // ErrNoMove is returned when the seat has no legal move.
 var ErrNoMove = errors.New("no legal move")
@@ -114,7 +131,7 @@ func ParseBudget(text string) (time.Duration, error) {
 
 // Check reports whether the bot is a known kind with a budget in bounds.
 func (b Bot) Check() error {
-	if !Known(b.Kind) && b.Kind != Checklist && levelOf(b.Kind) == 0 {
+	if !Known(b.Kind) && b.Kind != Checklist {
 		return fmt.Errorf("%w: unknown bot %q (bots: random, greedy, search, level1 … level6)", ErrBadBot, b.Kind)
 	}
 	switch {

@@ -194,11 +194,17 @@ func TestChooseRefusesUnknownBotsAndUnstartedGames(t *testing.T) {
 	if bots.Known(bots.Checklist) || (bots.Bot{Kind: bots.Checklist}).Check() != nil {
 		t.Fatal("the checklist bot is a yardstick: it plays, but no seat may hold it")
 	}
-	// The levels play (tournaments measure them) but are not yet kinds a
-	// seat may hold; of them only level 6 takes a playout bound.
+	// The levels are kinds a seat may hold; of them only level 6 takes a
+	// playout bound.
 	for _, b := range []bots.Bot{{Kind: bots.Level1}, {Kind: bots.Level5}, {Kind: bots.Level6}, {Kind: bots.Level6, Playouts: 300}} {
-		if bots.Known(b.Kind) || b.Check() != nil {
+		if !bots.Known(b.Kind) || b.Check() != nil {
 			t.Fatalf("%+v: known %v, check %v", b, bots.Known(b.Kind), b.Check())
+		}
+	}
+	for kind, quick := range map[string]bool{bots.Random: true, bots.Greedy: true, bots.Level1: true, bots.Level3: true,
+		bots.Search: false, bots.Level4: false, bots.Level6: false, "oracle": false} {
+		if bots.Quick(kind) != quick {
+			t.Fatalf("Quick(%q) = %v", kind, !quick)
 		}
 	}
 	for _, b := range []bots.Bot{{Kind: "oracle"}, {Kind: bots.Greedy, Playouts: 3}, {Kind: bots.Search, Budget: 5e9}, {Kind: bots.Checklist, Playouts: 3},

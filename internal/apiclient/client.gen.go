@@ -228,6 +228,45 @@ func (e GameSummaryVisibility) Valid() bool {
 	}
 }
 
+// Defines values for HintReasonsKind.
+const (
+	HintReasonsKindBonus         HintReasonsKind = "bonus"
+	HintReasonsKindCompletes     HintReasonsKind = "completes"
+	HintReasonsKindCompletesLine HintReasonsKind = "completes_line"
+	HintReasonsKindFloor         HintReasonsKind = "floor"
+	HintReasonsKindKeeps         HintReasonsKind = "keeps"
+	HintReasonsKindScores        HintReasonsKind = "scores"
+	HintReasonsKindSearch        HintReasonsKind = "search"
+	HintReasonsKindStartMarker   HintReasonsKind = "start_marker"
+	HintReasonsKindWilds         HintReasonsKind = "wilds"
+)
+
+// Valid indicates whether the value is a known member of the HintReasonsKind enum.
+func (e HintReasonsKind) Valid() bool {
+	switch e {
+	case HintReasonsKindBonus:
+		return true
+	case HintReasonsKindCompletes:
+		return true
+	case HintReasonsKindCompletesLine:
+		return true
+	case HintReasonsKindFloor:
+		return true
+	case HintReasonsKindKeeps:
+		return true
+	case HintReasonsKindScores:
+		return true
+	case HintReasonsKindSearch:
+		return true
+	case HintReasonsKindStartMarker:
+		return true
+	case HintReasonsKindWilds:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessagesChat.
 const (
 	MessagesChatPlayers MessagesChat = "players"
@@ -359,6 +398,7 @@ const (
 	HttpsazuldDevproblemsforbidden            ProblemType = "https://azuld.dev/problems/forbidden"
 	HttpsazuldDevproblemsgameNotFinished      ProblemType = "https://azuld.dev/problems/game-not-finished"
 	HttpsazuldDevproblemsgameOver             ProblemType = "https://azuld.dev/problems/game-over"
+	HttpsazuldDevproblemshintsOff             ProblemType = "https://azuld.dev/problems/hints-off"
 	HttpsazuldDevproblemsidempotencyKeyReused ProblemType = "https://azuld.dev/problems/idempotency-key-reused"
 	HttpsazuldDevproblemsillegalMove          ProblemType = "https://azuld.dev/problems/illegal-move"
 	HttpsazuldDevproblemsinternal             ProblemType = "https://azuld.dev/problems/internal"
@@ -394,6 +434,8 @@ func (e ProblemType) Valid() bool {
 	case HttpsazuldDevproblemsgameNotFinished:
 		return true
 	case HttpsazuldDevproblemsgameOver:
+		return true
+	case HttpsazuldDevproblemshintsOff:
 		return true
 	case HttpsazuldDevproblemsidempotencyKeyReused:
 		return true
@@ -618,6 +660,12 @@ func (e SeatLeft) Valid() bool {
 // Defines values for SeatSpecBot.
 const (
 	SeatSpecBotGreedy SeatSpecBot = "greedy"
+	SeatSpecBotLevel1 SeatSpecBot = "level1"
+	SeatSpecBotLevel2 SeatSpecBot = "level2"
+	SeatSpecBotLevel3 SeatSpecBot = "level3"
+	SeatSpecBotLevel4 SeatSpecBot = "level4"
+	SeatSpecBotLevel5 SeatSpecBot = "level5"
+	SeatSpecBotLevel6 SeatSpecBot = "level6"
 	SeatSpecBotRandom SeatSpecBot = "random"
 	SeatSpecBotSearch SeatSpecBot = "search"
 )
@@ -626,6 +674,18 @@ const (
 func (e SeatSpecBot) Valid() bool {
 	switch e {
 	case SeatSpecBotGreedy:
+		return true
+	case SeatSpecBotLevel1:
+		return true
+	case SeatSpecBotLevel2:
+		return true
+	case SeatSpecBotLevel3:
+		return true
+	case SeatSpecBotLevel4:
+		return true
+	case SeatSpecBotLevel5:
+		return true
+	case SeatSpecBotLevel6:
 		return true
 	case SeatSpecBotRandom:
 		return true
@@ -663,6 +723,12 @@ func (e TakebackStatus) Valid() bool {
 // Defines values for TimeControlBot.
 const (
 	TimeControlBotGreedy TimeControlBot = "greedy"
+	TimeControlBotLevel1 TimeControlBot = "level1"
+	TimeControlBotLevel2 TimeControlBot = "level2"
+	TimeControlBotLevel3 TimeControlBot = "level3"
+	TimeControlBotLevel4 TimeControlBot = "level4"
+	TimeControlBotLevel5 TimeControlBot = "level5"
+	TimeControlBotLevel6 TimeControlBot = "level6"
 	TimeControlBotRandom TimeControlBot = "random"
 	TimeControlBotSearch TimeControlBot = "search"
 )
@@ -671,6 +737,18 @@ const (
 func (e TimeControlBot) Valid() bool {
 	switch e {
 	case TimeControlBotGreedy:
+		return true
+	case TimeControlBotLevel1:
+		return true
+	case TimeControlBotLevel2:
+		return true
+	case TimeControlBotLevel3:
+		return true
+	case TimeControlBotLevel4:
+		return true
+	case TimeControlBotLevel5:
+		return true
+	case TimeControlBotLevel6:
 		return true
 	case TimeControlBotRandom:
 		return true
@@ -988,6 +1066,26 @@ func (e ListRatingsParamsProvisional) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// BotKind defines model for BotKind.
+type BotKind struct {
+	// Kind What a seat names (`{"bot":"level3"}`)
+	Kind string `json:"kind"`
+
+	// Level Set for the levels: 1 the weakest, 6 the strongest
+	Level *int `json:"level,omitempty"`
+
+	// Name The kind's name in the reader's language
+	Name string `json:"name"`
+
+	// Ratings Its ratings at the default budget, by rule set and number of players
+	Ratings []Rating `json:"ratings"`
+}
+
+// BotList defines model for BotList.
+type BotList struct {
+	Bots []BotKind `json:"bots"`
 }
 
 // CreateGame Examples: {"options":{"wall":"coloured"},"ruleset":"azul-mini","seats":[{"player":"me"},{"bot":"random"}]}
@@ -1326,6 +1424,26 @@ type HeadToHead struct {
 	// Tied Games both placed the same
 	Tied int `json:"tied"`
 }
+
+// Hint defines model for Hint.
+type Hint struct {
+	GameId openapi_types.UUID `json:"game_id"`
+
+	// Move The move in JSON, as POST /v1/games/{id}/moves takes it
+	Move     map[string]interface{} `json:"move"`
+	Notation string                 `json:"notation"`
+	Reasons  []struct {
+		Kind HintReasonsKind `json:"kind"`
+		Text string          `json:"text"`
+	} `json:"reasons"`
+	Seat int `json:"seat"`
+
+	// Version The game's version the hint is for
+	Version int64 `json:"version"`
+}
+
+// HintReasonsKind defines model for Hint.Reasons.Kind.
+type HintReasonsKind string
 
 // Leaderboard defines model for Leaderboard.
 type Leaderboard struct {
@@ -2047,7 +2165,7 @@ type SeatLeft string
 
 // SeatSpec A player (`me` or a player id: another player is invited, not seated, until they accept), a bot, or neither (an open seat)
 type SeatSpec struct {
-	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget
+	// Bot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker); GET /v1/bots lists the kinds with their names and ratings
 	Bot *SeatSpecBot `json:"bot,omitempty"`
 
 	// Budget search bot only: thinking time per move, a Go duration from 10ms to 2s (default 200ms)
@@ -2055,7 +2173,7 @@ type SeatSpec struct {
 	Player *string `json:"player,omitempty"`
 }
 
-// SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget
+// SeatSpecBot random: any legal move; greedy: the best immediate gain; search: Monte Carlo tree search, which moves from a job worker within its budget; level1 … level6: graded strength, level 1 weakest, level 6 the search at its default budget (levels 4–6 search and move from a job worker); GET /v1/bots lists the kinds with their names and ratings
 type SeatSpecBot string
 
 // Session defines model for Session.
@@ -2503,6 +2621,12 @@ type GameEventsParams struct {
 
 // GameEventsParamsFormat defines parameters for GameEvents.
 type GameEventsParamsFormat string
+
+// GameHintParams defines parameters for GameHint.
+type GameHintParams struct {
+	// Seat A seat number (0-based)
+	Seat *SeatParameter `form:"seat,omitempty" json:"seat,omitempty"`
+}
 
 // JoinGameJSONBody defines parameters for JoinGame.
 type JoinGameJSONBody struct {
@@ -4284,6 +4408,13 @@ type ClientInterface interface {
 	// Corresponds with GET /static/{path} (the `StaticFile` operationId).
 	StaticFile(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListBots The bot kinds a seat may hold, with their names and ratings
+	//
+	// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+	//
+	// Corresponds with GET /v1/bots (the `ListBots` operationId).
+	ListBots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListGames List games, newest first
 	//
 	// Private games are listed only to their seated players.
@@ -4351,6 +4482,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/export (the `ExportGame` operationId).
 	ExportGame(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GameHint A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+	//
+	// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+	//
+	// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+	GameHint(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// JoinGameWithBody Take a free seat (the first free one, or `seat`)
 	//
@@ -4438,7 +4576,7 @@ type ClientInterface interface {
 
 	// MoveWithBody Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4447,7 +4585,7 @@ type ClientInterface interface {
 
 	// Move Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4456,7 +4594,7 @@ type ClientInterface interface {
 
 	// MoveWithTextBody Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `text/plain` content type.
 	//
@@ -5713,6 +5851,23 @@ func (c *Client) StaticFile(ctx context.Context, path string, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
+// ListBots The bot kinds a seat may hold, with their names and ratings
+//
+// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+//
+// Corresponds with GET /v1/bots (the `ListBots` operationId).
+func (c *Client) ListBots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBotsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListGames List games, newest first
 //
 // Private games are listed only to their seated players.
@@ -5871,6 +6026,23 @@ func (c *Client) GameEvents(ctx context.Context, id GameID, params *GameEventsPa
 // Corresponds with GET /v1/games/{id}/export (the `ExportGame` operationId).
 func (c *Client) ExportGame(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExportGameRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GameHint A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+//
+// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+//
+// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+func (c *Client) GameHint(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGameHintRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6067,7 +6239,7 @@ func (c *Client) ReportMessage(ctx context.Context, id GameID, version int, body
 
 // MoveWithBody Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6086,7 +6258,7 @@ func (c *Client) MoveWithBody(ctx context.Context, id GameID, params *MoveParams
 
 // Move Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6105,7 +6277,7 @@ func (c *Client) Move(ctx context.Context, id GameID, params *MoveParams, body M
 
 // MoveWithTextBody Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `text/plain` content type.
 //
@@ -8472,6 +8644,33 @@ func NewStaticFileRequest(server string, path string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListBotsRequest constructs an http.Request for the ListBots method
+func NewListBotsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bots")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListGamesRequest constructs an http.Request for the ListGames method
 func NewListGamesRequest(server string, params *ListGamesParams) (*http.Request, error) {
 	var err error
@@ -9020,6 +9219,67 @@ func NewExportGameRequest(server string, id GameID) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGameHintRequest constructs an http.Request for the GameHint method
+func NewGameHintRequest(server string, id GameID, params *GameHintParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/hint", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Seat != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "seat", *params.Seat, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -11421,6 +11681,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /static/{path} (the `StaticFile` operationId).
 	StaticFileWithResponse(ctx context.Context, path string, reqEditors ...RequestEditorFn) (*StaticFileResponse, error)
 
+	// ListBotsWithResponse The bot kinds a seat may hold, with their names and ratings
+	//
+	// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bots (the `ListBots` operationId).
+	ListBotsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListBotsResponse, error)
+
 	// ListGamesWithResponse List games, newest first
 	//
 	// Private games are listed only to their seated players.
@@ -11502,6 +11771,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/export (the `ExportGame` operationId).
 	ExportGameWithResponse(ctx context.Context, id GameID, reqEditors ...RequestEditorFn) (*ExportGameResponse, error)
+
+	// GameHintWithResponse A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+	//
+	// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+	GameHintWithResponse(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*GameHintResponse, error)
 
 	// JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
 	//
@@ -11593,7 +11871,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveWithBodyWithResponse Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11602,7 +11880,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveWithResponse Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11611,7 +11889,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveWithTextBodyWithResponse Make a move
 	//
-	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+	// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 	//
 	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13366,6 +13644,75 @@ func (r StaticFileResponse) ContentType() string {
 	return ""
 }
 
+// ListBotsResponse429Headers the declared response headers of an HTTP 429 response for ListBots
+type ListBotsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListBotsResponse503Headers the declared response headers of an HTTP 503 response for ListBots
+type ListBotsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListBotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BotList
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBotsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBotsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBotsResponse) GetJSON200() *BotList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListBotsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListBotsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListGamesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14050,6 +14397,110 @@ func (r ExportGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ExportGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GameHintResponse429Headers the declared response headers of an HTTP 429 response for GameHint
+type GameHintResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GameHintResponse503Headers the declared response headers of an HTTP 503 response for GameHint
+type GameHintResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GameHintResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Hint
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *ProblemResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *ProblemResponse
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *ProblemResponse
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *ProblemResponse
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *ProblemResponse
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GameHintResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GameHintResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GameHintResponse) GetJSON200() *Hint {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON400() *ProblemResponse {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON401() *ProblemResponse {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON403() *ProblemResponse {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON404() *ProblemResponse {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON409() *ProblemResponse {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GameHintResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GameHintResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GameHintResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GameHintResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GameHintResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17879,6 +18330,21 @@ func (c *ClientWithResponses) StaticFileWithResponse(ctx context.Context, path s
 	return ParseStaticFileResponse(rsp)
 }
 
+// ListBotsWithResponse The bot kinds a seat may hold, with their names and ratings
+//
+// Every bot kind a seat may hold (`random`, `greedy`, `search`, `level1` … `level6`, the order to offer them in), its name in the reader's language (`Accept-Language`; "Level 3"), its level (1–6; none for random, greedy and search) and its ratings at the default budget, one per rule set and number of players it has played rated games in. What a client shows where a player chooses a bot. See docs/bots.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bots (the `ListBots` operationId).
+func (c *ClientWithResponses) ListBotsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListBotsResponse, error) {
+	rsp, err := c.ListBots(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBotsResponse(rsp)
+}
+
 // ListGamesWithResponse List games, newest first
 //
 // Private games are listed only to their seated players.
@@ -18019,6 +18485,21 @@ func (c *ClientWithResponses) ExportGameWithResponse(ctx context.Context, id Gam
 		return nil, err
 	}
 	return ParseExportGameResponse(rsp)
+}
+
+// GameHintWithResponse A hint: the strongest bot's suggested move for your seat that must act, with its reasons in words (unrated games only)
+//
+// Level 6's choice, its search bounded to a fixed number of playouts (the same position gets the same hint), for the caller's seat that must act (or `seat`). Each reason has a stable `kind` (`scores`, `completes_line`, `completes`, `start_marker`, `wilds`, `bonus`, `keeps`, `floor`, `search`) and its `text` in the reader's language. A hint is not a move and changes nothing; no other player learns of it. Refused in a rated game (409 `hints-off`), to one who holds no seat or not the seat asked (403 `forbidden`), when the seat need not act (403 `not-your-turn`) and after the end (409 `game-over`). Each hint counts against the account's `hints` limit (docs/limits.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/hint (the `GameHint` operationId).
+func (c *ClientWithResponses) GameHintWithResponse(ctx context.Context, id GameID, params *GameHintParams, reqEditors ...RequestEditorFn) (*GameHintResponse, error) {
+	rsp, err := c.GameHint(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGameHintResponse(rsp)
 }
 
 // JoinGameWithBodyWithResponse Take a free seat (the first free one, or `seat`)
@@ -18171,7 +18652,7 @@ func (c *ClientWithResponses) ReportMessageWithResponse(ctx context.Context, id 
 
 // MoveWithBodyWithResponse Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18186,7 +18667,7 @@ func (c *ClientWithResponses) MoveWithBodyWithResponse(ctx context.Context, id G
 
 // MoveWithResponse Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18201,7 +18682,7 @@ func (c *ClientWithResponses) MoveWithResponse(ctx context.Context, id GameID, p
 
 // MoveWithTextBodyWithResponse Make a move
 //
-// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random and greedy bots first): `current_version` is the game's version when the answer was made.
+// The body is the move as JSON (`{"type":"take","factory":2,"color":"red","line":3}`), as `{"notation": "F3 red 3"}`, an entry of legal-moves posted back (`{"seat":0,"move":{...}}`), or text/plain notation. `seat` (body or query) picks one of several seats the caller holds; without it the caller's seat that must act moves. A bot seat whose turn the move brings moves from a job worker, after this answer (a server without job workers moves random, greedy and level 1–3 bots first): `current_version` is the game's version when the answer was made.
 //
 // Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19542,6 +20023,69 @@ func ParseStaticFileResponse(rsp *http.Response) (*StaticFileResponse, error) {
 	return response, nil
 }
 
+// ParseListBotsResponse parses an HTTP response from a ListBotsWithResponse call
+func ParseListBotsResponse(rsp *http.Response) (*ListBotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BotList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListBotsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListGamesResponse parses an HTTP response from a ListGamesWithResponse call
 func ParseListGamesResponse(rsp *http.Response) (*ListGamesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -20122,6 +20666,104 @@ func ParseExportGameResponse(rsp *http.Response) (*ExportGameResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseGameHintResponse parses an HTTP response from a GameHintWithResponse call
+func ParseGameHintResponse(rsp *http.Response) (*GameHintResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GameHintResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Hint
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ProblemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GameHintResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GameHintResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

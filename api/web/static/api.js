@@ -110,5 +110,6 @@ export function profilePath(game, seat) {
 
 // botName is a bot kind in the reader's words.
 export function botName(kind) {
-  return ['random', 'greedy', 'search'].includes(kind) ? t(`web.js.bot_kind.${kind}`) : String(kind);
+  const known = ['random', 'greedy', 'search', 'level1', 'level2', 'level3', 'level4', 'level5', 'level6'];
+  return known.includes(kind) ? t(`web.js.bot_kind.${kind}`) : String(kind);
 }

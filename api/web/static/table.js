@@ -7,12 +7,13 @@ import { markChanges, describeFinal, rulesetName, markWild } from './common.js';
 import { t as tr, colour, say, time, list, num, tileOf } from './i18n.js';
 import { takebackPanel, takebackTracker } from './takeback.js';
 import { rematchPanel } from './rematch.js';
+import { hintPanel } from './hint.js';
 import { enhanceTalk } from './talk.js';
 
 export async function startTable(root) {
   const id = root.dataset.game;
   const t = {
-    root, id, game: null, sel: null, chooser: null, busy: false, notice: '', takebacks: takebackTracker(),
+    root, id, game: null, sel: null, chooser: null, busy: false, notice: '', takebacks: takebackTracker(), hint: {},
   };
   root.classList.add('table-view');
   // The server's join form (a free seat) is kept: it works without script.
@@ -198,6 +199,8 @@ function render(t) {
   if (g.status === 'active' && mine.size && g.takebacks !== false) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
   const resign = moves.find((m) => m.m.type === 'resign');
   const listed = moves.filter((m) => m !== resign);
+  const hint = hintPanel(g, listed, t.hint, (m) => send(t, m));
+  if (hint) extra.append(hint);
   if (listed.length) extra.append(moveList(t, listed));
   if (resign) {
     extra.append(el('p', { class: 'resign' }, el('button', { type: 'button', class: 'secondary', id: 'resign',
