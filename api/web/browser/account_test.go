@@ -1,6 +1,12 @@
 package browser
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
 
 // TestAccountPages opens the account page and the page that deletes an
 // account as a player would, on a desktop and on a phone: the profile,
@@ -9,7 +15,16 @@ import "testing"
 func TestAccountPages(t *testing.T) {
 	parallel(t)
 	e := newEnv(t)
-	ann := e.newPlayer("Ann")
+	// Signed in by the sign-in page, as a person is; the other tests'
+	// players hold the cookie it sets from the start.
+	ann := e.newPlayerByForm("Ann")
+	cookies, err := chromedp.Call(ann.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{e.url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(cookies.Cookies, func(c *network.Cookie) bool { return c.Name == sessionCookie && c.HTTPOnly }) {
+		t.Fatalf("signing in set no HttpOnly %s cookie: %+v", sessionCookie, cookies.Cookies)
+	}
 	for _, size := range []struct {
 		name string
 		w, h int64

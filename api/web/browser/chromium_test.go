@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -23,6 +25,25 @@ type chromium struct {
 	first  context.Context
 	cancel context.CancelFunc
 	err    error
+
+	agentOnce sync.Once
+	agent     string
+	agentErr  error
+}
+
+// userAgent is the browser's User-Agent, as its requests send it (the
+// device a session started for it is named after).
+func (c *chromium) userAgent(t testing.TB) string {
+	t.Helper()
+	first := c.browser(t)
+	c.agentOnce.Do(func() {
+		v, err := chromedp.Call(first, cdpbrowser.GetVersion, cdp.Empty{})
+		c.agent, c.agentErr = v.UserAgent, err
+	})
+	if c.agentErr != nil {
+		t.Fatalf("the browser's User-Agent: %v", c.agentErr)
+	}
+	return c.agent
 }
 
 // chromiumPath finds Debian's chromium; a machine without it fails the

@@ -22,6 +22,14 @@ func (p *player) open(path string) {
 	p.waitJS(`document.getElementById('app') && (document.getElementById('app').dataset.version || document.getElementById('app').dataset.shownVersion || document.getElementById('app').dataset.error) ? true : false`, "the page to be drawn")
 }
 
+// leave takes the player's tab away from the site, to a blank page.
+func (p *player) leave() {
+	p.e.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate("about:blank")); err != nil {
+		p.e.t.Fatalf("%s leaves the page: %v", p.name, err)
+	}
+}
+
 // eval runs an expression in the page.
 func eval[T any](p *player, expr string) T {
 	p.e.t.Helper()

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"flag"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ type gameState struct {
 	ID      string `json:"id"`
 	Version int64  `json:"version"`
 	Status  string `json:"status"`
+	Round   int    `json:"round"`
 	ToAct   []int  `json:"to_act"`
 	Phase   string `json:"phase"`
 	Final   *struct {
@@ -66,16 +68,27 @@ const (
 	keyboard
 )
 
+// longGames makes playOut play every round in the pages.
+var longGames = flag.Bool("long", false, "whole games in the browser: every round by clicks or keys, not rounds 2 to 4 through the API")
+
+// Rounds playOut plays through the API unless -long: the middle of a
+// game, whose choices the first round and the last ones make too. No
+// game can end before its fifth round (a wall row needs five; Summer
+// Pavilion has six), so the end is always played in the pages.
+const firstRoundByAPI, lastRoundByAPI = 2, 4
+
 // playOut plays the game to its end in the players' pages: at each step
 // the acting player's page must show the current version (it arrived
 // live, without a reload) and a highlighted choice, which is taken.
-// onStep runs before each move (screenshots).
+// Rounds 2 to 4 are played through the API unless -long, the players
+// away from their pages meanwhile. onStep runs before each move made in a page
+// (screenshots). It returns how many moves the pages made.
 func playOut(e *env, id string, players []*player, how input, onStep func(step int, p *player)) int {
 	e.t.Helper()
 	for _, p := range players {
 		p.open("/games/" + id)
 	}
-	steps := 0
+	steps, byAPI, away := 0, 0, false
 	for {
 		g := e.game(id)
 		if g.Status == "finished" {
@@ -83,6 +96,26 @@ func playOut(e *env, id string, players []*player, how input, onStep func(step i
 		}
 		if len(g.ToAct) == 0 {
 			e.t.Fatalf("game %s at v%d: nobody to act", id, g.Version)
+		}
+		if !*longGames && g.Round >= firstRoundByAPI && g.Round <= lastRoundByAPI {
+			if !away {
+				// The pages leave meanwhile: following each move
+				// live costs Chromium nearly what clicking it does.
+				for _, p := range players {
+					p.leave()
+				}
+				away = true
+			}
+			e.moveREST(id, players)
+			byAPI++
+			continue
+		}
+		if away {
+			// Back at the table, which shows the game as it now is.
+			for _, p := range players {
+				p.open("/games/" + id)
+			}
+			away = false
 		}
 		p := players[g.ToAct[0]]
 		v := g.Version
@@ -109,9 +142,12 @@ func playOut(e *env, id string, players []*player, how input, onStep func(step i
 			}
 		}
 		steps++
-		if steps > 1000 {
-			e.t.Fatalf("game %s: no end after %d moves", id, steps)
+		if steps+byAPI > 1000 {
+			e.t.Fatalf("game %s: no end after %d moves", id, steps+byAPI)
 		}
+	}
+	if byAPI > 0 {
+		e.t.Logf("%d moves through the API in rounds %d to %d (-long plays them in the pages)", byAPI, firstRoundByAPI, lastRoundByAPI)
 	}
 	// Every page shows the end, live.
 	for _, p := range players {
