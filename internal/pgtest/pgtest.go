@@ -50,10 +50,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -104,7 +106,18 @@ type Options struct {
 	// DisableContainer skips the testcontainers source (the local cluster is
 	// then tried right after AZUL_TEST_DATABASE_URL).
 	DisableContainer bool
+	// Parallel is how many of the package's parallel tests Main lets run
+	// at once when the command line gives no -parallel (0:
+	// DefaultParallel per processor). go test's own default, one per
+	// processor, suits tests that compute; tests on databases of their
+	// own spend most of their time waiting for PostgreSQL, their servers
+	// and their job workers, and leave the processors idle.
+	Parallel int
 }
+
+// DefaultParallel is how many tests per processor Main lets run at once
+// by default (Options.Parallel).
+const DefaultParallel = 3
 
 // Harness is a PostgreSQL server that hands out databases to tests. Its
 // methods are safe for concurrent use.
@@ -166,6 +179,10 @@ func Start(ctx context.Context, opts Options) (*Harness, error) {
 // exit code. When no server can be had it reports why and fails the
 // binary (exit code 1) without running any test.
 func Main(m *testing.M, opts Options, harness **Harness) int {
+	if err := setParallel(opts.Parallel); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	h, err := Start(ctx, opts)
 	cancel()
@@ -186,6 +203,26 @@ func Main(m *testing.M, opts Options, harness **Harness) int {
 		}
 	}
 	return code
+}
+
+// setParallel sets -test.parallel to n (0: DefaultParallel per
+// processor) unless the command line gave it.
+func setParallel(n int) error {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if given {
+		return nil
+	}
+	if n <= 0 {
+		n = DefaultParallel * runtime.GOMAXPROCS(0)
+	}
+	if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+		return fmt.Errorf("pgtest: -test.parallel: %w", err)
+	}
+	return nil
 }
 
 // newHarness checks the admin connection and prepares the template.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -502,5 +503,23 @@ func TestOwnerValueNamesHostAndProcess(t *testing.T) {
 	host, _ := os.Hostname()
 	if owner != host+"/"+strconv.Itoa(os.Getpid()) {
 		t.Errorf("owner %q", owner)
+	}
+}
+
+// TestMainSetsParallel: Main lets DefaultParallel tests per processor run
+// at once, unless the command line says otherwise (then its word holds).
+func TestMainSetsParallel(t *testing.T) {
+	got := flag.Lookup("test.parallel").Value.String()
+	want := strconv.Itoa(DefaultParallel * runtime.GOMAXPROCS(0))
+	given := false
+	for _, a := range os.Args[1:] {
+		given = given || strings.HasPrefix(strings.TrimLeft(a, "-"), "test.parallel")
+	}
+	if given {
+		t.Logf("-test.parallel given on the command line: %s", got)
+		return
+	}
+	if got != want {
+		t.Errorf("-test.parallel = %s, want %s", got, want)
 	}
 }
