@@ -187,6 +187,11 @@ function render(t) {
   markWild(root, g);
   const extra = root.querySelector('#extra');
   extra.replaceChildren();
+  const resign = moves.find((m) => m.m.type === 'resign');
+  const listed = moves.filter((m) => m !== resign);
+  // The hint comes first, right under the boards it is about.
+  const hint = hintPanel(g, listed, t.hint, (m) => send(t, m));
+  if (hint) extra.append(hint);
   const rematch = rematchPanel(g, root.dataset.player || '', () => reload(t), (m, k) => notice(t, m, k));
   if (rematch) extra.append(rematch);
   if (g.status === 'open' && t.invite) extra.append(t.invite);
@@ -197,10 +202,6 @@ function render(t) {
       el('time', { datetime: g.deadline }, time(g.deadline))));
   }
   if (g.status === 'active' && mine.size && g.takebacks !== false) extra.append(takebackPanel(g, () => reload(t), (m, k) => notice(t, m, k), t.takebacks));
-  const resign = moves.find((m) => m.m.type === 'resign');
-  const listed = moves.filter((m) => m !== resign);
-  const hint = hintPanel(g, listed, t.hint, (m) => send(t, m));
-  if (hint) extra.append(hint);
   if (listed.length) extra.append(moveList(t, listed));
   if (resign) {
     extra.append(el('p', { class: 'resign' }, el('button', { type: 'button', class: 'secondary', id: 'resign',
