@@ -27,6 +27,7 @@ func name(cfg engine.Config) string {
 }
 
 func TestRandomBotPlaysLegalMovesToTheEnd(t *testing.T) {
+	t.Parallel()
 	for id, rules := range rulesets.All() {
 		seed := engine.Seed{1, 2, 3}
 		evs, err := rules.Start(engine.Config{Ruleset: id, Players: 3}, seed)
@@ -71,6 +72,7 @@ func TestRandomBotPlaysLegalMovesToTheEnd(t *testing.T) {
 // (with four players) the checklist bot against random in every rule set and variant with 2 to 4 players: every
 // move is accepted by the rules and no game ends by resignation.
 func TestGreedyAndSearchFinishEveryVariant(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, base := range variants {
 		for players := 2; players <= 4; players++ {
@@ -92,6 +94,7 @@ func TestGreedyAndSearchFinishEveryVariant(t *testing.T) {
 // greedy bot outscores the random one (the tournament measures by how
 // much).
 func TestGreedyBeatsRandom(t *testing.T) {
+	t.Parallel()
 	for _, base := range variants {
 		cfg := base
 		cfg.Players = 2
@@ -134,6 +137,7 @@ func duel(t *testing.T, cfg engine.Config, a, b bots.Bot, games int, tag byte) f
 // every event up to a round's end; the bots choose the same moves in both
 // (with their own salt), while the next deals, drawn from the seeds, differ.
 func TestBotsIgnoreTheSeed(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, base := range variants {
 		cfg := base
@@ -227,6 +231,7 @@ func TestChooseRefusesUnknownBotsAndUnstartedGames(t *testing.T) {
 // the seat to act, tries each, names a best move among them, and is the
 // same for the same salt.
 func TestAnalyseEvaluatesEveryMove(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, cfg := range []engine.Config{{Ruleset: "azul-mini", Players: 2}, {Ruleset: "summer-pavilion", Players: 3}} {
 		rules := reg[cfg.Ruleset]
@@ -273,6 +278,7 @@ func TestAnalyseEvaluatesEveryMove(t *testing.T) {
 // how much: docs/BENCHMARKS.md). A greedy estimate that counted only the
 // tiles in hand, not what they become, won about one game in six.
 func TestGreedyHoldsItsOwnAgainstTheChecklist(t *testing.T) {
+	t.Parallel()
 	wins, games := 0.0, 0
 	for _, base := range variants {
 		if base.Ruleset == "azul-mini" {
@@ -293,6 +299,7 @@ func TestGreedyHoldsItsOwnAgainstTheChecklist(t *testing.T) {
 // the one its playouts tried most, the move its table shows ahead, even
 // where the bot itself would keep to the estimate's choice.
 func TestAnalysisNamesTheMoveItRatesBest(t *testing.T) {
+	t.Parallel()
 	rules := rulesets.All()["summer-pavilion"]
 	seed := engine.Seed{5}
 	evs, err := rules.Start(engine.Config{Ruleset: "summer-pavilion", Players: 2}, seed)
@@ -340,6 +347,7 @@ func TestAnalysisNamesTheMoveItRatesBest(t *testing.T) {
 // moves first, most tried first, names the first one best, and gives
 // every searched move the interval of its mean.
 func TestAnalysisRanksByWhatTheSearchTrusts(t *testing.T) {
+	t.Parallel()
 	rules := rulesets.All()["azul-mini"]
 	evs, err := rules.Start(engine.Config{Ruleset: "azul-mini", Players: 2}, engine.Seed{9})
 	if err != nil {

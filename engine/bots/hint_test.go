@@ -16,6 +16,7 @@ import (
 // scores show once the move's own events are folded, every move has a
 // reason; and a hint is a legal move with reasons, the same twice.
 func TestReasonsSayWhatTheMoveDoes(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, id := range []string{"azul-mini", "summer-pavilion-mini"} {
 		rules := reg[id]

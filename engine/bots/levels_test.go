@@ -44,6 +44,7 @@ func estimates(t *testing.T, s engine.State, seat int) (map[string]float64, floa
 // they do play other moves than the estimate's best (else they would all
 // be greedy).
 func TestLevelsBelowFourMakeNoAbsurdMoves(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, cfg := range []engine.Config{
 		{Ruleset: "azul-mini", Players: 2},
@@ -119,6 +120,7 @@ func TestLevelsBelowFourMakeNoAbsurdMoves(t *testing.T) {
 // the seat and the salt; the softmax of the weak levels does draw other
 // moves with other salts.
 func TestLevelsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, cfg := range []engine.Config{{Ruleset: "azul-mini", Players: 2}, {Ruleset: "summer-pavilion", Players: 2}} {
 		rules := reg[cfg.Ruleset]
@@ -154,6 +156,7 @@ func TestLevelsAreDeterministic(t *testing.T) {
 // TestLevelsFinishEveryVariant: levels 1–4 play every rule set and variant
 // at 2 to 4 players to the end.
 func TestLevelsFinishEveryVariant(t *testing.T) {
+	t.Parallel()
 	reg := rulesets.All()
 	for _, base := range []engine.Config{
 		{Ruleset: "azul-mini"},

@@ -10,9 +10,11 @@ import (
 // TestConformance plays random games of every rule set and option
 // through the engine's conformance suite.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	custom := []string{"red", "blue", "purple", "yellow", "green", "orange"}
 	for _, ruleset := range []string{RulesetPavilion, RulesetMini} {
 		t.Run(ruleset, func(t *testing.T) {
+			t.Parallel()
 			rules, err := New(ruleset)
 			if err != nil {
 				t.Fatal(err)
